@@ -1,0 +1,61 @@
+//! `synapse eval CASES.toml`: score recall on labeled questions.
+
+use std::path::PathBuf;
+
+use anyhow::Result;
+
+use crate::config::Budget;
+use crate::recall::Options;
+use crate::store::Store;
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The cases file (TOML, `[[case]]` tables).
+    cases: PathBuf,
+    #[arg(long, value_enum, default_value_t)]
+    budget: Budget,
+    /// Return at most this many results per question.
+    #[arg(long)]
+    limit: Option<usize>,
+    /// List every case not answered first, and every unanswerable one that returned something.
+    #[arg(long)]
+    verbose: bool,
+}
+
+pub fn run(args: Args, json: bool) -> Result<()> {
+    let cases = crate::eval::load(&args.cases)?;
+    let store = Store::open_default()?;
+    let options = Options {
+        budget: args.budget,
+        limit: args.limit,
+        explain: false,
+    };
+    let report = crate::eval::run(&store, &cases, &options, args.verbose)?;
+    if json {
+        return super::print_json(&report);
+    }
+    for miss in report.misses.iter().flatten() {
+        let rank = miss
+            .rank
+            .map_or("not found".to_owned(), |r| format!("rank {r}"));
+        println!("miss ({rank}): {}", miss.query);
+        for e in &miss.expect {
+            println!("    want: {}", crate::recall::pack::cut_chars(e, 100));
+        }
+        for (id, text) in &miss.returned {
+            println!("    got [{id}] {text}");
+        }
+    }
+    println!(
+        "{} cases ({} answerable): top1 {:.3}  found {:.3}  mrr {:.3}  survived {:.3}  noise {:.2}  surplus {:.2}",
+        report.cases,
+        report.answerable,
+        report.top1,
+        report.found,
+        report.mrr,
+        report.survived,
+        report.noise,
+        report.surplus
+    );
+    Ok(())
+}

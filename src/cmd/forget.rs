@@ -1,0 +1,26 @@
+//! `synapse forget ID`: hide a memory from recall and reading.
+
+use anyhow::Result;
+use serde_json::json;
+
+use crate::store::{Scope, Store};
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The memory to hide.
+    id: i64,
+    /// Work in this project (a folder or a key) instead of the current folder's.
+    #[arg(long)]
+    project: Option<String>,
+}
+
+pub fn run(args: Args, json: bool) -> Result<()> {
+    let scope = Scope::resolve(args.project.as_deref())?;
+    let mut store = Store::open_default()?;
+    store.forget(args.id, &scope)?;
+    if json {
+        return super::print_json(&json!({ "forgotten": args.id }));
+    }
+    println!("forgot {} (undo: synapse restore {})", args.id, args.id);
+    Ok(())
+}

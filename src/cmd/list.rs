@@ -1,0 +1,43 @@
+//! `synapse list`: the memories visible from here, newest first.
+
+use anyhow::Result;
+use serde_json::json;
+
+use crate::store::{Scope, Store};
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// List this project (a folder or a key) instead of the current folder's.
+    #[arg(long)]
+    project: Option<String>,
+    /// Include superseded and forgotten memories.
+    #[arg(long)]
+    all: bool,
+}
+
+pub fn run(args: Args, json: bool) -> Result<()> {
+    let scope = Scope::resolve(args.project.as_deref())?;
+    let store = Store::open_default()?;
+    let memories = store.list(&scope, args.all)?;
+    if json {
+        return super::print_json(&json!({ "memories": memories }));
+    }
+    if memories.is_empty() {
+        println!("no memories here yet");
+    }
+    for m in &memories {
+        let state = match (&m.forgotten_at, m.superseded_by) {
+            (Some(_), _) => " [forgotten]".to_owned(),
+            (None, Some(by)) => format!(" [superseded by {by}]"),
+            (None, None) => String::new(),
+        };
+        let scope = if m.project.is_none() { " (global)" } else { "" };
+        let date = m.created_at.get(..10).unwrap_or(&m.created_at);
+        println!(
+            "{:>6}  {date}{scope}{state}  {}",
+            m.id,
+            super::headline(&m.body, 100)
+        );
+    }
+    Ok(())
+}

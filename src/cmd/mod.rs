@@ -1,0 +1,93 @@
+//! The command-line verbs, one file each: parse into the library, print for a person or as JSON.
+
+mod eval;
+mod export;
+mod forget;
+mod history;
+mod import;
+mod list;
+mod read;
+mod recall;
+mod remember;
+mod restore;
+mod supersede;
+
+use anyhow::Result;
+use clap::{Parser, Subcommand};
+use serde::Serialize;
+
+/// Synapse: a small, current and honest memory for Claude Code.
+#[derive(Debug, Parser)]
+#[command(name = "synapse", version, about, long_about = None)]
+pub struct Cli {
+    /// Print JSON instead of text meant for a person.
+    #[arg(long, global = true)]
+    pub json: bool,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Store a memory (text as arguments, or `-`/nothing for standard input).
+    Remember(remember::Args),
+    /// Search memories visible from here, ranked and packed into a budget.
+    Recall(recall::Args),
+    /// Read a memory's exact text, a page at a time.
+    Read(read::Args),
+    /// List memories visible from here, newest first.
+    List(list::Args),
+    /// Mark OLD as replaced by NEW.
+    Supersede(supersede::Args),
+    /// Hide a memory from recall and reading (undo with `restore`).
+    Forget(forget::Args),
+    /// Undo the latest forget or supersede of a memory.
+    Restore(restore::Args),
+    /// Show every recorded change to a memory.
+    History(history::Args),
+    /// Import memories from a JSON Lines file (`-` for standard input).
+    Import(import::Args),
+    /// Export memories visible from here as JSON Lines.
+    Export(export::Args),
+    /// Score recall on labeled cases (TOML).
+    Eval(eval::Args),
+}
+
+/// Run one parsed command line.
+pub fn run(cli: Cli) -> Result<()> {
+    let json = cli.json;
+    match cli.command {
+        Command::Remember(args) => remember::run(args, json),
+        Command::Recall(args) => recall::run(args, json),
+        Command::Read(args) => read::run(args, json),
+        Command::List(args) => list::run(args, json),
+        Command::Supersede(args) => supersede::run(args, json),
+        Command::Forget(args) => forget::run(args, json),
+        Command::Restore(args) => restore::run(args, json),
+        Command::History(args) => history::run(args, json),
+        Command::Import(args) => import::run(args, json),
+        Command::Export(args) => export::run(args, json),
+        Command::Eval(args) => eval::run(args, json),
+    }
+}
+
+/// Print a value as one line of JSON.
+fn print_json(value: &impl Serialize) -> Result<()> {
+    println!("{}", serde_json::to_string(value)?);
+    Ok(())
+}
+
+/// The opening line of a text, cut to `n` characters, for one-line listings.
+fn headline(text: &str, n: usize) -> String {
+    let line = text
+        .lines()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("")
+        .trim();
+    let cut = crate::recall::pack::cut_chars(line, n);
+    if cut.len() < line.len() || text.trim().lines().count() > 1 {
+        format!("{cut}…")
+    } else {
+        cut.to_owned()
+    }
+}

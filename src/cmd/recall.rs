@@ -1,0 +1,81 @@
+//! `synapse recall`: ranked memories for a question, within a budget.
+
+use anyhow::Result;
+
+use crate::config::Budget;
+use crate::recall::{self, Options, Recalled};
+use crate::store::{Scope, Store};
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The question; its words are OR terms (no search syntax is interpreted).
+    query: Vec<String>,
+    /// Search this project (a folder or a key) instead of the current folder's.
+    #[arg(long)]
+    project: Option<String>,
+    /// How much to return.
+    #[arg(long, value_enum, default_value_t)]
+    budget: Budget,
+    /// Return at most this many results (below the budget's count).
+    #[arg(long)]
+    limit: Option<usize>,
+    /// Show every candidate: lanes, scores, coverage, and why it was cut.
+    #[arg(long)]
+    explain: bool,
+}
+
+pub fn run(args: Args, json: bool) -> Result<()> {
+    let scope = Scope::resolve(args.project.as_deref())?;
+    let store = Store::open_default()?;
+    let options = Options {
+        budget: args.budget,
+        limit: args.limit,
+        explain: args.explain,
+    };
+    let recalled = recall::recall(&store, &scope, &args.query.join(" "), &options)?;
+    if json {
+        return super::print_json(&recalled);
+    }
+    print_human(&recalled);
+    Ok(())
+}
+
+fn print_human(r: &Recalled) {
+    if let Some(explain) = &r.explain {
+        let kept: Vec<&str> = r.terms.kept.iter().map(|t| t.word.as_str()).collect();
+        println!("terms kept: {}", kept.join(" "));
+        println!("terms dropped: {}", r.terms.dropped.join(" "));
+        for e in explain {
+            let lane = |p: Option<crate::recall::fuse::LanePlace>| {
+                p.map_or("-".to_owned(), |p| format!("#{} ({:.2})", p.rank, p.bm25))
+            };
+            println!(
+                "  {:>6}  words {:<14} trigrams {:<14} fused {:.4}  coverage {} [{}]  {}",
+                e.id,
+                lane(e.words),
+                lane(e.trigrams),
+                e.fused,
+                e.coverage,
+                e.held.join(" "),
+                e.outcome
+            );
+        }
+        println!();
+    }
+    if r.results.is_empty() {
+        println!("no memories match");
+        return;
+    }
+    for hit in &r.results {
+        let date = hit.created_at.get(..10).unwrap_or(&hit.created_at);
+        let abridged = if hit.abridged {
+            format!(" · abridged, {} bytes: synapse read {}", hit.bytes, hit.id)
+        } else {
+            String::new()
+        };
+        println!("[{}] {date} · {}{abridged}", hit.id, hit.source);
+        for line in hit.text.lines() {
+            println!("    {line}");
+        }
+    }
+}

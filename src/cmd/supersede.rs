@@ -1,0 +1,31 @@
+//! `synapse supersede OLD NEW`: mark a memory as replaced by a newer one.
+
+use anyhow::Result;
+use serde_json::json;
+
+use crate::store::{Scope, Store};
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The memory that is out of date.
+    old: i64,
+    /// The memory that replaces it.
+    new: i64,
+    /// Work in this project (a folder or a key) instead of the current folder's.
+    #[arg(long)]
+    project: Option<String>,
+}
+
+pub fn run(args: Args, json: bool) -> Result<()> {
+    let scope = Scope::resolve(args.project.as_deref())?;
+    let mut store = Store::open_default()?;
+    store.supersede(args.old, args.new, &scope)?;
+    if json {
+        return super::print_json(&json!({ "superseded": args.old, "by": args.new }));
+    }
+    println!(
+        "{} is now superseded by {} (undo: synapse restore {})",
+        args.old, args.new, args.old
+    );
+    Ok(())
+}

@@ -1,0 +1,164 @@
+//! Relevance evaluation: labeled questions run through the same recall the CLI uses.
+//!
+//! A case names a query, optionally a project (a folder or a key), and `expect`: text that a
+//! useful memory contains (a string or a list, any one counts), or nothing for a question no
+//! memory answers. The report gives the share ranked first (`top1`), the share found within the
+//! budget (`found`), the mean reciprocal rank (`mrr`), the share whose expected text survived
+//! abridging (`survived`) and, for unanswerable cases, the mean number of results returned
+//! (`noise`): every one of those costs the user context for nothing.
+
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use serde::{Deserialize, Serialize};
+
+use crate::recall::{self, Options};
+use crate::store::{Scope, Store};
+
+#[derive(Deserialize)]
+struct CaseFile {
+    #[serde(rename = "case", default)]
+    cases: Vec<Case>,
+}
+
+/// One labeled question.
+#[derive(Clone, Debug, Deserialize)]
+pub struct Case {
+    pub query: String,
+    pub project: Option<String>,
+    #[serde(default)]
+    pub expect: Expect,
+}
+
+/// What answers a case.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(untagged)]
+pub enum Expect {
+    #[default]
+    Nothing,
+    One(String),
+    Any(Vec<String>),
+}
+
+impl Expect {
+    /// The texts any one of which answers the case; empty for an unanswerable case.
+    pub fn texts(&self) -> Vec<&str> {
+        match self {
+            Expect::Nothing => Vec::new(),
+            Expect::One(s) => vec![s.as_str()],
+            Expect::Any(v) => v.iter().map(String::as_str).collect(),
+        }
+        .into_iter()
+        .filter(|s| !s.is_empty())
+        .collect()
+    }
+}
+
+/// A case that was not answered first (or, unanswerable, returned something).
+#[derive(Clone, Debug, Serialize)]
+pub struct Miss {
+    pub query: String,
+    pub project: Option<String>,
+    pub expect: Vec<String>,
+    /// Rank of the first answering result, if any was returned.
+    pub rank: Option<usize>,
+    /// The ids and opening text of what was returned.
+    pub returned: Vec<(i64, String)>,
+}
+
+/// The scores of one evaluation run.
+#[derive(Clone, Debug, Serialize)]
+pub struct Report {
+    pub cases: usize,
+    pub answerable: usize,
+    pub unanswerable: usize,
+    pub top1: f64,
+    pub found: f64,
+    pub mrr: f64,
+    pub survived: f64,
+    pub noise: f64,
+    /// Mean results returned beside the answer on answerable cases where it was found.
+    pub surplus: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub misses: Option<Vec<Miss>>,
+}
+
+/// Read cases from a TOML file.
+pub fn load(path: &Path) -> Result<Vec<Case>> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("could not read the cases file {}", path.display()))?;
+    let file: CaseFile = toml::from_str(&text)
+        .with_context(|| format!("{} is not a valid cases file", path.display()))?;
+    Ok(file.cases)
+}
+
+/// Run every case through recall and score the answers.
+pub fn run(store: &Store, cases: &[Case], options: &Options, verbose: bool) -> Result<Report> {
+    let (mut answerable, mut top1, mut found, mut survived) = (0usize, 0usize, 0usize, 0usize);
+    let (mut rr, mut noise, mut surplus) = (0f64, 0usize, 0usize);
+    let mut misses = Vec::new();
+    for case in cases {
+        let scope = Scope::resolve(case.project.as_deref())
+            .with_context(|| format!("case {:?}: bad project", case.query))?;
+        let recalled = recall::recall(store, &scope, &case.query, options)?;
+        let expect = case.expect.texts();
+        let results = &recalled.results;
+        let rank = results
+            .iter()
+            .position(|hit| expect.iter().any(|e| hit.body.contains(e)))
+            .map(|i| i + 1);
+        if expect.is_empty() {
+            noise += results.len();
+        } else {
+            answerable += 1;
+            if let Some(rank) = rank {
+                found += 1;
+                rr += 1.0 / rank as f64;
+                top1 += usize::from(rank == 1);
+                surplus += results.len() - 1;
+                let hit = &results[rank - 1];
+                survived += usize::from(expect.iter().any(|e| hit.text.contains(e)));
+            }
+        }
+        let missed = if expect.is_empty() {
+            !results.is_empty()
+        } else {
+            rank != Some(1)
+        };
+        if verbose && missed {
+            misses.push(Miss {
+                query: case.query.clone(),
+                project: case.project.clone(),
+                expect: expect.iter().map(|s| s.to_string()).collect(),
+                rank,
+                returned: results
+                    .iter()
+                    .map(|h| {
+                        (
+                            h.id,
+                            crate::recall::pack::cut_chars(&h.text, 100).to_owned(),
+                        )
+                    })
+                    .collect(),
+            });
+        }
+    }
+    let share = |n: usize, of: usize| if of == 0 { 0.0 } else { n as f64 / of as f64 };
+    let unanswerable = cases.len() - answerable;
+    Ok(Report {
+        cases: cases.len(),
+        answerable,
+        unanswerable,
+        top1: share(top1, answerable),
+        found: share(found, answerable),
+        mrr: if answerable == 0 {
+            0.0
+        } else {
+            rr / answerable as f64
+        },
+        survived: share(survived, answerable),
+        noise: share(noise, unanswerable),
+        surplus: share(surplus, found),
+        misses: verbose.then_some(misses),
+    })
+}

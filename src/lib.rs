@@ -1,0 +1,18 @@
+//! Synapse: a small, current and honest memory for Claude Code.
+//!
+//! The map: each module owns one thing.
+
+/// Command-line verbs: one file per subcommand, each parsing into the library and printing.
+pub mod cmd;
+/// Where things live (the data folder) and the budget levels.
+pub mod config;
+/// Relevance evaluation: run labeled cases through recall and score the answers.
+pub mod eval;
+/// Exact paging through one memory's stored bytes.
+pub mod read;
+/// Recall: query terms, the two search lanes, fusion, the coverage floor, budget packing.
+pub mod recall;
+/// The SQLite store: schema, migrations, scope, writes and history.
+pub mod store;
+/// Text folding and stemming shared by query terms and coverage counting.
+pub mod text;

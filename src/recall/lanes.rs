@@ -1,0 +1,136 @@
+//! The two search lanes: the stemmed-word index (`memory`) and the trigram index
+//! (`memorygram`), each ranking the query on its own by bm25 within the visible scope.
+//!
+//! Ranking work is bounded, whatever the store size: a term found in more than `COMMON_DF`
+//! memories says little about any one of them, so it does not pull candidates when the query has
+//! rarer terms. A query made only of such terms ranks the newest `COMMON_WINDOW` of its matches.
+
+use anyhow::Result;
+use rusqlite::Connection;
+
+use super::terms::Term;
+use crate::store::Scope;
+
+/// A term matching more memories than this is common.
+pub const COMMON_DF: i64 = 2_000;
+/// How many of the newest matches a query of only common terms ranks.
+pub const COMMON_WINDOW: i64 = 2_000;
+/// How many candidates each lane hands to fusion.
+pub const LANE_CAP: usize = 100;
+
+/// Which index a lane searches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Lane {
+    Words,
+    Trigrams,
+}
+
+impl Lane {
+    fn table(self) -> &'static str {
+        match self {
+            Lane::Words => "memory",
+            Lane::Trigrams => "memorygram",
+        }
+    }
+
+    fn bm25(self) -> &'static str {
+        match self {
+            Lane::Words => "bm25(memory, 1.0, 0.3)",
+            Lane::Trigrams => "bm25(memorygram)",
+        }
+    }
+}
+
+/// How many memories (in the whole store, counted up to `COMMON_DF + 1`) each term matches in
+/// each lane.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Counts {
+    pub words: i64,
+    pub trigrams: i64,
+}
+
+impl Counts {
+    /// Count a term's matches in both lanes.
+    pub fn of(conn: &Connection, term: &Term) -> Result<Counts> {
+        Ok(Counts {
+            words: count_capped(conn, Lane::Words, &term.phrase())?,
+            trigrams: if term.for_trigrams() {
+                count_capped(conn, Lane::Trigrams, &term.phrase())?
+            } else {
+                0
+            },
+        })
+    }
+
+    fn of_lane(self, lane: Lane) -> i64 {
+        match lane {
+            Lane::Words => self.words,
+            Lane::Trigrams => self.trigrams,
+        }
+    }
+}
+
+/// One lane's ranked candidates: (memory id, bm25 score; lower is better), best first.
+pub type Ranked = Vec<(i64, f64)>;
+
+/// Rank `terms` (with their `counts`) in one lane, within `scope`.
+pub fn search(
+    conn: &Connection,
+    lane: Lane,
+    terms: &[(&Term, Counts)],
+    scope: &Scope,
+) -> Result<Ranked> {
+    let terms: Vec<(&Term, Counts)> = terms
+        .iter()
+        .copied()
+        .filter(|(_, counts)| counts.of_lane(lane) > 0)
+        .collect();
+    if terms.is_empty() {
+        return Ok(Vec::new());
+    }
+    let rare: Vec<String> = terms
+        .iter()
+        .filter(|(_, counts)| counts.of_lane(lane) <= COMMON_DF)
+        .map(|(term, _)| term.phrase())
+        .collect();
+    if !rare.is_empty() {
+        let sql = format!(
+            "SELECT {t}.rowid, {bm25} FROM {t} JOIN memories m ON m.id = {t}.rowid \
+             WHERE {t} MATCH ?2 AND (m.project IS NULL OR m.project = ?1) ORDER BY 2 LIMIT ?3",
+            t = lane.table(),
+            bm25 = lane.bm25()
+        );
+        return query(conn, &sql, scope, &rare.join(" OR "), LANE_CAP as i64);
+    }
+    let all: Vec<String> = terms.iter().map(|(t, _)| t.phrase()).collect();
+    let sql = format!(
+        "SELECT {t}.rowid, {bm25} FROM {t} JOIN memories m ON m.id = {t}.rowid \
+         WHERE {t} MATCH ?2 AND (m.project IS NULL OR m.project = ?1) \
+         ORDER BY {t}.rowid DESC LIMIT ?3",
+        t = lane.table(),
+        bm25 = lane.bm25()
+    );
+    let mut window = query(conn, &sql, scope, &all.join(" OR "), COMMON_WINDOW)?;
+    window.sort_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)));
+    window.truncate(LANE_CAP);
+    Ok(window)
+}
+
+fn query(conn: &Connection, sql: &str, scope: &Scope, fts: &str, limit: i64) -> Result<Ranked> {
+    let mut stmt = conn.prepare_cached(sql)?;
+    let rows = stmt.query_map(rusqlite::params![scope.key(), fts, limit], |r| {
+        Ok((r.get(0)?, r.get(1)?))
+    })?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// How many memories `phrase` matches in `lane`, counting no further than `COMMON_DF + 1`.
+fn count_capped(conn: &Connection, lane: Lane, phrase: &str) -> Result<i64> {
+    let sql = format!(
+        "SELECT count(*) FROM (SELECT 1 FROM {t} WHERE {t} MATCH ?1 LIMIT ?2)",
+        t = lane.table()
+    );
+    Ok(conn
+        .prepare_cached(&sql)?
+        .query_row(rusqlite::params![phrase, COMMON_DF + 1], |r| r.get(0))?)
+}

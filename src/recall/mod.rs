@@ -1,0 +1,209 @@
+//! Recall: from a question to the few memories worth handing over.
+//!
+//! The steps, each in its own module: `terms` splits the question; `lanes` ranks it in the
+//! stemmed-word and trigram indexes; `fuse` merges the lanes by reciprocal rank and applies the
+//! coverage floor; `pack` fits the survivors into the budget. A query with no terms (empty, or only
+//! function words) answers with the newest visible memories.
+
+pub mod fuse;
+pub mod lanes;
+pub mod pack;
+pub mod terms;
+
+use anyhow::Result;
+use serde::Serialize;
+
+use crate::config::Budget;
+use crate::store::{Memory, Scope, Store};
+use crate::text::WordStemmer;
+use fuse::LanePlace;
+use lanes::{Counts, Lane};
+use pack::{Cut, Item, Limits, Packed};
+use terms::Terms;
+
+/// How much recall may return.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Options {
+    pub budget: Budget,
+    /// Caps the count below the budget's.
+    pub limit: Option<usize>,
+    /// Keep every candidate's story in `Recalled::explain`.
+    pub explain: bool,
+}
+
+/// One returned memory.
+#[derive(Clone, Debug, Serialize)]
+pub struct Hit {
+    pub id: i64,
+    pub project: Option<String>,
+    pub source: String,
+    pub created_at: String,
+    /// The memory's text as sent: whole, or abridged.
+    pub text: String,
+    pub abridged: bool,
+    /// The stored body's size in bytes (what `read` pages through).
+    pub bytes: usize,
+    /// Fused score (0 for a recency answer).
+    pub score: f64,
+    /// How many distinct query terms it holds.
+    pub coverage: usize,
+    /// The whole stored body, for callers that check answers (eval); not sent.
+    #[serde(skip)]
+    pub body: String,
+}
+
+/// Why one candidate was returned or cut (`--explain`).
+#[derive(Clone, Debug, Serialize)]
+pub struct Explained {
+    pub id: i64,
+    pub words: Option<LanePlace>,
+    pub trigrams: Option<LanePlace>,
+    pub fused: f64,
+    pub held: Vec<String>,
+    pub coverage: usize,
+    pub outcome: String,
+}
+
+/// What recall found.
+#[derive(Clone, Debug, Serialize)]
+pub struct Recalled {
+    pub query: String,
+    pub terms: Terms,
+    pub results: Vec<Hit>,
+    /// Drift findings on the results (filled by drift detection, issue #3).
+    pub drift: Vec<serde_json::Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub explain: Option<Vec<Explained>>,
+}
+
+/// A candidate on its way through recall.
+struct Candidate {
+    memory: Memory,
+    words: Option<LanePlace>,
+    trigrams: Option<LanePlace>,
+    fused: f64,
+    held: Vec<usize>,
+}
+
+/// Recall `query` within `scope`.
+pub fn recall(store: &Store, scope: &Scope, query: &str, options: &Options) -> Result<Recalled> {
+    let stemmer = WordStemmer::default();
+    let terms = Terms::parse(query, &stemmer);
+    let max_results = options.limit.map_or(options.budget.max_results(), |l| {
+        l.min(options.budget.max_results())
+    });
+    let candidates = if terms.is_empty() {
+        store
+            .recent(scope, max_results)?
+            .into_iter()
+            .map(|memory| Candidate {
+                memory,
+                words: None,
+                trigrams: None,
+                fused: 0.0,
+                held: Vec::new(),
+            })
+            .collect()
+    } else {
+        candidates(store, scope, &terms, &stemmer)?
+    };
+
+    let best = candidates.iter().map(|c| c.held.len()).max().unwrap_or(0);
+    let items: Vec<Item> = candidates
+        .iter()
+        .enumerate()
+        .map(|(rank, c)| Item {
+            id: c.memory.id,
+            body: &c.memory.body,
+            cut: (rank > 0 && !fuse::passes_floor(c.held.len(), best)).then_some(Cut::Floor),
+        })
+        .collect();
+    let limits = Limits {
+        max_results,
+        max_chars: options.budget.max_chars(),
+    };
+    let packed = pack::pack(store.conn(), &items, &terms.kept, &limits, &stemmer)?;
+
+    let mut results = Vec::new();
+    let mut explain = options.explain.then(Vec::new);
+    for (c, decision) in candidates.iter().zip(&packed) {
+        let (text, abridged) = match decision {
+            Packed::Whole => (Some(c.memory.body.clone()), false),
+            Packed::Abridged(text) => (Some(text.clone()), true),
+            Packed::Cut(_) => (None, false),
+        };
+        if let Some(explain) = explain.as_mut() {
+            explain.push(Explained {
+                id: c.memory.id,
+                words: c.words,
+                trigrams: c.trigrams,
+                fused: c.fused,
+                held: c.held.iter().map(|&i| terms.kept[i].word.clone()).collect(),
+                coverage: c.held.len(),
+                outcome: match decision {
+                    Packed::Whole => "returned".into(),
+                    Packed::Abridged(_) => "returned abridged".into(),
+                    Packed::Cut(cut) => cut.describe(),
+                },
+            });
+        }
+        if let Some(text) = text {
+            results.push(Hit {
+                id: c.memory.id,
+                project: c.memory.project.clone(),
+                source: c.memory.source.clone(),
+                created_at: c.memory.created_at.clone(),
+                text,
+                abridged,
+                bytes: c.memory.body.len(),
+                score: c.fused,
+                coverage: c.held.len(),
+                body: c.memory.body.clone(),
+            });
+        }
+    }
+    Ok(Recalled {
+        query: query.to_owned(),
+        terms,
+        results,
+        drift: Vec::new(),
+        explain,
+    })
+}
+
+/// Search both lanes, fuse them and count each candidate's coverage.
+fn candidates(
+    store: &Store,
+    scope: &Scope,
+    terms: &Terms,
+    stemmer: &WordStemmer,
+) -> Result<Vec<Candidate>> {
+    let counted = terms
+        .kept
+        .iter()
+        .map(|t| Ok((t, Counts::of(store.conn(), t)?)))
+        .collect::<Result<Vec<_>>>()?;
+    let words = lanes::search(store.conn(), Lane::Words, &counted, scope)?;
+    let grams = lanes::search(store.conn(), Lane::Trigrams, &counted, scope)?;
+    let fused = fuse::rrf(&words, &grams);
+    let ids: Vec<i64> = fused.iter().map(|f| f.id).collect();
+    let mut memories: std::collections::HashMap<i64, Memory> = store
+        .live_by_ids(&ids, scope)?
+        .into_iter()
+        .map(|m| (m.id, m))
+        .collect();
+    Ok(fused
+        .into_iter()
+        .filter_map(|f| {
+            let memory = memories.remove(&f.id)?;
+            let text = format!("{}\n{}", memory.body, memory.source);
+            Some(Candidate {
+                held: fuse::held_terms(&terms.kept, &text, stemmer),
+                memory,
+                words: f.words,
+                trigrams: f.trigrams,
+                fused: f.score,
+            })
+        })
+        .collect())
+}

@@ -1,0 +1,298 @@
+//! Query terms: the words of a question that are worth searching for.
+//!
+//! Every word is an OR term. Function words ("the", "did", "what") are dropped, since they match
+//! nearly everything and carry no subject; negations and numbers are content and stay ("never",
+//! "not", "5"). User text is never read as FTS5 syntax: each term reaches SQLite as a quoted
+//! phrase.
+
+use serde::Serialize;
+
+use crate::text::{fold, words, WordStemmer};
+
+/// One searched term.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Term {
+    /// The folded word as the user wrote it (contractions keep their apostrophe: "don't").
+    pub word: String,
+    /// Its stem, the unit of coverage counting.
+    pub stem: String,
+}
+
+impl Term {
+    /// The term as a quoted FTS5 phrase: `"word"`, with inner quotes doubled.
+    pub fn phrase(&self) -> String {
+        format!("\"{}\"", self.word.replace('"', "\"\""))
+    }
+
+    /// Whether the trigram lane searches this term: it needs three characters to match at all,
+    /// and short Latin fragments match inside too many unrelated words ("art" in "start").
+    pub fn for_trigrams(&self) -> bool {
+        let chars = self.word.chars().count();
+        chars >= 4 || (chars == 3 && !self.word.is_ascii())
+    }
+}
+
+/// A query split into searched and dropped words.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Terms {
+    pub kept: Vec<Term>,
+    pub dropped: Vec<String>,
+}
+
+impl Terms {
+    /// Split a query into terms. A query of nothing but function words keeps no terms: it asks
+    /// for nothing in particular, and recall answers it with the newest memories.
+    pub fn parse(query: &str, stemmer: &WordStemmer) -> Terms {
+        let mut terms = Terms::default();
+        let folded = fold(&query.replace('\u{2019}', "'"));
+        for raw in folded.split(|c: char| !(crate::text::is_word_char(c) || c == '\'')) {
+            let word = raw.trim_matches('\'');
+            let word = word.strip_suffix("'s").unwrap_or(word);
+            if word.is_empty() {
+                continue;
+            }
+            if is_function_word(word) {
+                if !terms.dropped.iter().any(|d| d == word) {
+                    terms.dropped.push(word.to_owned());
+                }
+                continue;
+            }
+            // A contraction is matched as the phrase of its parts; its stem is the whole word.
+            let stem = if word.contains('\'') {
+                word.to_owned()
+            } else {
+                stemmer.stem(word)
+            };
+            if words(word).next().is_some() && !terms.kept.iter().any(|t| t.stem == stem) {
+                terms.kept.push(Term {
+                    word: word.to_owned(),
+                    stem,
+                });
+            }
+        }
+        terms
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.kept.is_empty()
+    }
+}
+
+/// Words that carry no subject. Negations are deliberately absent: "not", "never", "no",
+/// "without", "don't" and the like change what a memory means, so they are searched.
+fn is_function_word(word: &str) -> bool {
+    const WORDS: &[&str] = &[
+        "a",
+        "about",
+        "above",
+        "after",
+        "again",
+        "all",
+        "also",
+        "am",
+        "an",
+        "and",
+        "any",
+        "are",
+        "as",
+        "at",
+        "be",
+        "because",
+        "been",
+        "before",
+        "being",
+        "below",
+        "between",
+        "both",
+        "but",
+        "by",
+        "can",
+        "could",
+        "did",
+        "do",
+        "does",
+        "doing",
+        "down",
+        "during",
+        "each",
+        "else",
+        "ever",
+        "few",
+        "for",
+        "from",
+        "further",
+        "get",
+        "got",
+        "had",
+        "has",
+        "have",
+        "having",
+        "he",
+        "he'd",
+        "he'll",
+        "her",
+        "here",
+        "hers",
+        "herself",
+        "him",
+        "himself",
+        "his",
+        "how",
+        "i",
+        "i'd",
+        "i'll",
+        "i'm",
+        "i've",
+        "if",
+        "in",
+        "into",
+        "is",
+        "it",
+        "it'd",
+        "it'll",
+        "it's",
+        "its",
+        "itself",
+        "just",
+        "let's",
+        "may",
+        "me",
+        "might",
+        "more",
+        "most",
+        "must",
+        "my",
+        "myself",
+        "of",
+        "off",
+        "on",
+        "once",
+        "only",
+        "or",
+        "other",
+        "our",
+        "ours",
+        "ourselves",
+        "out",
+        "over",
+        "own",
+        "same",
+        "shall",
+        "she",
+        "she'd",
+        "she'll",
+        "should",
+        "so",
+        "some",
+        "such",
+        "than",
+        "that",
+        "that's",
+        "the",
+        "their",
+        "theirs",
+        "them",
+        "themselves",
+        "then",
+        "there",
+        "there's",
+        "these",
+        "they",
+        "they'd",
+        "they'll",
+        "they're",
+        "they've",
+        "this",
+        "those",
+        "through",
+        "to",
+        "too",
+        "under",
+        "until",
+        "up",
+        "us",
+        "very",
+        "was",
+        "we",
+        "we'd",
+        "we'll",
+        "we're",
+        "we've",
+        "were",
+        "what",
+        "what's",
+        "when",
+        "where",
+        "which",
+        "while",
+        "who",
+        "whom",
+        "whose",
+        "why",
+        "will",
+        "with",
+        "would",
+        "you",
+        "you'd",
+        "you'll",
+        "you're",
+        "you've",
+        "your",
+        "yours",
+        "yourself",
+        "yourselves",
+    ];
+    WORDS.binary_search(&word).is_ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kept(query: &str) -> Vec<String> {
+        Terms::parse(query, &WordStemmer::default())
+            .kept
+            .into_iter()
+            .map(|t| t.word)
+            .collect()
+    }
+
+    #[test]
+    fn function_word_list_is_sorted_for_binary_search() {
+        assert!(is_function_word("the") && is_function_word("yourselves") && is_function_word("a"));
+        assert!(!is_function_word("not") && !is_function_word("never"));
+    }
+
+    #[test]
+    fn drops_function_words_keeps_negations_and_numbers() {
+        assert_eq!(
+            kept("When did we NOT retry 5 times?"),
+            ["not", "retry", "5", "times"]
+        );
+        assert_eq!(
+            kept("we never use the don't-list"),
+            ["never", "use", "don't", "list"]
+        );
+    }
+
+    #[test]
+    fn possessives_fold_and_word_forms_merge() {
+        assert_eq!(
+            kept("Caroline's painting paintings"),
+            ["caroline", "painting"]
+        );
+    }
+
+    #[test]
+    fn fts_syntax_is_only_text() {
+        let terms = Terms::parse("NEAR(a b) \"x\" OR y* -z col:w", &WordStemmer::default());
+        let words: Vec<_> = terms.kept.iter().map(|t| t.word.as_str()).collect();
+        assert_eq!(words, ["near", "b", "x", "y", "z", "col", "w"]);
+        assert!(terms.kept.iter().all(|t| t.phrase().starts_with('"')));
+    }
+
+    #[test]
+    fn stopword_only_query_keeps_nothing() {
+        assert!(Terms::parse("what is it that we did?", &WordStemmer::default()).is_empty());
+    }
+}

@@ -1,0 +1,79 @@
+//! The history table: every change to a memory, so `restore` can undo and `history` can show it.
+
+use anyhow::Result;
+use rusqlite::Connection;
+use serde::Serialize;
+
+use super::{Scope, Store};
+
+/// What happened to a memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Action {
+    /// Stored by `remember`.
+    Remember,
+    /// Stored by `import`.
+    Import,
+    /// Replaced by `other_id`.
+    Supersede,
+    /// Hidden by `forget`.
+    Forget,
+    /// A supersede undone (`other_id` was the replacement).
+    RestoreSupersede,
+    /// A forget undone.
+    RestoreForget,
+}
+
+impl Action {
+    fn as_str(self) -> &'static str {
+        match self {
+            Action::Remember => "remember",
+            Action::Import => "import",
+            Action::Supersede => "supersede",
+            Action::Forget => "forget",
+            Action::RestoreSupersede => "restore-supersede",
+            Action::RestoreForget => "restore-forget",
+        }
+    }
+}
+
+/// One recorded change.
+#[derive(Clone, Debug, Serialize)]
+pub struct Entry {
+    pub at: String,
+    pub action: String,
+    pub other_id: Option<i64>,
+}
+
+/// Record a change (inside the caller's transaction).
+pub(crate) fn record(
+    conn: &Connection,
+    memory_id: i64,
+    at: i64,
+    action: Action,
+    other_id: Option<i64>,
+) -> Result<()> {
+    conn.prepare_cached(
+        "INSERT INTO history(memory_id, at, action, other_id) VALUES (?1, ?2, ?3, ?4)",
+    )?
+    .execute(rusqlite::params![memory_id, at, action.as_str(), other_id])?;
+    Ok(())
+}
+
+impl Store {
+    /// Every recorded change to a memory visible from `scope`, oldest first.
+    pub fn history(&self, id: i64, scope: &Scope) -> Result<Vec<Entry>> {
+        self.require(id, scope)?;
+        let mut stmt = self.conn().prepare(
+            "SELECT strftime('%Y-%m-%dT%H:%M:%SZ', at, 'unixepoch'), action, other_id \
+             FROM history WHERE memory_id = ?1 ORDER BY id",
+        )?;
+        let rows = stmt.query_map([id], |r| {
+            Ok(Entry {
+                at: r.get(0)?,
+                action: r.get(1)?,
+                other_id: r.get(2)?,
+            })
+        })?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+}

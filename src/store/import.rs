@@ -1,0 +1,207 @@
+//! Import and export as JSON Lines, one memory a line.
+//!
+//! A line: `{"body": str, "project": str|null, "source": str?, "created_at": RFC3339?}`; export
+//! adds `id`, `updated_at`, `superseded_by` and `forgotten_at`, and import understands them, so
+//! export then import is lossless. Import checks every line before it stores anything: a file
+//! with one bad line stores nothing and the error names the line.
+
+use std::collections::HashMap;
+use std::io::Write;
+
+use anyhow::{bail, Context, Result};
+use rusqlite::Connection;
+use serde::{Deserialize, Serialize};
+
+use super::history::Action;
+use super::write::{insert, live_duplicate, NewMemory};
+use super::{Memory, Scope, Store, MEMORY_COLUMNS, VISIBLE};
+
+/// One line as read. `project` absent means "the importing scope's project"; `null` is global.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Line {
+    body: String,
+    #[serde(default, deserialize_with = "present")]
+    project: Option<Option<String>>,
+    #[serde(default)]
+    source: Option<String>,
+    #[serde(default)]
+    created_at: Option<String>,
+    #[serde(default)]
+    id: Option<i64>,
+    #[serde(default)]
+    updated_at: Option<String>,
+    #[serde(default)]
+    superseded_by: Option<i64>,
+    #[serde(default)]
+    forgotten_at: Option<String>,
+}
+
+/// Tells a field given as `null` (`Some(None)`) from one left out (`None`, by `default`).
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Option<String>>, D::Error> {
+    Option::<String>::deserialize(d).map(Some)
+}
+
+/// A line checked and ready to store.
+struct Checked {
+    memory: NewMemory,
+    file_id: Option<i64>,
+    superseded_by: Option<i64>,
+    forgotten_at: Option<i64>,
+    updated_at: Option<i64>,
+}
+
+/// What an import did.
+#[derive(Debug, Default, Serialize)]
+pub struct ImportReport {
+    /// Memories stored.
+    pub stored: usize,
+    /// Lines skipped because the same body was already live in the same scope.
+    pub duplicates: usize,
+    /// The first and last new ids (ids are given in increasing order).
+    pub first_id: Option<i64>,
+    pub last_id: Option<i64>,
+}
+
+/// Turn an RFC 3339 timestamp into seconds since the epoch.
+pub(crate) fn parse_time(conn: &Connection, text: &str) -> Result<i64> {
+    let shaped = text.len() >= 19
+        && text.is_char_boundary(10)
+        && text.as_bytes()[4] == b'-'
+        && text.as_bytes()[7] == b'-'
+        && matches!(text.as_bytes()[10], b'T' | b't' | b' ')
+        && text.as_bytes()[13] == b':';
+    let seconds: Option<i64> = if shaped {
+        conn.query_row("SELECT unixepoch(?1)", [text], |r| r.get(0))?
+    } else {
+        None
+    };
+    seconds.with_context(|| format!("{text:?} is not an RFC 3339 time (like 2026-03-14T10:22:00Z)"))
+}
+
+fn check_line(conn: &Connection, text: &str, default_project: Option<&str>) -> Result<Checked> {
+    let line: Line = serde_json::from_str(text)?;
+    super::write::check_body(&line.body)?;
+    let project = match line.project {
+        None => default_project.map(str::to_owned),
+        Some(None) => None,
+        Some(Some(p)) if !p.trim().is_empty() => Some(p),
+        Some(Some(_)) => bail!("project must be a non-empty string or null"),
+    };
+    let time = |t: &Option<String>| t.as_deref().map(|t| parse_time(conn, t)).transpose();
+    Ok(Checked {
+        memory: NewMemory {
+            body: line.body,
+            source: line.source.unwrap_or_default(),
+            project,
+            created_at: time(&line.created_at)?,
+        },
+        file_id: line.id,
+        superseded_by: line.superseded_by,
+        forgotten_at: time(&line.forgotten_at)?,
+        updated_at: time(&line.updated_at)?,
+    })
+}
+
+impl Store {
+    /// Import JSON Lines text. Lines without a `project` field go to `scope`'s project.
+    pub fn import(&mut self, text: &str, scope: &Scope) -> Result<ImportReport> {
+        let mut lines = Vec::new();
+        let mut errors = Vec::new();
+        for (index, raw) in text.lines().enumerate() {
+            if raw.trim().is_empty() {
+                continue;
+            }
+            match check_line(self.conn(), raw, scope.key()) {
+                Ok(line) => lines.push((index + 1, line)),
+                Err(e) => errors.push(format!("line {}: {e:#}", index + 1)),
+            }
+        }
+        let file_ids: HashMap<i64, usize> = lines
+            .iter()
+            .filter_map(|(number, l)| l.file_id.map(|id| (id, *number)))
+            .collect();
+        for (number, line) in &lines {
+            if let Some(target) = line.superseded_by.filter(|t| !file_ids.contains_key(t)) {
+                errors.push(format!(
+                    "line {number}: superseded_by {target} names no memory of this file"
+                ));
+            }
+        }
+        if !errors.is_empty() {
+            let shown = errors
+                .iter()
+                .take(10)
+                .cloned()
+                .collect::<Vec<_>>()
+                .join("\n");
+            let more = errors.len().saturating_sub(10);
+            let tail = if more > 0 {
+                format!("\n... and {more} more")
+            } else {
+                String::new()
+            };
+            bail!("nothing was imported; fix these lines:\n{shown}{tail}");
+        }
+
+        let tx = self.conn_mut().transaction()?;
+        let mut report = ImportReport::default();
+        let mut new_ids: HashMap<i64, i64> = HashMap::new();
+        let mut hidden = Vec::new();
+        for (_, line) in &lines {
+            let stays_live = line.superseded_by.is_none() && line.forgotten_at.is_none();
+            let duplicate = if stays_live {
+                live_duplicate(&tx, line.memory.project.as_deref(), &line.memory.body, None)?
+            } else {
+                None
+            };
+            let id = match duplicate {
+                Some(existing) => {
+                    report.duplicates += 1;
+                    existing
+                }
+                None => {
+                    let id = insert(&tx, &line.memory, Action::Import)?;
+                    if let Some(updated) = line.updated_at {
+                        tx.prepare_cached("UPDATE memories SET updated_at = ?2 WHERE id = ?1")?
+                            .execute(rusqlite::params![id, updated])?;
+                    }
+                    report.stored += 1;
+                    report.first_id.get_or_insert(id);
+                    report.last_id = Some(id);
+                    id
+                }
+            };
+            if let Some(file_id) = line.file_id {
+                new_ids.insert(file_id, id);
+            }
+            if !stays_live {
+                hidden.push((id, line));
+            }
+        }
+        for (id, line) in hidden {
+            let by = line.superseded_by.map(|t| new_ids[&t]);
+            tx.execute(
+                "UPDATE memories SET superseded_by = ?2, forgotten_at = ?3 WHERE id = ?1",
+                rusqlite::params![id, by, line.forgotten_at],
+            )?;
+        }
+        tx.commit().context("could not commit the import")?;
+        Ok(report)
+    }
+
+    /// Write every memory visible from `scope`, in every state, as JSON Lines, oldest id first.
+    pub fn export(&self, scope: &Scope, out: &mut dyn Write) -> Result<usize> {
+        let sql = format!("SELECT {MEMORY_COLUMNS} FROM memories m WHERE {VISIBLE} ORDER BY m.id");
+        let mut stmt = self.conn().prepare(&sql)?;
+        let rows = stmt.query_map([scope.key()], Memory::from_row)?;
+        let mut count = 0;
+        for row in rows {
+            serde_json::to_writer(&mut *out, &row?)?;
+            out.write_all(b"\n")?;
+            count += 1;
+        }
+        out.flush()?;
+        Ok(count)
+    }
+}

@@ -1,0 +1,133 @@
+//! The schema and its numbered migrations, tracked by `PRAGMA user_version`.
+//!
+//! Each migration runs in one transaction. An existing file is copied aside before it is
+//! migrated, and a file written by a newer Synapse is refused rather than guessed at.
+//! Released migrations are never edited: a change is a new entry at the end of `MIGRATIONS`.
+
+use std::path::Path;
+
+use anyhow::{bail, Context, Result};
+use rusqlite::Connection;
+
+/// Migration N (1-based) is `MIGRATIONS[N - 1]`.
+const MIGRATIONS: &[&str] = &[
+    // 1: memories, their history, and the two full-text indexes kept in step by triggers.
+    // Only live memories (neither superseded nor forgotten) are in the indexes, so search never
+    // pays for hidden rows.
+    r#"
+    CREATE TABLE memories (
+        id            INTEGER PRIMARY KEY,
+        body          TEXT NOT NULL,
+        source        TEXT NOT NULL DEFAULT '',
+        project       TEXT,
+        created_at    INTEGER NOT NULL,
+        updated_at    INTEGER NOT NULL,
+        superseded_by INTEGER REFERENCES memories(id),
+        forgotten_at  INTEGER
+    );
+    CREATE INDEX memories_body ON memories(project, substr(body, 1, 64));
+    CREATE INDEX memories_recent ON memories(created_at, id)
+        WHERE superseded_by IS NULL AND forgotten_at IS NULL;
+    CREATE INDEX memories_project ON memories(project, id);
+
+    CREATE TABLE history (
+        id        INTEGER PRIMARY KEY,
+        memory_id INTEGER NOT NULL REFERENCES memories(id),
+        at        INTEGER NOT NULL,
+        action    TEXT NOT NULL,
+        other_id  INTEGER
+    );
+    CREATE INDEX history_memory ON history(memory_id, id);
+
+    CREATE VIRTUAL TABLE memory USING fts5(
+        body, source,
+        content = 'memories', content_rowid = 'id',
+        tokenize = 'porter unicode61 remove_diacritics 2'
+    );
+    CREATE VIRTUAL TABLE memorygram USING fts5(
+        body,
+        content = 'memories', content_rowid = 'id',
+        tokenize = 'trigram remove_diacritics 1'
+    );
+
+    CREATE TRIGGER memories_index_insert AFTER INSERT ON memories
+    WHEN new.superseded_by IS NULL AND new.forgotten_at IS NULL BEGIN
+        INSERT INTO memory(rowid, body, source) VALUES (new.id, new.body, new.source);
+        INSERT INTO memorygram(rowid, body) VALUES (new.id, new.body);
+    END;
+    CREATE TRIGGER memories_index_update AFTER UPDATE OF body, source, superseded_by, forgotten_at
+    ON memories BEGIN
+        INSERT INTO memory(memory, rowid, body, source)
+            SELECT 'delete', old.id, old.body, old.source
+            WHERE old.superseded_by IS NULL AND old.forgotten_at IS NULL;
+        INSERT INTO memorygram(memorygram, rowid, body)
+            SELECT 'delete', old.id, old.body
+            WHERE old.superseded_by IS NULL AND old.forgotten_at IS NULL;
+        INSERT INTO memory(rowid, body, source)
+            SELECT new.id, new.body, new.source
+            WHERE new.superseded_by IS NULL AND new.forgotten_at IS NULL;
+        INSERT INTO memorygram(rowid, body)
+            SELECT new.id, new.body
+            WHERE new.superseded_by IS NULL AND new.forgotten_at IS NULL;
+    END;
+    CREATE TRIGGER memories_index_delete AFTER DELETE ON memories
+    WHEN old.superseded_by IS NULL AND old.forgotten_at IS NULL BEGIN
+        INSERT INTO memory(memory, rowid, body, source) VALUES ('delete', old.id, old.body, old.source);
+        INSERT INTO memorygram(memorygram, rowid, body) VALUES ('delete', old.id, old.body);
+    END;
+    "#,
+];
+
+/// The schema version this build writes.
+pub const LATEST: i64 = MIGRATIONS.len() as i64;
+
+/// Bring the database at `path` (already open as `conn`) up to `LATEST`.
+pub fn migrate(conn: &mut Connection, path: &Path) -> Result<()> {
+    let version: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
+    if version > LATEST {
+        bail!(
+            "{} has schema version {version}, newer than this synapse understands ({LATEST}); \
+             upgrade synapse, or point SYNAPSE_DATA at another folder",
+            path.display()
+        );
+    }
+    if version == LATEST {
+        return Ok(());
+    }
+    if version == 0 {
+        let tables: i64 = conn.query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0))?;
+        if tables > 0 {
+            bail!(
+                "{} is an SQLite file but not a synapse store (it has tables and no schema version); \
+                 move it away or point SYNAPSE_DATA at another folder",
+                path.display()
+            );
+        }
+    } else {
+        backup(conn, path, version)?;
+    }
+    for (index, sql) in MIGRATIONS.iter().enumerate().skip(version as usize) {
+        let next = index as i64 + 1;
+        let tx = conn.transaction()?;
+        tx.execute_batch(sql)
+            .with_context(|| format!("migration {next} failed on {}", path.display()))?;
+        tx.pragma_update(None, "user_version", next)?;
+        tx.commit()?;
+    }
+    Ok(())
+}
+
+/// Copy the whole database aside (`synapse.db.v1.bak`) before changing its schema.
+fn backup(conn: &Connection, path: &Path, version: i64) -> Result<()> {
+    let target = path.with_extension(format!("db.v{version}.bak"));
+    if target.exists() {
+        std::fs::remove_file(&target)
+            .with_context(|| format!("could not replace the old backup {}", target.display()))?;
+    }
+    let target_text = target
+        .to_str()
+        .with_context(|| format!("backup path {} is not UTF-8", target.display()))?;
+    conn.execute("VACUUM INTO ?1", [target_text])
+        .with_context(|| format!("could not back up {} before migrating", path.display()))?;
+    Ok(())
+}

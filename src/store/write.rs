@@ -1,0 +1,199 @@
+//! Writes: remember, supersede, forget, restore. Each runs in one transaction (the triggers of
+//! `schema` keep both indexes in step inside it) and leaves a history entry.
+
+use anyhow::{bail, Context, Result};
+use rusqlite::{Connection, OptionalExtension};
+
+use super::history::{self, Action};
+use super::{now, Scope, Store};
+
+/// A memory about to be stored.
+#[derive(Clone, Debug, Default)]
+pub struct NewMemory {
+    pub body: String,
+    pub source: String,
+    /// Project key; `None` stores a global memory.
+    pub project: Option<String>,
+    /// Seconds since the epoch; `None` means now.
+    pub created_at: Option<i64>,
+}
+
+/// What `remember` did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Remembered {
+    /// Stored under this new id.
+    Stored(i64),
+    /// The same body is already live in the same scope under this id; nothing was stored.
+    Duplicate(i64),
+}
+
+impl Remembered {
+    pub fn id(self) -> i64 {
+        match self {
+            Remembered::Stored(id) | Remembered::Duplicate(id) => id,
+        }
+    }
+}
+
+/// Refuse bodies that would store nothing useful.
+pub(crate) fn check_body(body: &str) -> Result<()> {
+    if body.trim().is_empty() {
+        bail!("the memory text is empty; give the text as an argument or on standard input");
+    }
+    Ok(())
+}
+
+/// The live memory in the same project with exactly this body, other than `except`, if any.
+pub(crate) fn live_duplicate(
+    conn: &Connection,
+    project: Option<&str>,
+    body: &str,
+    except: Option<i64>,
+) -> Result<Option<i64>> {
+    Ok(conn
+        .prepare_cached(
+            "SELECT id FROM memories INDEXED BY memories_body \
+             WHERE project IS ?1 AND substr(body, 1, 64) = substr(?2, 1, 64) AND body = ?2 \
+             AND superseded_by IS NULL AND forgotten_at IS NULL AND id IS NOT ?3 LIMIT 1",
+        )?
+        .query_row(rusqlite::params![project, body, except], |r| r.get(0))
+        .optional()?)
+}
+
+/// Insert one row and its history entry; returns the new id.
+pub(crate) fn insert(conn: &Connection, memory: &NewMemory, action: Action) -> Result<i64> {
+    let at = now();
+    let created = memory.created_at.unwrap_or(at);
+    conn.prepare_cached(
+        "INSERT INTO memories(body, source, project, created_at, updated_at) \
+         VALUES (?1, ?2, ?3, ?4, ?5)",
+    )?
+    .execute(rusqlite::params![
+        memory.body,
+        memory.source,
+        memory.project,
+        created,
+        created
+    ])?;
+    let id = conn.last_insert_rowid();
+    history::record(conn, id, at, action, None)?;
+    Ok(id)
+}
+
+/// Mark `old` as replaced by `new` (both checked by the caller).
+fn mark_superseded(conn: &Connection, old: i64, new: i64) -> Result<()> {
+    let at = now();
+    conn.execute(
+        "UPDATE memories SET superseded_by = ?2, updated_at = ?3 WHERE id = ?1",
+        rusqlite::params![old, new, at],
+    )?;
+    history::record(conn, old, at, Action::Supersede, Some(new))
+}
+
+impl Store {
+    /// Store a memory unless the same body is already live in its scope; mark `supersedes` as
+    /// replaced by it in the same transaction. Every id in `supersedes` must be live and visible
+    /// from `visible`.
+    pub fn remember(
+        &mut self,
+        memory: &NewMemory,
+        supersedes: &[i64],
+        visible: &Scope,
+    ) -> Result<Remembered> {
+        check_body(&memory.body)?;
+        for &old in supersedes {
+            let m = self.require(old, visible)?;
+            if !m.is_live() {
+                bail!("memory {old} is already superseded or forgotten; restore it first");
+            }
+        }
+        let tx = self.conn_mut().transaction()?;
+        let outcome = match live_duplicate(&tx, memory.project.as_deref(), &memory.body, None)? {
+            Some(id) => Remembered::Duplicate(id),
+            None => Remembered::Stored(insert(&tx, memory, Action::Remember)?),
+        };
+        for &old in supersedes {
+            if old == outcome.id() {
+                bail!("memory {old} cannot supersede itself");
+            }
+            mark_superseded(&tx, old, outcome.id())?;
+        }
+        tx.commit()?;
+        Ok(outcome)
+    }
+
+    /// Mark `old` as replaced by `new`; both must be live and visible.
+    pub fn supersede(&mut self, old: i64, new: i64, scope: &Scope) -> Result<()> {
+        if old == new {
+            bail!("memory {old} cannot supersede itself");
+        }
+        for id in [old, new] {
+            if !self.require(id, scope)?.is_live() {
+                bail!("memory {id} is already superseded or forgotten; restore it first");
+            }
+        }
+        let tx = self.conn_mut().transaction()?;
+        mark_superseded(&tx, old, new)?;
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// Hide a memory from recall and reading; `restore` brings it back.
+    pub fn forget(&mut self, id: i64, scope: &Scope) -> Result<()> {
+        let m = self.require(id, scope)?;
+        if m.forgotten_at.is_some() {
+            bail!("memory {id} is already forgotten");
+        }
+        let tx = self.conn_mut().transaction()?;
+        let at = now();
+        tx.execute(
+            "UPDATE memories SET forgotten_at = ?2, updated_at = ?2 WHERE id = ?1",
+            rusqlite::params![id, at],
+        )?;
+        history::record(&tx, id, at, Action::Forget, None)?;
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// Undo the latest hiding of a memory: a forget first, else a supersede. Returns what was
+    /// undone.
+    pub fn restore(&mut self, id: i64, scope: &Scope) -> Result<&'static str> {
+        let m = self.require(id, scope)?;
+        let tx = self.conn_mut().transaction()?;
+        let at = now();
+        let undone = if m.forgotten_at.is_some() {
+            tx.execute(
+                "UPDATE memories SET forgotten_at = NULL, updated_at = ?2 WHERE id = ?1",
+                rusqlite::params![id, at],
+            )?;
+            history::record(&tx, id, at, Action::RestoreForget, None)?;
+            "forget"
+        } else if let Some(by) = m.superseded_by {
+            tx.execute(
+                "UPDATE memories SET superseded_by = NULL, updated_at = ?2 WHERE id = ?1",
+                rusqlite::params![id, at],
+            )?;
+            history::record(&tx, id, at, Action::RestoreSupersede, Some(by))?;
+            "supersede"
+        } else {
+            bail!("memory {id} is live: there is nothing to restore");
+        };
+        // Restoring could make two live copies of one body; refuse rather than repeat it.
+        if tx_is_live(&tx, id)? {
+            if let Some(dup) = live_duplicate(&tx, m.project.as_deref(), &m.body, Some(id))? {
+                bail!("memory {id} would repeat live memory {dup} exactly; forget {dup} first");
+            }
+        }
+        tx.commit()
+            .with_context(|| format!("could not restore memory {id}"))?;
+        Ok(undone)
+    }
+}
+
+fn tx_is_live(conn: &Connection, id: i64) -> Result<bool> {
+    Ok(conn.query_row(
+        "SELECT superseded_by IS NULL AND forgotten_at IS NULL FROM memories WHERE id = ?1",
+        [id],
+        |r| r.get(0),
+    )?)
+}

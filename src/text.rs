@@ -1,0 +1,78 @@
+//! Text folding and stemming, shared by query terms and coverage counting.
+//!
+//! SQLite's tokenizers decide what the indexes match; this module mirrors them closely enough to
+//! tell, for a handful of candidates, which query terms each one holds. It folds case and
+//! diacritics the way `unicode61 remove_diacritics 2` does and stems with the Porter family, so a
+//! query for "painting" counts as held by a memory that says "painted".
+
+use rust_stemmers::{Algorithm, Stemmer};
+use unicode_normalization::char::is_combining_mark;
+use unicode_normalization::UnicodeNormalization;
+
+/// Lowercase `text` and strip diacritics ("Configuração" -> "configuracao").
+pub fn fold(text: &str) -> String {
+    if text.is_ascii() {
+        return text.to_ascii_lowercase();
+    }
+    text.nfd()
+        .filter(|c| !is_combining_mark(*c))
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+/// A word character as `unicode61` sees it: letters and numbers separate nothing.
+pub fn is_word_char(c: char) -> bool {
+    c.is_alphanumeric()
+}
+
+/// The words of already-folded text, as `unicode61` splits them.
+pub fn words(folded: &str) -> impl Iterator<Item = &str> {
+    folded
+        .split(|c: char| !is_word_char(c))
+        .filter(|w| !w.is_empty())
+}
+
+/// Stems words with the English Snowball stemmer (the successor of the Porter stemmer the
+/// index uses; the two agree on the common suffixes that matter for counting coverage).
+pub struct WordStemmer(Stemmer);
+
+impl Default for WordStemmer {
+    fn default() -> Self {
+        WordStemmer(Stemmer::create(Algorithm::English))
+    }
+}
+
+impl WordStemmer {
+    /// The stem of one folded word.
+    pub fn stem(&self, word: &str) -> String {
+        self.0.stem(word).into_owned()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn folds_case_and_accents() {
+        assert_eq!(fold("Configuração Élan"), "configuracao elan");
+        assert_eq!(fold("CamelCase"), "camelcase");
+    }
+
+    #[test]
+    fn splits_like_unicode61() {
+        let folded = fold("src/webhooks/stripe.rs: E0502 don't");
+        let got: Vec<_> = words(&folded).collect();
+        assert_eq!(
+            got,
+            ["src", "webhooks", "stripe", "rs", "e0502", "don", "t"]
+        );
+    }
+
+    #[test]
+    fn stems_word_forms_together() {
+        let s = WordStemmer::default();
+        assert_eq!(s.stem("painting"), s.stem("painted"));
+        assert_eq!(s.stem("migrations"), s.stem("migration"));
+    }
+}
