@@ -92,20 +92,77 @@ pub fn load(path: &Path) -> Result<Vec<Case>> {
     Ok(file.cases)
 }
 
-/// Run every case through recall and score the answers.
-pub fn run(store: &Store, cases: &[Case], options: &Options, verbose: bool) -> Result<Report> {
+/// What answers the questions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Method {
+    /// Synapse's recall, exactly as the CLI runs it.
+    Recall,
+    /// A plain FTS5 bm25 OR-query of every word of the question, the top N by the budget's
+    /// count: the reference the relevance targets are set against.
+    PlainBm25,
+}
+
+/// The bodies (and sent texts) a method returns for one question.
+fn answer(
+    store: &Store,
+    scope: &Scope,
+    query: &str,
+    options: &Options,
+    method: Method,
+) -> Result<Vec<(i64, String, String)>> {
+    if method == Method::Recall {
+        let recalled = recall::recall(store, scope, query, options)?;
+        return Ok(recalled
+            .results
+            .into_iter()
+            .map(|h| (h.id, h.body, h.text))
+            .collect());
+    }
+    let words: Vec<String> = crate::text::fold(query)
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(|w| format!("\"{w}\""))
+        .collect();
+    if words.is_empty() {
+        return Ok(Vec::new());
+    }
+    let limit = options.limit.map_or(options.budget.max_results(), |l| {
+        l.min(options.budget.max_results())
+    });
+    let mut stmt = store.conn().prepare_cached(
+        "SELECT m.id, m.body FROM memory JOIN memories m ON m.id = memory.rowid \
+         WHERE memory MATCH ?2 AND (m.project IS NULL OR m.project = ?1) \
+         ORDER BY bm25(memory, 1.0, 0.3) LIMIT ?3",
+    )?;
+    let rows = stmt.query_map(
+        rusqlite::params![scope.key(), words.join(" OR "), limit as i64],
+        |r| {
+            let body: String = r.get(1)?;
+            Ok((r.get(0)?, body.clone(), body))
+        },
+    )?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// Run every case through `method` and score the answers.
+pub fn run(
+    store: &Store,
+    cases: &[Case],
+    options: &Options,
+    method: Method,
+    verbose: bool,
+) -> Result<Report> {
     let (mut answerable, mut top1, mut found, mut survived) = (0usize, 0usize, 0usize, 0usize);
     let (mut rr, mut noise, mut surplus) = (0f64, 0usize, 0usize);
     let mut misses = Vec::new();
     for case in cases {
         let scope = Scope::resolve(case.project.as_deref())
             .with_context(|| format!("case {:?}: bad project", case.query))?;
-        let recalled = recall::recall(store, &scope, &case.query, options)?;
+        let results = answer(store, &scope, &case.query, options, method)?;
         let expect = case.expect.texts();
-        let results = &recalled.results;
         let rank = results
             .iter()
-            .position(|hit| expect.iter().any(|e| hit.body.contains(e)))
+            .position(|(_, body, _)| expect.iter().any(|e| body.contains(e)))
             .map(|i| i + 1);
         if expect.is_empty() {
             noise += results.len();
@@ -116,8 +173,8 @@ pub fn run(store: &Store, cases: &[Case], options: &Options, verbose: bool) -> R
                 rr += 1.0 / rank as f64;
                 top1 += usize::from(rank == 1);
                 surplus += results.len() - 1;
-                let hit = &results[rank - 1];
-                survived += usize::from(expect.iter().any(|e| hit.text.contains(e)));
+                let (_, _, sent) = &results[rank - 1];
+                survived += usize::from(expect.iter().any(|e| sent.contains(e)));
             }
         }
         let missed = if expect.is_empty() {
@@ -133,11 +190,8 @@ pub fn run(store: &Store, cases: &[Case], options: &Options, verbose: bool) -> R
                 rank,
                 returned: results
                     .iter()
-                    .map(|h| {
-                        (
-                            h.id,
-                            crate::recall::pack::cut_chars(&h.text, 100).to_owned(),
-                        )
+                    .map(|(id, _, sent)| {
+                        (*id, crate::recall::pack::cut_chars(sent, 100).to_owned())
                     })
                     .collect(),
             });

@@ -20,6 +20,13 @@ pub struct Args {
     /// List every case not answered first, and every unanswerable one that returned something.
     #[arg(long)]
     verbose: bool,
+    /// Turn the coverage floor off, to measure what it does.
+    #[arg(long)]
+    no_floor: bool,
+    /// Score a plain FTS5 bm25 OR-query of every word instead (top N by the budget), as a
+    /// reference point.
+    #[arg(long)]
+    plain_bm25: bool,
 }
 
 pub fn run(args: Args, json: bool) -> Result<()> {
@@ -29,8 +36,14 @@ pub fn run(args: Args, json: bool) -> Result<()> {
         budget: args.budget,
         limit: args.limit,
         explain: false,
+        floor: !args.no_floor,
     };
-    let report = crate::eval::run(&store, &cases, &options, args.verbose)?;
+    let method = if args.plain_bm25 {
+        crate::eval::Method::PlainBm25
+    } else {
+        crate::eval::Method::Recall
+    };
+    let report = crate::eval::run(&store, &cases, &options, method, args.verbose)?;
     if json {
         return super::print_json(&report);
     }

@@ -31,6 +31,7 @@ pub fn run(args: Args, json: bool) -> Result<()> {
         budget: args.budget,
         limit: args.limit,
         explain: args.explain,
+        ..Options::default()
     };
     let recalled = recall::recall(&store, &scope, &args.query.join(" "), &options)?;
     if json {

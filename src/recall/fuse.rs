@@ -1,10 +1,17 @@
-//! Fusion of the two lanes and the coverage floor.
+//! Fusion of the lanes and the coverage floor.
 //!
-//! Reciprocal rank fusion (K = 60) rewards a memory both lanes rank well without trusting either
-//! lane's raw scores. The coverage floor then drops candidates that hold fewer than half as many
-//! distinct query terms as the best-covered one: a memory sharing one word with a long question
-//! is rarely its answer. The top-ranked candidate always survives, so a weak answer is still
-//! given.
+//! Reciprocal rank fusion (K = 60) rewards a memory that several rankings agree on without
+//! trusting any one ranking's raw scores. Three rankings take part: the two lanes' bm25 orders
+//! and the coverage order, which ranks candidates by the informativeness-weighted count of
+//! distinct query terms they hold. bm25 alone lets one repeated word outrank a memory that
+//! answers more of the question; coverage alone ignores how central a word is to a memory;
+//! fused, each corrects the other.
+//!
+//! The coverage floor then drops candidates that hold fewer than half as many distinct query
+//! terms as the best-covered one, and, once the query has two or more terms the store knows,
+//! candidates holding only one of them: a memory sharing one word with a question is rarely its
+//! answer, and every result returned costs the reader context. The top-ranked candidate always
+//! survives, so a weak answer is still given.
 
 use std::collections::HashMap;
 
@@ -100,10 +107,32 @@ fn shares_opening(word: &str, stem: &str) -> bool {
     word.len() >= n && word.as_bytes()[..n] == stem.as_bytes()[..n]
 }
 
-/// Whether a candidate holding `held` distinct terms passes the floor set by the best-covered
-/// candidate's `best`: at least half as many.
-pub fn passes_floor(held: usize, best: usize) -> bool {
-    2 * held >= best
+/// How informative a term is, from the number of memories holding it (`df`) out of `total`:
+/// the bm25 inverse document frequency. A term that matches nothing weighs as a very rare one.
+pub fn weight(df: i64, total: i64) -> f64 {
+    let (df, total) = (df.max(1) as f64, total.max(1) as f64);
+    (1.0 + (total - df + 0.5) / (df + 0.5)).ln()
+}
+
+/// Add the coverage ranking to fused scores: `covered[i]` is candidate i's weighted coverage.
+/// Candidates are ranked by it (ties keep their fused order) and each gains 1 / (K + rank).
+pub fn add_coverage_rank(scores: &mut [f64], covered: &[f64]) {
+    let mut order: Vec<usize> = (0..scores.len()).collect();
+    order.sort_by(|&a, &b| {
+        covered[b]
+            .total_cmp(&covered[a])
+            .then(scores[b].total_cmp(&scores[a]))
+    });
+    for (rank, i) in order.into_iter().enumerate() {
+        scores[i] += 1.0 / (RRF_K + rank as f64 + 1.0);
+    }
+}
+
+/// Whether a candidate holding `held` distinct terms passes the floor: at least half as many as
+/// the best-covered candidate's `best`, and at least two when `known` (the query terms found in
+/// the store at all) is two or more.
+pub fn passes_floor(held: usize, best: usize, known: usize) -> bool {
+    2 * held >= best && (held >= 2 || known < 2)
 }
 
 #[cfg(test)]
@@ -131,9 +160,25 @@ mod tests {
     }
 
     #[test]
-    fn floor_is_half_of_best() {
-        assert!(passes_floor(2, 4));
-        assert!(!passes_floor(1, 3));
-        assert!(passes_floor(1, 2));
+    fn floor_is_half_of_best_and_more_than_one_word() {
+        assert!(passes_floor(2, 4, 4));
+        assert!(!passes_floor(1, 3, 4));
+        assert!(!passes_floor(1, 2, 3), "one word of several is not enough");
+        assert!(passes_floor(1, 1, 1), "a one-word question needs one word");
+    }
+
+    #[test]
+    fn rare_terms_weigh_more() {
+        assert!(weight(1, 1000) > weight(10, 1000));
+        assert!(weight(10, 1000) > weight(900, 1000));
+        assert!(weight(0, 1000) >= weight(1, 1000));
+    }
+
+    #[test]
+    fn coverage_rank_lifts_better_covered() {
+        let mut scores = vec![0.03, 0.02];
+        add_coverage_rank(&mut scores, &[1.0, 5.0]);
+        assert!(scores[1] > 0.02 + 1.0 / 62.0 - 1e-12);
+        assert!((scores[0] - (0.03 + 1.0 / 62.0)).abs() < 1e-12);
     }
 }

@@ -22,13 +22,26 @@ use pack::{Cut, Item, Limits, Packed};
 use terms::Terms;
 
 /// How much recall may return.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug)]
 pub struct Options {
     pub budget: Budget,
     /// Caps the count below the budget's.
     pub limit: Option<usize>,
     /// Keep every candidate's story in `Recalled::explain`.
     pub explain: bool,
+    /// Apply the coverage floor (off only to measure what the floor does).
+    pub floor: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            budget: Budget::default(),
+            limit: None,
+            explain: false,
+            floor: true,
+        }
+    }
 }
 
 /// One returned memory.
@@ -92,8 +105,8 @@ pub fn recall(store: &Store, scope: &Scope, query: &str, options: &Options) -> R
     let max_results = options.limit.map_or(options.budget.max_results(), |l| {
         l.min(options.budget.max_results())
     });
-    let candidates = if terms.is_empty() {
-        store
+    let (candidates, known) = if terms.is_empty() {
+        let recent = store
             .recent(scope, max_results)?
             .into_iter()
             .map(|memory| Candidate {
@@ -103,7 +116,8 @@ pub fn recall(store: &Store, scope: &Scope, query: &str, options: &Options) -> R
                 fused: 0.0,
                 held: Vec::new(),
             })
-            .collect()
+            .collect();
+        (recent, 0)
     } else {
         candidates(store, scope, &terms, &stemmer)?
     };
@@ -115,7 +129,8 @@ pub fn recall(store: &Store, scope: &Scope, query: &str, options: &Options) -> R
         .map(|(rank, c)| Item {
             id: c.memory.id,
             body: &c.memory.body,
-            cut: (rank > 0 && !fuse::passes_floor(c.held.len(), best)).then_some(Cut::Floor),
+            cut: (options.floor && rank > 0 && !fuse::passes_floor(c.held.len(), best, known))
+                .then_some(Cut::Floor),
         })
         .collect();
     let limits = Limits {
@@ -171,18 +186,22 @@ pub fn recall(store: &Store, scope: &Scope, query: &str, options: &Options) -> R
     })
 }
 
-/// Search both lanes, fuse them and count each candidate's coverage.
+/// Search both lanes, count each candidate's coverage, and fuse the three rankings.
 fn candidates(
     store: &Store,
     scope: &Scope,
     terms: &Terms,
     stemmer: &WordStemmer,
-) -> Result<Vec<Candidate>> {
+) -> Result<(Vec<Candidate>, usize)> {
     let counted = terms
         .kept
         .iter()
         .map(|t| Ok((t, Counts::of(store.conn(), t)?)))
         .collect::<Result<Vec<_>>>()?;
+    let known = counted
+        .iter()
+        .filter(|(_, c)| c.words + c.trigrams > 0)
+        .count();
     let words = lanes::search(store.conn(), Lane::Words, &counted, scope)?;
     let grams = lanes::search(store.conn(), Lane::Trigrams, &counted, scope)?;
     let fused = fuse::rrf(&words, &grams);
@@ -192,7 +211,7 @@ fn candidates(
         .into_iter()
         .map(|m| (m.id, m))
         .collect();
-    Ok(fused
+    let mut candidates: Vec<Candidate> = fused
         .into_iter()
         .filter_map(|f| {
             let memory = memories.remove(&f.id)?;
@@ -205,5 +224,26 @@ fn candidates(
                 fused: f.score,
             })
         })
-        .collect())
+        .collect();
+
+    let total = store.size_hint()?;
+    let weights: Vec<f64> = counted
+        .iter()
+        .map(|(_, c)| fuse::weight(if c.words > 0 { c.words } else { c.trigrams }, total))
+        .collect();
+    let covered: Vec<f64> = candidates
+        .iter()
+        .map(|c| c.held.iter().map(|&i| weights[i]).sum())
+        .collect();
+    let mut scores: Vec<f64> = candidates.iter().map(|c| c.fused).collect();
+    fuse::add_coverage_rank(&mut scores, &covered);
+    for (c, score) in candidates.iter_mut().zip(scores) {
+        c.fused = score;
+    }
+    candidates.sort_by(|a, b| {
+        b.fused
+            .total_cmp(&a.fused)
+            .then(b.memory.id.cmp(&a.memory.id))
+    });
+    Ok((candidates, known))
 }

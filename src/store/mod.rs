@@ -200,6 +200,15 @@ impl Store {
         Ok(found)
     }
 
+    /// Roughly how many memories the store holds (the highest id), for weighing terms; O(1).
+    pub fn size_hint(&self) -> Result<i64> {
+        Ok(self
+            .conn
+            .query_row("SELECT coalesce(max(id), 0) FROM memories", [], |r| {
+                r.get(0)
+            })?)
+    }
+
     /// How many live memories `scope` sees.
     pub fn count_live(&self, scope: &Scope) -> Result<i64> {
         let sql = format!("SELECT count(*) FROM memories m WHERE {VISIBLE} AND {LIVE}");
