@@ -41,8 +41,11 @@ pub fn read(
     let row: Option<(i64, Vec<u8>, i64, Vec<u8>)> = store
         .conn()
         .prepare_cached(
-            "SELECT length(CAST(m.body AS BLOB)), substr(CAST(m.body AS BLOB), ?3 + 1, ?4), \
-                    length(CAST(m.source AS BLOB)), substr(CAST(m.source AS BLOB), 1, ?5) \
+            // `substr` of an empty blob is NULL, hence the `coalesce`s (an empty source label).
+            "SELECT length(CAST(m.body AS BLOB)), \
+                    coalesce(substr(CAST(m.body AS BLOB), ?3 + 1, ?4), X''), \
+                    length(CAST(m.source AS BLOB)), \
+                    coalesce(substr(CAST(m.source AS BLOB), 1, ?5), X'') \
              FROM memories m WHERE (m.project IS NULL OR m.project = ?1) AND m.id = ?2 \
              AND m.superseded_by IS NULL AND m.forgotten_at IS NULL",
         )?

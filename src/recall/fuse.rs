@@ -101,9 +101,11 @@ pub fn held_terms(terms: &[Term], text: &str, stemmer: &WordStemmer) -> Vec<usiz
         .collect()
 }
 
-/// A cheap test before stemming: a word can only share a stem that it begins like.
+/// A cheap test before stemming: a word can only share a stem that it begins like. Only the first
+/// two characters are compared: the stemmer may rewrite the third of a short word ("any" -> "ani",
+/// "try" -> "tri").
 fn shares_opening(word: &str, stem: &str) -> bool {
-    let n = stem.chars().take(3).map(char::len_utf8).sum::<usize>();
+    let n = stem.chars().take(2).map(char::len_utf8).sum::<usize>();
     word.len() >= n && word.as_bytes()[..n] == stem.as_bytes()[..n]
 }
 

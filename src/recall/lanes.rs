@@ -3,7 +3,7 @@
 //!
 //! Ranking work is bounded, whatever the store size: a term found in more than `COMMON_DF`
 //! memories says little about any one of them, so it does not pull candidates when the query has
-//! rarer terms. A query made only of such terms ranks the newest `COMMON_WINDOW` of its matches.
+//! rarer terms. A query made only of such terms takes its newest matches, newest first.
 
 use anyhow::Result;
 use rusqlite::Connection;
@@ -13,8 +13,6 @@ use crate::store::Scope;
 
 /// A term matching more memories than this is common.
 pub const COMMON_DF: i64 = 2_000;
-/// How many of the newest matches a query of only common terms ranks.
-pub const COMMON_WINDOW: i64 = 2_000;
 /// How many candidates each lane hands to fusion.
 pub const LANE_CAP: usize = 100;
 
@@ -102,18 +100,16 @@ pub fn search(
         );
         return query(conn, &sql, scope, &rare.join(" OR "), LANE_CAP as i64);
     }
+    // Only common terms: FTS5's bm25 would count every match of each term to weigh it, so rank
+    // the newest matches by recency instead (bm25 reported as 0).
     let all: Vec<String> = terms.iter().map(|(t, _)| t.phrase()).collect();
     let sql = format!(
-        "SELECT {t}.rowid, {bm25} FROM {t} JOIN memories m ON m.id = {t}.rowid \
+        "SELECT {t}.rowid, 0.0 FROM {t} JOIN memories m ON m.id = {t}.rowid \
          WHERE {t} MATCH ?2 AND (m.project IS NULL OR m.project = ?1) \
          ORDER BY {t}.rowid DESC LIMIT ?3",
-        t = lane.table(),
-        bm25 = lane.bm25()
+        t = lane.table()
     );
-    let mut window = query(conn, &sql, scope, &all.join(" OR "), COMMON_WINDOW)?;
-    window.sort_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)));
-    window.truncate(LANE_CAP);
-    Ok(window)
+    query(conn, &sql, scope, &all.join(" OR "), LANE_CAP as i64)
 }
 
 fn query(conn: &Connection, sql: &str, scope: &Scope, fts: &str, limit: i64) -> Result<Ranked> {

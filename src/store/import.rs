@@ -13,7 +13,7 @@ use rusqlite::Connection;
 use serde::{Deserialize, Serialize};
 
 use super::history::Action;
-use super::write::{insert, live_duplicate, NewMemory};
+use super::write::{insert, live_duplicate, set_state, NewMemory};
 use super::{Memory, Scope, Store, MEMORY_COLUMNS, VISIBLE};
 
 /// One line as read. `project` absent means "the importing scope's project"; `null` is global.
@@ -181,10 +181,12 @@ impl Store {
         }
         for (id, line) in hidden {
             let by = line.superseded_by.map(|t| new_ids[&t]);
-            tx.execute(
-                "UPDATE memories SET superseded_by = ?2, forgotten_at = ?3 WHERE id = ?1",
-                rusqlite::params![id, by, line.forgotten_at],
-            )?;
+            let at = line
+                .updated_at
+                .or(line.forgotten_at)
+                .or(line.memory.created_at)
+                .unwrap_or_else(super::now);
+            set_state(&tx, id, by, line.forgotten_at, at)?;
         }
         tx.commit().context("could not commit the import")?;
         Ok(report)

@@ -5,6 +5,7 @@
 
 pub mod history;
 pub mod import;
+pub mod index;
 pub mod schema;
 pub mod scope;
 pub mod write;
@@ -123,6 +124,7 @@ impl Store {
                 format!("could not open {} (is it a synapse store?)", path.display())
             })?;
         conn.pragma_update(None, "synchronous", "normal")?;
+        conn.pragma_update(None, "cache_size", -65536)?;
         conn.pragma_update(None, "foreign_keys", "on")?;
         schema::migrate(&mut conn, &path)?;
         Ok(Store { conn, path })

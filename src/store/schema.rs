@@ -11,9 +11,7 @@ use rusqlite::Connection;
 
 /// Migration N (1-based) is `MIGRATIONS[N - 1]`.
 const MIGRATIONS: &[&str] = &[
-    // 1: memories, their history, and the two full-text indexes kept in step by triggers.
-    // Only live memories (neither superseded nor forgotten) are in the indexes, so search never
-    // pays for hidden rows.
+    // 1: memories, their history, and the two full-text indexes (kept in step by `index`).
     r#"
     CREATE TABLE memories (
         id            INTEGER PRIMARY KEY,
@@ -49,32 +47,10 @@ const MIGRATIONS: &[&str] = &[
         content = 'memories', content_rowid = 'id',
         tokenize = 'trigram remove_diacritics 1'
     );
+    -- A larger in-memory buffer before each flush means fewer segments to merge on bulk writes.
+    INSERT INTO memory(memory, rank) VALUES ('hashsize', 16777216);
+    INSERT INTO memorygram(memorygram, rank) VALUES ('hashsize', 16777216);
 
-    CREATE TRIGGER memories_index_insert AFTER INSERT ON memories
-    WHEN new.superseded_by IS NULL AND new.forgotten_at IS NULL BEGIN
-        INSERT INTO memory(rowid, body, source) VALUES (new.id, new.body, new.source);
-        INSERT INTO memorygram(rowid, body) VALUES (new.id, new.body);
-    END;
-    CREATE TRIGGER memories_index_update AFTER UPDATE OF body, source, superseded_by, forgotten_at
-    ON memories BEGIN
-        INSERT INTO memory(memory, rowid, body, source)
-            SELECT 'delete', old.id, old.body, old.source
-            WHERE old.superseded_by IS NULL AND old.forgotten_at IS NULL;
-        INSERT INTO memorygram(memorygram, rowid, body)
-            SELECT 'delete', old.id, old.body
-            WHERE old.superseded_by IS NULL AND old.forgotten_at IS NULL;
-        INSERT INTO memory(rowid, body, source)
-            SELECT new.id, new.body, new.source
-            WHERE new.superseded_by IS NULL AND new.forgotten_at IS NULL;
-        INSERT INTO memorygram(rowid, body)
-            SELECT new.id, new.body
-            WHERE new.superseded_by IS NULL AND new.forgotten_at IS NULL;
-    END;
-    CREATE TRIGGER memories_index_delete AFTER DELETE ON memories
-    WHEN old.superseded_by IS NULL AND old.forgotten_at IS NULL BEGIN
-        INSERT INTO memory(memory, rowid, body, source) VALUES ('delete', old.id, old.body, old.source);
-        INSERT INTO memorygram(memorygram, rowid, body) VALUES ('delete', old.id, old.body);
-    END;
     "#,
 ];
 

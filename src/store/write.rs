@@ -5,6 +5,7 @@ use anyhow::{bail, Context, Result};
 use rusqlite::{Connection, OptionalExtension};
 
 use super::history::{self, Action};
+use super::index;
 use super::{now, Scope, Store};
 
 /// A memory about to be stored.
@@ -76,17 +77,42 @@ pub(crate) fn insert(conn: &Connection, memory: &NewMemory, action: Action) -> R
         created
     ])?;
     let id = conn.last_insert_rowid();
+    index::add(conn, id, &memory.body, &memory.source)?;
     history::record(conn, id, at, action, None)?;
     Ok(id)
 }
 
-/// Mark `old` as replaced by `new` (both checked by the caller).
+/// Set a memory's hidden state (`superseded_by`, `forgotten_at`) as of `at`, keeping the indexes
+/// in step: a memory leaving the live set leaves them, one coming back returns to them.
+pub(crate) fn set_state(
+    conn: &Connection,
+    id: i64,
+    superseded_by: Option<i64>,
+    forgotten_at: Option<i64>,
+    at: i64,
+) -> Result<()> {
+    let (body, source, was_live): (String, String, bool) = conn.query_row(
+        "SELECT body, source, superseded_by IS NULL AND forgotten_at IS NULL \
+         FROM memories WHERE id = ?1",
+        [id],
+        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+    )?;
+    conn.prepare_cached(
+        "UPDATE memories SET superseded_by = ?2, forgotten_at = ?3, updated_at = ?4 WHERE id = ?1",
+    )?
+    .execute(rusqlite::params![id, superseded_by, forgotten_at, at])?;
+    let live = superseded_by.is_none() && forgotten_at.is_none();
+    match (was_live, live) {
+        (true, false) => index::remove(conn, id, &body, &source),
+        (false, true) => index::add(conn, id, &body, &source),
+        _ => Ok(()),
+    }
+}
+
+/// Mark the live memory `old` as replaced by `new` (both checked by the caller).
 fn mark_superseded(conn: &Connection, old: i64, new: i64) -> Result<()> {
     let at = now();
-    conn.execute(
-        "UPDATE memories SET superseded_by = ?2, updated_at = ?3 WHERE id = ?1",
-        rusqlite::params![old, new, at],
-    )?;
+    set_state(conn, old, Some(new), None, at)?;
     history::record(conn, old, at, Action::Supersede, Some(new))
 }
 
@@ -146,10 +172,7 @@ impl Store {
         }
         let tx = self.conn_mut().transaction()?;
         let at = now();
-        tx.execute(
-            "UPDATE memories SET forgotten_at = ?2, updated_at = ?2 WHERE id = ?1",
-            rusqlite::params![id, at],
-        )?;
+        set_state(&tx, id, m.superseded_by, Some(at), at)?;
         history::record(&tx, id, at, Action::Forget, None)?;
         tx.commit()?;
         Ok(())
@@ -162,17 +185,11 @@ impl Store {
         let tx = self.conn_mut().transaction()?;
         let at = now();
         let undone = if m.forgotten_at.is_some() {
-            tx.execute(
-                "UPDATE memories SET forgotten_at = NULL, updated_at = ?2 WHERE id = ?1",
-                rusqlite::params![id, at],
-            )?;
+            set_state(&tx, id, m.superseded_by, None, at)?;
             history::record(&tx, id, at, Action::RestoreForget, None)?;
             "forget"
         } else if let Some(by) = m.superseded_by {
-            tx.execute(
-                "UPDATE memories SET superseded_by = NULL, updated_at = ?2 WHERE id = ?1",
-                rusqlite::params![id, at],
-            )?;
+            set_state(&tx, id, None, None, at)?;
             history::record(&tx, id, at, Action::RestoreSupersede, Some(by))?;
             "supersede"
         } else {

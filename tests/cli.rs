@@ -1,0 +1,697 @@
+//! The `synapse` command line end to end: the real binary over a temporary data folder.
+
+use std::io::Write;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use serde_json::{json, Value};
+use tempfile::TempDir;
+
+/// A temporary folder holding the data folder (`data/`) and anything else a test needs.
+struct Env {
+    dir: TempDir,
+    data: PathBuf,
+}
+
+impl Env {
+    fn new() -> Env {
+        let dir = tempfile::tempdir().unwrap();
+        let data = dir.path().join("data");
+        Env { dir, data }
+    }
+
+    fn root(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// Run synapse from `cwd` with `stdin` as standard input.
+    fn run_in(&self, cwd: &Path, args: &[&str], stdin: &[u8]) -> Output {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_synapse"))
+            .args(args)
+            .env("SYNAPSE_DATA", &self.data)
+            .current_dir(cwd)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("run synapse");
+        let mut pipe = child.stdin.take().unwrap();
+        pipe.write_all(stdin).unwrap();
+        drop(pipe);
+        child.wait_with_output().unwrap()
+    }
+
+    fn run(&self, args: &[&str]) -> Output {
+        self.run_in(self.root(), args, b"")
+    }
+
+    /// Run with `--json`, expect success, and parse standard output.
+    fn json_in(&self, cwd: &Path, args: &[&str], stdin: &[u8]) -> Value {
+        let mut args = args.to_vec();
+        args.push("--json");
+        let out = self.run_in(cwd, &args, stdin);
+        assert!(
+            out.status.success(),
+            "synapse {args:?} failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+            panic!(
+                "synapse {args:?} printed no JSON ({e}): {}",
+                String::from_utf8_lossy(&out.stdout)
+            )
+        })
+    }
+
+    fn json(&self, args: &[&str]) -> Value {
+        self.json_in(self.root(), args, b"")
+    }
+
+    /// Run, expect exit 1 and a `synapse: ` message; return the message.
+    fn fail(&self, args: &[&str]) -> String {
+        self.fail_with_stdin(args, b"")
+    }
+
+    fn fail_with_stdin(&self, args: &[&str], stdin: &[u8]) -> String {
+        let out = self.run_in(self.root(), args, stdin);
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert_eq!(out.status.code(), Some(1), "synapse {args:?}: {stderr}");
+        assert!(stderr.starts_with("synapse: "), "message: {stderr}");
+        stderr
+    }
+
+    /// Remember `text` in `project` and return its id.
+    fn remember(&self, text: &str, project: &str) -> i64 {
+        let out = self.json(&["remember", text, "--project", project]);
+        assert!(out["duplicate_of"].is_null(), "{out}");
+        out["id"].as_i64().unwrap()
+    }
+
+    fn write(&self, name: &str, text: &str) -> PathBuf {
+        let path = self.root().join(name);
+        std::fs::write(&path, text).unwrap();
+        path
+    }
+}
+
+fn ids(list: &Value, key: &str) -> Vec<i64> {
+    list[key]
+        .as_array()
+        .unwrap_or_else(|| panic!("no {key} array in {list}"))
+        .iter()
+        .map(|m| m["id"].as_i64().unwrap())
+        .collect()
+}
+
+fn listed(env: &Env, project: &str, all: bool) -> Vec<i64> {
+    let mut args = vec!["list", "--project", project];
+    if all {
+        args.push("--all");
+    }
+    let mut found = ids(&env.json(&args), "memories");
+    found.sort();
+    found
+}
+
+fn recalled(env: &Env, query: &str, project: &str) -> Vec<i64> {
+    ids(
+        &env.json(&["recall", query, "--project", project]),
+        "results",
+    )
+}
+
+fn path_str(path: &Path) -> &str {
+    path.to_str().unwrap()
+}
+
+#[test]
+fn remember_then_recall_finds_it() {
+    let env = Env::new();
+    let body = "The release branch is cut every Tuesday from main";
+    let stored = env.json(&[
+        "remember",
+        body,
+        "--project",
+        "shop",
+        "--source",
+        "retro notes",
+    ]);
+    let id = stored["id"].as_i64().unwrap();
+    assert!(stored["duplicate_of"].is_null());
+    assert!(stored["drift"].is_array());
+
+    let out = env.json(&[
+        "recall",
+        "when",
+        "is",
+        "the",
+        "release",
+        "branch",
+        "cut",
+        "--project",
+        "shop",
+    ]);
+    assert!(out["drift"].is_array(), "{out}");
+    let results = out["results"].as_array().unwrap();
+    assert_eq!(results.len(), 1, "{out}");
+    let hit = &results[0];
+    assert_eq!(hit["id"].as_i64(), Some(id));
+    assert_eq!(hit["project"], json!("shop"));
+    assert_eq!(hit["source"], json!("retro notes"));
+    assert_eq!(hit["text"], json!(body));
+    assert_eq!(hit["abridged"], json!(false));
+    assert_eq!(hit["bytes"].as_u64(), Some(body.len() as u64));
+    let created = hit["created_at"].as_str().unwrap();
+    assert!(
+        created.len() == 20 && created.ends_with('Z') && &created[10..11] == "T",
+        "created_at {created}"
+    );
+}
+
+#[test]
+fn recall_of_an_unrelated_question_returns_nothing() {
+    let env = Env::new();
+    env.remember("The release branch is cut every Tuesday", "shop");
+    assert!(recalled(&env, "zebra migration", "shop").is_empty());
+}
+
+#[test]
+fn remember_reads_the_text_from_stdin() {
+    let env = Env::new();
+    let body = "line one\n\tline two with a tab  \nlast line é€\n";
+    let dash = env.json_in(
+        env.root(),
+        &["remember", "-", "--project", "p"],
+        body.as_bytes(),
+    );
+    let id = dash["id"].as_i64().unwrap().to_string();
+    let page = env.json(&["read", &id, "--project", "p"]);
+    assert_eq!(page["memory"]["body"], json!(body), "stored exactly");
+
+    let other = "read from stdin with no argument at all";
+    let bare = env.json_in(
+        env.root(),
+        &["remember", "--project", "p"],
+        other.as_bytes(),
+    );
+    let id = bare["id"].as_i64().unwrap().to_string();
+    let page = env.json(&["read", &id, "--project", "p"]);
+    assert_eq!(page["memory"]["body"], json!(other));
+}
+
+#[test]
+fn an_exact_duplicate_returns_the_existing_id_and_stores_nothing() {
+    let env = Env::new();
+    let body = "Run migrations with `make migrate`, never by hand";
+    let first = env.remember(body, "p");
+    let again = env.json(&["remember", body, "--project", "p"]);
+    assert_eq!(again["id"].as_i64(), Some(first));
+    assert_eq!(again["duplicate_of"].as_i64(), Some(first));
+    assert_eq!(listed(&env, "p", true), [first]);
+}
+
+#[test]
+fn the_same_text_in_another_project_is_not_a_duplicate() {
+    let env = Env::new();
+    let body = "Tests need a running Postgres";
+    let a = env.remember(body, "a");
+    let b = env.remember(body, "b");
+    assert_ne!(a, b);
+}
+
+#[test]
+fn supersedes_hides_the_old_memory_until_restored() {
+    let env = Env::new();
+    let old = env.remember("The build tool is make", "p");
+    let out = env.json(&[
+        "remember",
+        "The build tool is now just",
+        "--project",
+        "p",
+        "--supersedes",
+        &old.to_string(),
+    ]);
+    let new = out["id"].as_i64().unwrap();
+
+    assert_eq!(recalled(&env, "build tool", "p"), [new]);
+    assert_eq!(listed(&env, "p", false), [new]);
+    assert_eq!(listed(&env, "p", true), [old, new]);
+    let all = env.json(&["list", "--project", "p", "--all"]);
+    let old_row = all["memories"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["id"].as_i64() == Some(old))
+        .unwrap();
+    assert_eq!(old_row["superseded_by"].as_i64(), Some(new));
+
+    env.json(&["restore", &old.to_string(), "--project", "p"]);
+    assert_eq!(listed(&env, "p", false), [old, new]);
+    let mut found = recalled(&env, "build tool", "p");
+    found.sort();
+    assert_eq!(found, [old, new]);
+}
+
+#[test]
+fn supersede_verb_marks_the_old_one_replaced() {
+    let env = Env::new();
+    let old = env.remember("The cache lives in Redis", "p");
+    let new = env.remember("The cache lives in Memcached", "p");
+    env.json(&[
+        "supersede",
+        &old.to_string(),
+        &new.to_string(),
+        "--project",
+        "p",
+    ]);
+    assert_eq!(listed(&env, "p", false), [new]);
+    assert_eq!(recalled(&env, "cache", "p"), [new]);
+}
+
+#[test]
+fn forget_hides_and_restore_brings_back() {
+    let env = Env::new();
+    let id = env.remember("The staging password rotates monthly", "p");
+    let sid = id.to_string();
+    env.json(&["forget", &sid, "--project", "p"]);
+    assert!(recalled(&env, "staging password", "p").is_empty());
+    assert!(listed(&env, "p", false).is_empty());
+    assert_eq!(listed(&env, "p", true), [id]);
+    assert!(env.json(&["read", &sid, "--project", "p"])["memory"].is_null());
+
+    let restored = env.json(&["restore", &sid, "--project", "p"]);
+    assert_eq!(restored["undid"], json!("forget"));
+    assert_eq!(recalled(&env, "staging password", "p"), [id]);
+    assert_eq!(listed(&env, "p", false), [id]);
+    assert!(!env.json(&["read", &sid, "--project", "p"])["memory"].is_null());
+}
+
+#[test]
+fn history_lists_every_action() {
+    let env = Env::new();
+    let id = env.remember("Deploys happen on Thursdays", "p");
+    let sid = id.to_string();
+    env.json(&["forget", &sid, "--project", "p"]);
+    env.json(&["restore", &sid, "--project", "p"]);
+    let newer = env.remember("Deploys happen on Fridays", "p");
+    env.json(&["supersede", &sid, &newer.to_string(), "--project", "p"]);
+    env.json(&["restore", &sid, "--project", "p"]);
+
+    let out = env.json(&["history", &sid, "--project", "p"]);
+    assert_eq!(out["memory"]["id"].as_i64(), Some(id));
+    let history = out["history"].as_array().unwrap();
+    let actions: Vec<&str> = history
+        .iter()
+        .map(|e| e["action"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        actions,
+        [
+            "remember",
+            "forget",
+            "restore-forget",
+            "supersede",
+            "restore-supersede"
+        ]
+    );
+    assert_eq!(history[3]["other_id"].as_i64(), Some(newer));
+    assert_eq!(history[4]["other_id"].as_i64(), Some(newer));
+    assert!(history[0]["other_id"].is_null());
+}
+
+#[test]
+fn unknown_ids_are_errors_that_name_the_id() {
+    let env = Env::new();
+    let known = env.remember("A real memory", "p").to_string();
+    let cases: [&[&str]; 6] = [
+        &["forget", "4242", "--project", "p"],
+        &["restore", "4242", "--project", "p"],
+        &["history", "4242", "--project", "p"],
+        &["supersede", "4242", &known, "--project", "p"],
+        &["supersede", &known, "4242", "--project", "p"],
+        &[
+            "remember",
+            "new text",
+            "--project",
+            "p",
+            "--supersedes",
+            "4242",
+        ],
+    ];
+    for args in cases {
+        let message = env.fail(args);
+        assert!(message.contains("4242"), "{args:?}: {message}");
+    }
+    assert_eq!(listed(&env, "p", true).len(), 1, "nothing was stored");
+}
+
+#[test]
+fn an_empty_memory_text_is_refused() {
+    let env = Env::new();
+    env.fail(&["remember", "   ", "--project", "p"]);
+    env.fail_with_stdin(&["remember", "--project", "p"], b"");
+    env.fail_with_stdin(&["remember", "-", "--project", "p"], b" \n\t\n");
+    assert!(listed(&env, "p", true).is_empty());
+}
+
+#[test]
+fn import_with_a_malformed_line_names_it_and_stores_nothing() {
+    let good = r#"{"body": "A perfectly good memory", "project": "k"}"#;
+    let cases = [
+        (r#"{"body": "unterminated"#, 2, ""),
+        (r#"{"project": "k", "source": "no body"}"#, 3, "body"),
+        (
+            r#"{"body": "when?", "created_at": "last tuesday"}"#,
+            1,
+            "last tuesday",
+        ),
+        (r#"{"body": "coloured", "colour": "blue"}"#, 4, "colour"),
+    ];
+    for (bad, line, hint) in cases {
+        let env = Env::new();
+        let mut lines = vec![good.to_owned(); 4];
+        for (i, l) in lines.iter_mut().enumerate() {
+            *l = l.replace("good memory", &format!("good memory {i}"));
+        }
+        lines[line - 1] = bad.to_owned();
+        let file = env.write("memories.jsonl", &(lines.join("\n") + "\n"));
+        let message = env.fail(&["import", path_str(&file), "--project", "k"]);
+        assert!(
+            message.contains(&format!("line {line}")),
+            "{bad}: {message}"
+        );
+        assert!(message.contains(hint), "{bad}: {message}");
+        assert!(
+            listed(&env, "k", true).is_empty(),
+            "{bad}: stored something"
+        );
+    }
+}
+
+/// One exported line with `superseded_by` turned into the body it points at, so two exports
+/// compare regardless of ids.
+fn comparable(lines: &[Value]) -> Vec<Value> {
+    let body_of = |id: &Value| {
+        lines
+            .iter()
+            .find(|l| l["id"] == *id)
+            .map(|l| l["body"].clone())
+            .unwrap_or(Value::Null)
+    };
+    lines
+        .iter()
+        .map(|l| {
+            json!({
+                "body": l["body"],
+                "project": l["project"],
+                "source": l["source"],
+                "created_at": l["created_at"],
+                "updated_at": l["updated_at"],
+                "forgotten_at": l["forgotten_at"],
+                "superseded_by": body_of(&l["superseded_by"]),
+            })
+        })
+        .collect()
+}
+
+fn read_jsonl(path: &Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+#[test]
+fn export_then_import_round_trips_into_a_fresh_store() {
+    let first = Env::new();
+    let input = [
+        r#"{"body": "Never force-push to main", "project": null, "source": "handbook", "created_at": "2024-01-02T03:04:05Z"}"#,
+        r#"{"body": "The API listens on port 8080", "project": "rt", "source": "s1", "created_at": "2024-02-01T00:00:00Z"}"#,
+        r#"{"body": "The API listens on port 9090", "source": "s2", "created_at": "2024-03-01T00:00:00Z"}"#,
+        r#"{"body": "Old notes\twith a tab \nsecond line \u0000 é€😀漢", "project": "rt", "created_at": "2024-04-01T12:30:00+02:00"}"#,
+        r#"{"body": "A memory with no time given"}"#,
+    ];
+    let file = first.write("in.jsonl", &(input.join("\n") + "\n"));
+    let report = first.json(&["import", path_str(&file), "--project", "rt"]);
+    assert_eq!(report["stored"].as_u64(), Some(5), "{report}");
+    let before = ids(&first.json(&["list", "--project", "rt"]), "memories");
+    assert_eq!(before.len(), 5);
+
+    let by_body = |env: &Env, text: &str| -> i64 {
+        env.json(&["list", "--project", "rt", "--all"])["memories"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|m| m["body"].as_str().unwrap().starts_with(text))
+            .unwrap()["id"]
+            .as_i64()
+            .unwrap()
+    };
+    let old = by_body(&first, "The API listens on port 8080");
+    let new = by_body(&first, "The API listens on port 9090");
+    let notes = by_body(&first, "Old notes");
+    let (old_arg, new_arg) = (old.to_string(), new.to_string());
+    first.json(&["supersede", &old_arg, &new_arg, "--project", "rt"]);
+    first.json(&["forget", &notes.to_string(), "--project", "rt"]);
+
+    let exported = first.root().join("out.jsonl");
+    let done = first.json(&["export", path_str(&exported), "--project", "rt"]);
+    assert_eq!(done["exported"].as_u64(), Some(5));
+    let a = read_jsonl(&exported);
+
+    // What the first export says about the input.
+    let global = a.iter().find(|l| l["source"] == json!("handbook")).unwrap();
+    assert!(global["project"].is_null());
+    assert_eq!(global["created_at"], json!("2024-01-02T03:04:05Z"));
+    let with_nul = a.iter().find(|l| l["id"].as_i64() == Some(notes)).unwrap();
+    assert_eq!(
+        with_nul["body"],
+        json!("Old notes\twith a tab \nsecond line \u{0} é€😀漢")
+    );
+    assert_eq!(with_nul["created_at"], json!("2024-04-01T10:30:00Z"));
+    assert!(!with_nul["forgotten_at"].is_null());
+    let replaced = a.iter().find(|l| l["id"].as_i64() == Some(old)).unwrap();
+    assert_eq!(replaced["superseded_by"].as_i64(), Some(new));
+
+    // Into a fresh data folder, under another default project: every line names its own.
+    let second = Env::new();
+    let imported = second.json(&["import", path_str(&exported), "--project", "elsewhere"]);
+    assert_eq!(imported["stored"].as_u64(), Some(5), "{imported}");
+    let again = second.root().join("again.jsonl");
+    second.json(&["export", path_str(&again), "--project", "rt"]);
+    let b = read_jsonl(&again);
+    assert_eq!(comparable(&a), comparable(&b));
+
+    // The states hold: only the three live ones are listed and recalled.
+    assert_eq!(listed(&second, "rt", false).len(), 3);
+    assert_eq!(listed(&second, "rt", true).len(), 5);
+    let hits = second.json(&["recall", "API", "port", "--project", "rt"]);
+    let texts: Vec<&str> = hits["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(texts, ["The API listens on port 9090"]);
+    assert!(
+        listed(&second, "elsewhere", true).len() == 1,
+        "only the global one"
+    );
+}
+
+#[test]
+fn project_given_as_a_key_is_used_verbatim() {
+    let env = Env::new();
+    let id = env.remember("Team notes live in the wiki", "team-notes");
+    let list = env.json(&["list", "--project", "team-notes"]);
+    assert_eq!(list["memories"][0]["id"].as_i64(), Some(id));
+    assert_eq!(list["memories"][0]["project"], json!("team-notes"));
+    assert!(listed(&env, "team-notes-2", true).is_empty());
+}
+
+#[test]
+fn a_git_repository_and_its_subfolder_share_one_scope() {
+    let env = Env::new();
+    let repo = env.root().join("repo");
+    let deep = repo.join("src").join("deep");
+    std::fs::create_dir_all(&deep).unwrap();
+    let git = Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(&repo)
+        .output()
+        .expect("git is installed");
+    assert!(git.status.success());
+    let key = repo.canonicalize().unwrap();
+    let key = path_str(&key);
+
+    let id = env.remember("The parser lives in src/deep", path_str(&deep));
+    let from_root = env.json(&["list", "--project", path_str(&repo)]);
+    assert_eq!(from_root["memories"][0]["id"].as_i64(), Some(id));
+    assert_eq!(from_root["memories"][0]["project"], json!(key));
+    assert_eq!(
+        listed(&env, key, false),
+        [id],
+        "the key is the repository root"
+    );
+
+    // With no --project, the current folder decides.
+    let here = env.json_in(&repo.join("src"), &["list"], b"");
+    assert_eq!(ids(&here, "memories"), [id]);
+    let out = env.json_in(&deep, &["remember", "Written from a subfolder"], b"");
+    let second = out["id"].as_i64().unwrap();
+    assert_eq!(listed(&env, path_str(&repo), false), [id, second]);
+
+    // A folder outside the repository is another project.
+    let outside = env.root().join("outside");
+    std::fs::create_dir(&outside).unwrap();
+    assert!(listed(&env, path_str(&outside), true).is_empty());
+}
+
+#[test]
+fn scopes_are_isolated_but_global_memories_are_shared() {
+    let env = Env::new();
+    let private = env.remember("The widget cache is flushed hourly", "alpha");
+    let out = env.json(&[
+        "remember",
+        "The widget dashboard lives at /ops/widgets",
+        "--global",
+    ]);
+    let shared = out["id"].as_i64().unwrap();
+    let (p, s) = (private.to_string(), shared.to_string());
+
+    let mut seen_from_alpha = recalled(&env, "widget", "alpha");
+    seen_from_alpha.sort();
+    assert_eq!(seen_from_alpha, [private, shared]);
+    assert_eq!(listed(&env, "alpha", false), [private, shared]);
+
+    assert_eq!(recalled(&env, "widget cache flushed", "beta"), [shared]);
+    assert_eq!(listed(&env, "beta", true), [shared]);
+    assert!(env.json(&["read", &p, "--project", "beta"])["memory"].is_null());
+    assert!(!env.json(&["read", &s, "--project", "beta"])["memory"].is_null());
+    assert!(env.fail(&["forget", &p, "--project", "beta"]).contains(&p));
+    assert!(env.fail(&["history", &p, "--project", "beta"]).contains(&p));
+    let exported = env.run(&["export", "--project", "beta"]);
+    assert!(exported.status.success());
+    let text = String::from_utf8(exported.stdout).unwrap();
+    assert_eq!(text.lines().count(), 1);
+    assert!(!text.contains("flushed hourly"));
+}
+
+#[test]
+fn eval_json_reports_the_documented_scores() {
+    let env = Env::new();
+    env.remember("The staging database listens on port 5433", "evalproj");
+    env.remember("Staging database backups run nightly at 02:00", "evalproj");
+    let runbook = format!(
+        "Nightly runbook for the archive rotation job\n{}The key is kept in the vault under ops/archive-key\n",
+        "step: check the disk quota and wait.\n".repeat(100)
+    );
+    env.json_in(
+        env.root(),
+        &["remember", "-", "--project", "evalproj"],
+        runbook.as_bytes(),
+    );
+    let cases = env.write(
+        "cases.toml",
+        r#"
+# Answered first.
+[[case]]
+query = "staging database port"
+project = "evalproj"
+expect = "5433"
+
+# Answered second: the backups memory holds two of the three words.
+[[case]]
+query = "staging database port"
+project = "evalproj"
+expect = ["backups run nightly", "not in any memory"]
+
+# Answered first, but the lean budget sends only the runbook's opening line.
+[[case]]
+query = "archive rotation runbook"
+project = "evalproj"
+expect = "ops/archive-key"
+
+# Not found.
+[[case]]
+query = "staging database"
+project = "evalproj"
+expect = "ops/archive-key"
+
+# Unanswerable, nothing returned.
+[[case]]
+query = "zebra giraffe"
+project = "evalproj"
+
+# Unanswerable, one memory returned.
+[[case]]
+query = "backups"
+project = "evalproj"
+expect = ""
+"#,
+    );
+    let report = env.json(&["eval", path_str(&cases), "--budget", "lean"]);
+    assert_eq!(report["cases"].as_u64(), Some(6), "{report}");
+    assert_eq!(report["answerable"].as_u64(), Some(4), "{report}");
+    let score = |key: &str| {
+        report[key]
+            .as_f64()
+            .unwrap_or_else(|| panic!("no {key} in {report}"))
+    };
+    let expected = [
+        ("top1", 2.0 / 4.0),
+        ("found", 3.0 / 4.0),
+        ("mrr", (1.0 + 0.5 + 1.0 + 0.0) / 4.0),
+        ("survived", 2.0 / 4.0),
+        ("noise", (0.0 + 1.0) / 2.0),
+    ];
+    for (key, want) in expected {
+        assert!((score(key) - want).abs() < 1e-9, "{key}: {report}");
+    }
+}
+
+#[test]
+fn a_newer_schema_is_refused_and_the_file_left_unchanged() {
+    let env = Env::new();
+    env.json(&["list", "--project", "p"]);
+    let db = env.data.join("synapse.db");
+    {
+        let conn = rusqlite::Connection::open(&db).unwrap();
+        conn.pragma_update(None, "user_version", 99).unwrap();
+    }
+    let before = std::fs::read(&db).unwrap();
+
+    let message = env.fail(&["list", "--project", "p"]);
+    assert!(
+        message.contains("99") && message.contains("newer"),
+        "{message}"
+    );
+    env.fail(&["remember", "should not be stored", "--project", "p"]);
+
+    assert_eq!(std::fs::read(&db).unwrap(), before, "the file was changed");
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    let version: i64 = conn
+        .pragma_query_value(None, "user_version", |r| r.get(0))
+        .unwrap();
+    assert_eq!(version, 99);
+    let rows: i64 = conn
+        .query_row("SELECT count(*) FROM memories", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(rows, 0);
+}
+
+#[test]
+fn the_data_folder_is_private() {
+    let mut env = Env::new();
+    env.data = env.root().join("nested").join("data");
+    env.json(&["list", "--project", "p"]);
+    let folder = std::fs::metadata(&env.data).unwrap().permissions().mode();
+    let file = std::fs::metadata(env.data.join("synapse.db"))
+        .unwrap()
+        .permissions()
+        .mode();
+    assert_eq!(folder & 0o777, 0o700, "folder mode {folder:o}");
+    assert_eq!(file & 0o777, 0o600, "file mode {file:o}");
+}

@@ -1,0 +1,738 @@
+//! Recall as a user meets it (DESIGN §4): which memories come back for a question, in what order,
+//! and in what form, within each budget and each scope.
+
+use synapse::config::Budget;
+use synapse::recall::{self, Options, Recalled};
+use synapse::store::write::{NewMemory, Remembered};
+use synapse::store::{Scope, Store};
+use tempfile::TempDir;
+
+const PROJECT_A: &str = "project-a";
+const PROJECT_B: &str = "project-b";
+
+/// An empty store in its own temporary data folder.
+fn empty_store() -> (TempDir, Store) {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path()).unwrap();
+    (dir, store)
+}
+
+fn scope_of(project: Option<&str>) -> Scope {
+    project.map_or_else(Scope::global, Scope::project)
+}
+
+fn new_memory(body: &str, project: Option<&str>, created_at: Option<i64>) -> NewMemory {
+    NewMemory {
+        body: body.to_owned(),
+        source: "session".to_owned(),
+        project: project.map(str::to_owned),
+        created_at,
+    }
+}
+
+/// Store a new memory (it must not be a duplicate) and return its id.
+fn remember_at(store: &mut Store, body: &str, project: Option<&str>, at: Option<i64>) -> i64 {
+    let outcome = store
+        .remember(&new_memory(body, project, at), &[], &scope_of(project))
+        .unwrap();
+    match outcome {
+        Remembered::Stored(id) => id,
+        Remembered::Duplicate(id) => panic!("{body:?} unexpectedly repeats memory {id}"),
+    }
+}
+
+fn remember(store: &mut Store, body: &str, project: Option<&str>) -> i64 {
+    remember_at(store, body, project, None)
+}
+
+fn recall_with(store: &Store, scope: &Scope, query: &str, options: Options) -> Recalled {
+    recall::recall(store, scope, query, &options)
+        .unwrap_or_else(|e| panic!("recall of {query:?} failed: {e:#}"))
+}
+
+fn ask(store: &Store, scope: &Scope, query: &str) -> Recalled {
+    recall_with(store, scope, query, Options::default())
+}
+
+fn budget(budget: Budget) -> Options {
+    Options {
+        budget,
+        ..Options::default()
+    }
+}
+
+fn ids(recalled: &Recalled) -> Vec<i64> {
+    recalled.results.iter().map(|hit| hit.id).collect()
+}
+
+fn kept(recalled: &Recalled) -> Vec<&str> {
+    recalled
+        .terms
+        .kept
+        .iter()
+        .map(|t| t.word.as_str())
+        .collect()
+}
+
+fn sent_chars(recalled: &Recalled) -> usize {
+    recalled
+        .results
+        .iter()
+        .map(|hit| hit.text.chars().count())
+        .sum()
+}
+
+/// A distinct multi-line body of roughly `chars` characters, every line about the ledger.
+fn long_ledger_note(n: usize, chars: usize) -> String {
+    let mut body = format!("Ledger note {n}: reconciliation steps\n");
+    let mut line = 0;
+    while body.chars().count() < chars {
+        body.push_str(&format!(
+            "Step {n}.{line}: compare the ledger totals with the bank statement and record \
+             every mismatch in the reconciliation sheet.\n"
+        ));
+        line += 1;
+    }
+    body
+}
+
+// ---------------------------------------------------------------- terms
+
+#[test]
+fn a_memory_holding_only_some_query_words_is_found() {
+    let (_dir, mut store) = empty_store();
+    let id = remember(
+        &mut store,
+        "The deploy pipeline runs on tagged commits",
+        None,
+    );
+    let recalled = ask(&store, &Scope::global(), "deploy quokka zeppelin");
+    assert_eq!(ids(&recalled), [id]);
+}
+
+#[test]
+fn every_query_word_can_find_a_memory_on_its_own() {
+    let (_dir, mut store) = empty_store();
+    let deploy = remember(
+        &mut store,
+        "The deploy pipeline runs on tagged commits",
+        None,
+    );
+    let rollback = remember(&mut store, "A rollback restores the previous image", None);
+    let unrelated = remember(&mut store, "Lint rules live in the workspace config", None);
+    let options = Options {
+        floor: false,
+        ..Options::default()
+    };
+    let found = ids(&recall_with(
+        &store,
+        &Scope::global(),
+        "deploy rollback",
+        options,
+    ));
+    assert!(
+        found.contains(&deploy) && found.contains(&rollback),
+        "{found:?}"
+    );
+    assert!(!found.contains(&unrelated));
+}
+
+#[test]
+fn function_words_are_dropped_but_negations_and_numbers_are_kept() {
+    let (_dir, mut store) = empty_store();
+    remember(
+        &mut store,
+        "Never retry the webhook more than 5 times",
+        None,
+    );
+    let recalled = ask(
+        &store,
+        &Scope::global(),
+        "Why did we never retry the webhook 5 times?",
+    );
+    assert_eq!(kept(&recalled), ["never", "retry", "webhook", "5", "times"]);
+    for word in ["why", "did", "we", "the"] {
+        assert!(
+            recalled.terms.dropped.iter().any(|d| d == word),
+            "{word:?} should be dropped: {:?}",
+            recalled.terms.dropped
+        );
+    }
+
+    let recalled = ask(&store, &Scope::global(), "is it not 50 or no, without 0?");
+    assert_eq!(kept(&recalled), ["not", "50", "no", "without", "0"]);
+    assert_eq!(recalled.terms.dropped, ["is", "it", "or"]);
+}
+
+#[test]
+fn fts5_syntax_in_the_query_is_plain_text() {
+    let (_dir, mut store) = empty_store();
+    let target = remember(
+        &mut store,
+        "The flaky checkout test needs a fresh redis container",
+        None,
+    );
+    remember(
+        &mut store,
+        "Gates: NOT, AND, OR and NEAR are logic words",
+        None,
+    );
+    let queries = [
+        "\"checkout redis",
+        "checkout redis\"",
+        "\"checkout\" \"redis\"",
+        "checkout* redis*",
+        "(checkout OR redis)",
+        "checkout) (redis",
+        "body:checkout redis",
+        "source:redis checkout",
+        "-checkout -redis",
+        "checkout NEAR redis",
+        "NEAR(checkout redis, 2)",
+        "checkout AND redis",
+        "checkout NOT redis",
+        "^checkout ^redis",
+        "{checkout redis}",
+        "checkout + redis",
+        "checkout' redis'",
+    ];
+    for query in queries {
+        let recalled = ask(&store, &Scope::global(), query);
+        assert_eq!(
+            recalled.results.first().map(|hit| hit.id),
+            Some(target),
+            "query {query:?} should find the checkout memory first"
+        );
+    }
+    for query in [
+        "\"",
+        "*",
+        "(",
+        ")",
+        ":",
+        "-",
+        "^",
+        "\"\"\"",
+        "NEAR",
+        "AND OR NOT",
+    ] {
+        recall::recall(&store, &Scope::global(), query, &Options::default())
+            .unwrap_or_else(|e| panic!("query {query:?} failed: {e:#}"));
+    }
+}
+
+// ---------------------------------------------------------------- what comes back
+
+#[test]
+fn opposing_statements_both_come_back() {
+    let (_dir, mut store) = empty_store();
+    let yes = remember(&mut store, "We use Redis for sessions", None);
+    let no = remember(&mut store, "We no longer use Redis for sessions", None);
+    for query in ["do we use redis for sessions?", "redis sessions"] {
+        let found = ids(&ask(&store, &Scope::global(), query));
+        assert!(
+            found.contains(&yes) && found.contains(&no),
+            "{query:?}: {found:?}"
+        );
+    }
+}
+
+#[test]
+fn changed_numbers_both_come_back_unmerged() {
+    let (_dir, mut store) = empty_store();
+    let three = remember(&mut store, "Retry the merchant webhook 3 times", None);
+    let five = remember(&mut store, "Retry the merchant webhook 5 times", None);
+    assert_ne!(three, five, "different numbers are different memories");
+    let recalled = ask(
+        &store,
+        &Scope::global(),
+        "how many times do we retry the merchant webhook",
+    );
+    assert_eq!(recalled.results.len(), 2);
+    for (id, text) in [
+        (three, "Retry the merchant webhook 3 times"),
+        (five, "Retry the merchant webhook 5 times"),
+    ] {
+        let hit = recalled.results.iter().find(|h| h.id == id).unwrap();
+        assert_eq!(hit.text, text);
+        assert!(!hit.abridged);
+    }
+}
+
+#[test]
+fn short_identifiers_are_found() {
+    let (_dir, mut store) = empty_store();
+    let e0502 = remember(
+        &mut store,
+        "rustc error E0502: a mutable borrow while an immutable one is alive; clone the key first",
+        None,
+    );
+    let v2 = remember(&mut store, "The v2 API drops the legacy fields", None);
+    let k8s = remember(&mut store, "Manifests for k8s live in deploy/k8s", None);
+    let py3 = remember(&mut store, "Scripts need py3 from the system image", None);
+    remember(&mut store, "Errors are wrapped with anyhow context", None);
+    remember(&mut store, "The API gateway terminates TLS", None);
+    remember(&mut store, "Deploy manifests are reviewed by ops", None);
+    for (query, id) in [
+        ("E0502", e0502),
+        ("what does E0502 mean", e0502),
+        ("v2", v2),
+        ("v2 API", v2),
+        ("k8s", k8s),
+        ("where are the k8s manifests", k8s),
+        ("py3", py3),
+    ] {
+        let recalled = ask(&store, &Scope::global(), query);
+        assert_eq!(
+            recalled.results.first().map(|hit| hit.id),
+            Some(id),
+            "{query:?} should find its memory first: {:?}",
+            ids(&recalled)
+        );
+    }
+}
+
+#[test]
+fn an_exact_duplicate_is_stored_once() {
+    let (_dir, mut store) = empty_store();
+    let scope = Scope::project(PROJECT_A);
+    let body = "Run migrations with sqlx before the tests";
+    let first = store
+        .remember(&new_memory(body, Some(PROJECT_A), None), &[], &scope)
+        .unwrap();
+    let second = store
+        .remember(&new_memory(body, Some(PROJECT_A), None), &[], &scope)
+        .unwrap();
+    assert!(matches!(first, Remembered::Stored(_)));
+    assert_eq!(second, Remembered::Duplicate(first.id()));
+    assert_eq!(ids(&ask(&store, &scope, "sqlx migrations")), [first.id()]);
+}
+
+#[test]
+fn the_same_body_global_and_in_a_project_is_sent_once() {
+    let (_dir, mut store) = empty_store();
+    let body = "Sign commits with the ssh key from the agent";
+    let global = remember(&mut store, body, None);
+    let local = remember(&mut store, body, Some(PROJECT_A));
+    assert_ne!(global, local, "different scopes keep their own copy");
+
+    let options = Options {
+        explain: true,
+        ..Options::default()
+    };
+    let recalled = recall_with(&store, &Scope::project(PROJECT_A), "sign commits", options);
+    assert_eq!(recalled.results.len(), 1);
+    assert_eq!(recalled.results[0].text, body);
+    let sent = recalled.results[0].id;
+    let other = if sent == global { local } else { global };
+    let explain = recalled.explain.unwrap();
+    let cut = explain.iter().find(|e| e.id == other).unwrap();
+    assert_eq!(cut.outcome, format!("cut: same text as {sent}"));
+}
+
+// ---------------------------------------------------------------- unicode
+
+#[test]
+fn accents_fold_both_ways() {
+    let (_dir, mut store) = empty_store();
+    let resume = remember(&mut store, "Keep the résumé template in docs/hiring", None);
+    let cafe = remember(&mut store, "The cafe downstairs has the fastest wifi", None);
+    for (query, id) in [
+        ("resume template", resume),
+        ("resume", resume),
+        ("RÉSUMÉ", resume),
+        ("café", cafe),
+        ("Café wifi", cafe),
+    ] {
+        let recalled = ask(&store, &Scope::global(), query);
+        assert_eq!(ids(&recalled), [id], "{query:?}");
+    }
+}
+
+#[test]
+fn cjk_text_is_found_through_the_trigram_lane() {
+    let (_dir, mut store) = empty_store();
+    let pool = remember(&mut store, "数据库连接池的大小是二十", None);
+    remember(&mut store, "日志级别在生产环境是信息", None);
+    let options = Options {
+        explain: true,
+        ..Options::default()
+    };
+    for query in ["连接池的", "连接池", "数据库连接池的大小"] {
+        let recalled = recall_with(&store, &Scope::global(), query, options);
+        assert_eq!(ids(&recalled), [pool], "{query:?}");
+        let explain = recalled.explain.unwrap();
+        assert!(
+            explain[0].trigrams.is_some(),
+            "{query:?} is found by trigrams"
+        );
+    }
+}
+
+// ---------------------------------------------------------------- scope and state
+
+#[test]
+fn projects_never_see_each_other_and_both_see_global() {
+    let (_dir, mut store) = empty_store();
+    let a = remember(
+        &mut store,
+        "Deploy project A with the blue pipeline",
+        Some(PROJECT_A),
+    );
+    let b = remember(
+        &mut store,
+        "Deploy project B with the green pipeline",
+        Some(PROJECT_B),
+    );
+    let global = remember(&mut store, "Deploy only after the pipeline is green", None);
+    let explained = Options {
+        explain: true,
+        budget: Budget::Full,
+        floor: false,
+        ..Options::default()
+    };
+
+    for (scope, own, other) in [
+        (Scope::project(PROJECT_A), a, b),
+        (Scope::project(PROJECT_B), b, a),
+    ] {
+        for query in ["deploy pipeline", "green pipeline", "blue", ""] {
+            let recalled = recall_with(&store, &scope, query, explained);
+            let found = ids(&recalled);
+            assert!(!found.contains(&other), "{scope:?} {query:?}: {found:?}");
+            let candidates: Vec<i64> = recalled.explain.unwrap().iter().map(|e| e.id).collect();
+            assert!(
+                !candidates.contains(&other),
+                "{scope:?} {query:?} considered another project's memory: {candidates:?}"
+            );
+        }
+        let found = ids(&ask(&store, &scope, "deploy pipeline"));
+        assert!(found.contains(&own) && found.contains(&global), "{found:?}");
+    }
+
+    let found = ids(&recall_with(
+        &store,
+        &Scope::global(),
+        "deploy pipeline",
+        explained,
+    ));
+    assert_eq!(found, [global], "the global scope sees no project");
+}
+
+#[test]
+fn a_superseded_memory_is_hidden_until_restored() {
+    let (_dir, mut store) = empty_store();
+    let scope = Scope::project(PROJECT_A);
+    let old = remember(&mut store, "Staging deploys run at 9am", Some(PROJECT_A));
+    let new = remember(&mut store, "Staging deploys run at 11am", Some(PROJECT_A));
+    store.supersede(old, new, &scope).unwrap();
+    assert_eq!(ids(&ask(&store, &scope, "staging deploys")), [new]);
+
+    store.restore(old, &scope).unwrap();
+    let mut found = ids(&ask(&store, &scope, "staging deploys"));
+    found.sort();
+    assert_eq!(found, [old, new]);
+}
+
+#[test]
+fn remembering_with_supersedes_hides_the_old_memory() {
+    let (_dir, mut store) = empty_store();
+    let scope = Scope::project(PROJECT_A);
+    let old = remember(
+        &mut store,
+        "The JDK for Android builds is 11",
+        Some(PROJECT_A),
+    );
+    let new = store
+        .remember(
+            &new_memory("The JDK for Android builds is 17", Some(PROJECT_A), None),
+            &[old],
+            &scope,
+        )
+        .unwrap()
+        .id();
+    assert_eq!(ids(&ask(&store, &scope, "android jdk")), [new]);
+    store.restore(old, &scope).unwrap();
+    assert!(ids(&ask(&store, &scope, "android jdk")).contains(&old));
+}
+
+#[test]
+fn a_forgotten_memory_is_hidden_until_restored() {
+    let (_dir, mut store) = empty_store();
+    let scope = Scope::project(PROJECT_A);
+    let id = remember(
+        &mut store,
+        "The ngrok tunnel uses port 4040",
+        Some(PROJECT_A),
+    );
+    store.forget(id, &scope).unwrap();
+    assert!(ask(&store, &scope, "ngrok tunnel").results.is_empty());
+    assert!(
+        ask(&store, &scope, "").results.is_empty(),
+        "not even as recent"
+    );
+
+    store.restore(id, &scope).unwrap();
+    assert_eq!(ids(&ask(&store, &scope, "ngrok tunnel")), [id]);
+}
+
+// ---------------------------------------------------------------- budgets
+
+#[test]
+fn every_budget_caps_the_count_and_the_characters() {
+    let (_dir, mut store) = empty_store();
+    for n in 0..40 {
+        remember(&mut store, &long_ledger_note(n, 1_100), None);
+    }
+    for (level, count, chars) in [
+        (Budget::Lean, 4, Some(2_800)),
+        (Budget::Balanced, 8, Some(6_000)),
+        (Budget::Full, 25, None),
+    ] {
+        let recalled = recall_with(
+            &store,
+            &Scope::global(),
+            "ledger reconciliation",
+            budget(level),
+        );
+        let sent = sent_chars(&recalled);
+        assert!(!recalled.results.is_empty(), "{level:?}");
+        assert!(recalled.results.len() <= count, "{level:?}");
+        match chars {
+            Some(cap) => {
+                assert!(sent <= cap, "{level:?} sent {sent} characters");
+                assert!(
+                    recalled.results.iter().any(|hit| hit.abridged),
+                    "{level:?}: what does not fit whole is abridged"
+                );
+            }
+            None => {
+                assert_eq!(recalled.results.len(), count, "full fills its count");
+                assert!(recalled.results.iter().all(|hit| !hit.abridged));
+            }
+        }
+    }
+}
+
+#[test]
+fn every_budget_caps_the_count_of_short_memories() {
+    let (_dir, mut store) = empty_store();
+    for n in 0..40 {
+        remember(
+            &mut store,
+            &format!("Flag rollout {n} uses the canary"),
+            None,
+        );
+    }
+    for level in [Budget::Lean, Budget::Balanced, Budget::Full] {
+        let recalled = recall_with(&store, &Scope::global(), "canary rollout", budget(level));
+        assert_eq!(recalled.results.len(), level.max_results(), "{level:?}");
+    }
+}
+
+#[test]
+fn a_limit_caps_the_count_below_the_budget() {
+    let (_dir, mut store) = empty_store();
+    for n in 0..12 {
+        remember(
+            &mut store,
+            &format!("Canary {n} watches the error rate"),
+            None,
+        );
+    }
+    let options = Options {
+        limit: Some(3),
+        explain: true,
+        ..Options::default()
+    };
+    let recalled = recall_with(&store, &Scope::global(), "canary error rate", options);
+    assert_eq!(recalled.results.len(), 3);
+    let explain = recalled.explain.unwrap();
+    assert!(explain.iter().any(|e| e.outcome == "cut: result limit"));
+
+    let above = Options {
+        limit: Some(100),
+        budget: Budget::Lean,
+        ..Options::default()
+    };
+    let recalled = recall_with(&store, &Scope::global(), "canary error rate", above);
+    assert_eq!(recalled.results.len(), 4, "a limit never raises the budget");
+}
+
+#[test]
+fn the_top_result_is_returned_even_when_longer_than_the_whole_budget() {
+    let (_dir, mut store) = empty_store();
+    let filler = "the quarterly numbers were reviewed again by finance. ".repeat(120);
+    let body = format!("{filler}The ledger export runs nightly. {filler}");
+    assert!(body.chars().count() > 2 * Budget::Lean.max_chars().unwrap());
+    let id = remember(&mut store, &body, None);
+
+    let recalled = recall_with(
+        &store,
+        &Scope::global(),
+        "ledger export",
+        budget(Budget::Lean),
+    );
+    assert_eq!(ids(&recalled), [id]);
+    let hit = &recalled.results[0];
+    assert!(hit.abridged);
+    assert!(hit.text.chars().count() <= 2_800);
+    assert_eq!(hit.bytes, body.len(), "bytes tell the whole size to read");
+
+    let recalled = recall_with(
+        &store,
+        &Scope::global(),
+        "ledger export",
+        budget(Budget::Full),
+    );
+    assert_eq!(recalled.results[0].text, body, "full has room for it whole");
+    assert!(!recalled.results[0].abridged);
+}
+
+#[test]
+fn a_long_memory_whose_first_line_matches_is_sent_as_that_line() {
+    let (_dir, mut store) = empty_store();
+    let rest = "Stop the workers, snapshot the database, then replay the journal.\n".repeat(60);
+    let body = format!("Ledger rebuild runbook\n{rest}");
+    assert!(body.chars().count() > 2_800);
+    let id = remember(&mut store, &body, None);
+
+    let recalled = recall_with(
+        &store,
+        &Scope::global(),
+        "ledger rebuild",
+        budget(Budget::Lean),
+    );
+    assert_eq!(ids(&recalled), [id]);
+    assert_eq!(recalled.results[0].text, "Ledger rebuild runbook");
+    assert!(recalled.results[0].abridged);
+}
+
+#[test]
+fn a_long_memory_whose_first_line_does_not_match_is_sent_as_a_snippet() {
+    let (_dir, mut store) = empty_store();
+    let before = "Timeline of the outage as the on-call engineer saw it.\n".repeat(40);
+    let after = "Follow-ups were assigned in the weekly review.\n".repeat(40);
+    let body = format!(
+        "Notes from the March incident\n{before}The ledger rebuild took four hours.\n{after}"
+    );
+    assert!(body.chars().count() > 2_800);
+    let id = remember(&mut store, &body, None);
+
+    let recalled = recall_with(&store, &Scope::global(), "ledger", budget(Budget::Lean));
+    assert_eq!(ids(&recalled), [id]);
+    let hit = &recalled.results[0];
+    assert!(hit.abridged);
+    assert!(
+        hit.text.contains("ledger"),
+        "the snippet shows the match: {:?}",
+        hit.text
+    );
+    assert!(!hit.text.starts_with("Notes from"), "{:?}", hit.text);
+    assert!(hit.text.chars().count() <= 2_800);
+}
+
+// ---------------------------------------------------------------- no terms
+
+#[test]
+fn an_empty_or_function_word_query_returns_the_newest_first() {
+    let (_dir, mut store) = empty_store();
+    let scope = Scope::project(PROJECT_A);
+    let oldest = remember_at(&mut store, "Oldest note", Some(PROJECT_A), Some(1_000));
+    let newest = remember_at(&mut store, "Newest note", None, Some(3_000));
+    let middle = remember_at(&mut store, "Middle note", Some(PROJECT_A), Some(2_000));
+    remember_at(&mut store, "Elsewhere", Some(PROJECT_B), Some(4_000));
+    let gone = remember_at(&mut store, "Forgotten note", Some(PROJECT_A), Some(5_000));
+    store.forget(gone, &scope).unwrap();
+
+    for query in ["", "   ", "what is it that we did?", "the"] {
+        let recalled = ask(&store, &scope, query);
+        assert!(recalled.terms.kept.is_empty(), "{query:?}");
+        assert_eq!(ids(&recalled), [newest, middle, oldest], "{query:?}");
+    }
+}
+
+#[test]
+fn an_empty_query_returns_no_more_than_the_budget() {
+    let (_dir, mut store) = empty_store();
+    let ids_by_age: Vec<i64> = (0..10)
+        .map(|n| remember_at(&mut store, &format!("Note {n}"), None, Some(1_000 + n)))
+        .collect();
+    let recalled = recall_with(&store, &Scope::global(), "", budget(Budget::Lean));
+    let newest: Vec<i64> = ids_by_age.iter().rev().take(4).copied().collect();
+    assert_eq!(ids(&recalled), newest);
+}
+
+// ---------------------------------------------------------------- explain
+
+#[test]
+fn explain_lists_every_candidate_with_its_outcome() {
+    let (_dir, mut store) = empty_store();
+    let answer = remember(&mut store, "The webhook retry limit is five", None);
+    let lone = remember(&mut store, "Retry storms overload the queue", None);
+    let options = Options {
+        explain: true,
+        ..Options::default()
+    };
+    let recalled = recall_with(&store, &Scope::global(), "webhook retry limit", options);
+    assert_eq!(ids(&recalled), [answer]);
+
+    let explain = recalled.explain.unwrap();
+    assert_eq!(explain.len(), 2, "{explain:?}");
+    let first = explain.iter().find(|e| e.id == answer).unwrap();
+    assert_eq!(first.outcome, "returned");
+    assert_eq!(first.coverage, 3);
+    assert_eq!(first.held, ["webhook", "retry", "limit"]);
+    assert!(first.words.is_some());
+    let cut = explain.iter().find(|e| e.id == lone).unwrap();
+    assert_eq!(cut.outcome, "cut: below the coverage floor");
+    assert_eq!(cut.coverage, 1);
+    assert_eq!(cut.held, ["retry"]);
+
+    let unfloored = Options {
+        floor: false,
+        ..Options::default()
+    };
+    let found = ids(&recall_with(
+        &store,
+        &Scope::global(),
+        "webhook retry limit",
+        unfloored,
+    ));
+    assert_eq!(
+        found,
+        [answer, lone],
+        "without the floor the lone word comes back"
+    );
+}
+
+#[test]
+fn short_words_ending_in_y_count_toward_coverage() {
+    // The stemmer turns "try" into "tri" and "any" into "ani": the memory still holds the word.
+    let (_dir, mut store) = empty_store();
+    let first = remember(
+        &mut store,
+        "Run the dry run, then try the dry run flag on a copy",
+        None,
+    );
+    let second = remember(&mut store, "Try a dry run before any release", None);
+    let options = Options {
+        explain: true,
+        ..Options::default()
+    };
+    let recalled = recall_with(&store, &Scope::global(), "try any dry run", options);
+    let explain = recalled.explain.as_ref().unwrap();
+    let coverage = |id: i64| explain.iter().find(|e| e.id == id).unwrap().coverage;
+    assert_eq!(coverage(first), 3, "{explain:?}");
+    assert_eq!(coverage(second), 4, "{explain:?}");
+    let mut found = ids(&recalled);
+    found.sort();
+    assert_eq!(found, [first, second]);
+}
+
+#[test]
+fn explain_is_absent_unless_asked() {
+    let (_dir, mut store) = empty_store();
+    remember(&mut store, "The webhook retry limit is five", None);
+    assert!(ask(&store, &Scope::global(), "webhook").explain.is_none());
+}
