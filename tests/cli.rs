@@ -1,9 +1,10 @@
 //! The `synapse` command line end to end: the real binary over a temporary data folder.
 
-use std::io::Write;
+mod common;
+
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 
 use serde_json::{json, Value};
 use tempfile::TempDir;
@@ -27,19 +28,7 @@ impl Env {
 
     /// Run synapse from `cwd` with `stdin` as standard input.
     fn run_in(&self, cwd: &Path, args: &[&str], stdin: &[u8]) -> Output {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_synapse"))
-            .args(args)
-            .env("SYNAPSE_DATA", &self.data)
-            .current_dir(cwd)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("run synapse");
-        let mut pipe = child.stdin.take().unwrap();
-        pipe.write_all(stdin).unwrap();
-        drop(pipe);
-        child.wait_with_output().unwrap()
+        common::run_synapse(&self.data, cwd, args, stdin)
     }
 
     fn run(&self, args: &[&str]) -> Output {

@@ -1,7 +1,9 @@
 //! Exact reading (DESIGN §8): pages of a memory's stored bytes, through the library and the CLI.
 
+mod common;
+
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
 use synapse::config::Budget;
 use synapse::read::{read, Page, SOURCE_BYTES};
@@ -339,20 +341,12 @@ fn an_imported_memory_without_a_source_is_readable() {
 // ---- through the CLI ----
 
 fn synapse(data: &Path, args: &[&str], stdin: Option<&[u8]>) -> Output {
-    use std::io::Write;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_synapse"))
-        .args(args)
-        .env("SYNAPSE_DATA", data)
-        .current_dir(data.parent().unwrap())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run synapse");
-    let mut pipe = child.stdin.take().unwrap();
-    pipe.write_all(stdin.unwrap_or_default()).unwrap();
-    drop(pipe);
-    child.wait_with_output().unwrap()
+    common::run_synapse(
+        data,
+        data.parent().unwrap(),
+        args,
+        stdin.unwrap_or_default(),
+    )
 }
 
 fn synapse_json(data: &Path, args: &[&str], stdin: Option<&[u8]>) -> serde_json::Value {
