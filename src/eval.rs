@@ -126,9 +126,7 @@ fn answer(
     if words.is_empty() {
         return Ok(Vec::new());
     }
-    let limit = options.limit.map_or(options.budget.max_results(), |l| {
-        l.min(options.budget.max_results())
-    });
+    let limit = options.max_results();
     let mut stmt = store.conn().prepare_cached(
         "SELECT m.id, m.body FROM memory JOIN memories m ON m.id = memory.rowid \
          WHERE memory MATCH ?2 AND (m.project IS NULL OR m.project = ?1) \

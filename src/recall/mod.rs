@@ -33,6 +33,14 @@ pub struct Options {
     pub floor: bool,
 }
 
+impl Options {
+    /// The most results to return: the budget's count, lowered by `limit`.
+    pub fn max_results(&self) -> usize {
+        let budget = self.budget.max_results();
+        self.limit.map_or(budget, |l| l.min(budget))
+    }
+}
+
 impl Default for Options {
     fn default() -> Self {
         Options {
@@ -102,9 +110,7 @@ struct Candidate {
 pub fn recall(store: &Store, scope: &Scope, query: &str, options: &Options) -> Result<Recalled> {
     let stemmer = WordStemmer::default();
     let terms = Terms::parse(query, &stemmer);
-    let max_results = options.limit.map_or(options.budget.max_results(), |l| {
-        l.min(options.budget.max_results())
-    });
+    let max_results = options.max_results();
     let (candidates, known) = if terms.is_empty() {
         let recent = store
             .recent(scope, max_results)?

@@ -124,7 +124,6 @@ impl Store {
                 format!("could not open {} (is it a synapse store?)", path.display())
             })?;
         conn.pragma_update(None, "synchronous", "normal")?;
-        conn.pragma_update(None, "cache_size", -65536)?;
         conn.pragma_update(None, "foreign_keys", "on")?;
         schema::migrate(&mut conn, &path)?;
         Ok(Store { conn, path })
@@ -135,7 +134,7 @@ impl Store {
         &self.path
     }
 
-    pub fn conn(&self) -> &Connection {
+    pub(crate) fn conn(&self) -> &Connection {
         &self.conn
     }
 

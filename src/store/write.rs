@@ -196,7 +196,8 @@ impl Store {
             bail!("memory {id} is live: there is nothing to restore");
         };
         // Restoring could make two live copies of one body; refuse rather than repeat it.
-        if tx_is_live(&tx, id)? {
+        let live_again = m.forgotten_at.is_none() || m.superseded_by.is_none();
+        if live_again {
             if let Some(dup) = live_duplicate(&tx, m.project.as_deref(), &m.body, Some(id))? {
                 bail!("memory {id} would repeat live memory {dup} exactly; forget {dup} first");
             }
@@ -207,10 +208,48 @@ impl Store {
     }
 }
 
-fn tx_is_live(conn: &Connection, id: i64) -> Result<bool> {
-    Ok(conn.query_row(
-        "SELECT superseded_by IS NULL AND forgotten_at IS NULL FROM memories WHERE id = ?1",
-        [id],
-        |r| r.get(0),
-    )?)
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn note(body: &str) -> NewMemory {
+        NewMemory {
+            body: body.into(),
+            project: Some("p".into()),
+            ..NewMemory::default()
+        }
+    }
+
+    #[test]
+    fn restore_refuses_to_make_a_second_live_copy() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(dir.path()).unwrap();
+        let scope = Scope::project("p");
+        let first = store.remember(&note("same"), &[], &scope).unwrap().id();
+        store.forget(first, &scope).unwrap();
+        let second = store.remember(&note("same"), &[], &scope).unwrap();
+        assert!(matches!(second, Remembered::Stored(id) if id != first));
+        let err = store.restore(first, &scope).unwrap_err().to_string();
+        assert!(err.contains("would repeat"), "{err}");
+        assert!(store
+            .get(first, &scope)
+            .unwrap()
+            .unwrap()
+            .forgotten_at
+            .is_some());
+    }
+
+    #[test]
+    fn restoring_a_forget_of_a_superseded_memory_keeps_it_hidden() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(dir.path()).unwrap();
+        let scope = Scope::project("p");
+        let old = store.remember(&note("old"), &[], &scope).unwrap().id();
+        store.remember(&note("new"), &[old], &scope).unwrap();
+        store.forget(old, &scope).unwrap();
+        assert_eq!(store.restore(old, &scope).unwrap(), "forget");
+        assert!(!store.get(old, &scope).unwrap().unwrap().is_live());
+        assert_eq!(store.restore(old, &scope).unwrap(), "supersede");
+        assert!(store.get(old, &scope).unwrap().unwrap().is_live());
+    }
 }
