@@ -124,6 +124,9 @@ impl Store {
                 format!("could not open {} (is it a synapse store?)", path.display())
             })?;
         conn.pragma_update(None, "synchronous", "normal")?;
+        // A 64 MiB page cache (an upper bound, not an allocation): bulk imports merge FTS5
+        // segments far larger than the default 2 MiB.
+        conn.pragma_update(None, "cache_size", -65536)?;
         conn.pragma_update(None, "foreign_keys", "on")?;
         schema::migrate(&mut conn, &path)?;
         Ok(Store { conn, path })
