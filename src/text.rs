@@ -43,15 +43,30 @@ impl Default for WordStemmer {
 }
 
 impl WordStemmer {
-    /// The stem of one folded word.
+    /// The stem of one folded word. A number with a plural `s` ("408s", "1990s") stems to the
+    /// number, as it does in the index; Snowball leaves it whole.
     pub fn stem(&self, word: &str) -> String {
-        self.0.stem(word).into_owned()
+        match word.strip_suffix('s') {
+            Some(number) if !number.is_empty() && number.bytes().all(|b| b.is_ascii_digit()) => {
+                number.to_owned()
+            }
+            _ => self.0.stem(word).into_owned(),
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn plural_numbers_stem_to_the_number() {
+        let s = WordStemmer::default();
+        assert_eq!(s.stem("408s"), "408");
+        assert_eq!(s.stem("1990s"), "1990");
+        assert_eq!(s.stem("s"), "s");
+        assert_eq!(s.stem("retries"), s.stem("retry"));
+    }
 
     #[test]
     fn folds_case_and_accents() {

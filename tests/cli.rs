@@ -672,6 +672,41 @@ fn a_newer_schema_is_refused_and_the_file_left_unchanged() {
 }
 
 #[test]
+fn an_older_schema_is_backed_up_then_migrated_keeping_every_memory() {
+    let env = Env::new();
+    env.json(&["remember", "kept across the upgrade", "--project", "p"]);
+    let db = env.data.join("synapse.db");
+    {
+        // Migration 2 only retunes the indexes, so a current file labelled 1 is a version-1 file.
+        let conn = rusqlite::Connection::open(&db).unwrap();
+        conn.pragma_update(None, "user_version", 1).unwrap();
+    }
+
+    let listed = env.json(&["list", "--project", "p"]);
+    assert!(
+        listed.to_string().contains("kept across the upgrade"),
+        "{listed}"
+    );
+    let found = env.json(&["recall", "upgrade", "--project", "p"]);
+    assert_eq!(found["results"].as_array().unwrap().len(), 1, "{found}");
+
+    let version = |path: &std::path::Path| -> i64 {
+        rusqlite::Connection::open(path)
+            .unwrap()
+            .pragma_query_value(None, "user_version", |r| r.get(0))
+            .unwrap()
+    };
+    assert!(version(&db) > 1);
+    let backup = env.data.join("synapse.db.v1.bak");
+    assert_eq!(version(&backup), 1, "the backup is the file as it was");
+    let body: String = rusqlite::Connection::open(&backup)
+        .unwrap()
+        .query_row("SELECT body FROM memories", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(body, "kept across the upgrade");
+}
+
+#[test]
 fn the_data_folder_is_private() {
     let mut env = Env::new();
     env.data = env.root().join("nested").join("data");

@@ -9,9 +9,10 @@
 //!
 //! The coverage floor then drops candidates that hold fewer than half as many distinct query
 //! terms as the best-covered one, and, once the query has two or more terms the store knows,
-//! candidates holding only one of them: a memory sharing one word with a question is rarely its
-//! answer, and every result returned costs the reader context. The top-ranked candidate always
-//! survives, so a weak answer is still given.
+//! candidates holding only one of them, unless that one is the query's rarest known term: a
+//! memory sharing one common word with a question is rarely its answer, while one sharing its
+//! most specific word often is, and every result returned costs the reader context. The
+//! top-ranked candidate always survives, so a weak answer is still given.
 
 use std::collections::HashMap;
 
@@ -130,11 +131,39 @@ pub fn add_coverage_rank(scores: &mut [f64], covered: &[f64]) {
     }
 }
 
-/// Whether a candidate holding `held` distinct terms passes the floor: at least half as many as
-/// the best-covered candidate's `best`, and at least two when `known` (the query terms found in
-/// the store at all) is two or more.
-pub fn passes_floor(held: usize, best: usize, known: usize) -> bool {
-    2 * held >= best && (held >= 2 || known < 2)
+/// The coverage floor for one query.
+#[derive(Clone, Debug, Default)]
+pub struct Floor {
+    /// The most distinct terms any candidate holds.
+    pub best: usize,
+    /// How many query terms the store holds at all.
+    pub known: usize,
+    /// For each query term: whether it is a rarest known term (fewest matching memories).
+    pub rarest: Vec<bool>,
+}
+
+impl Floor {
+    /// The floor for terms matching `df[i]` memories each, over candidates that hold `held`.
+    pub fn new(df: &[i64], held: &[&[usize]]) -> Floor {
+        let fewest = df.iter().copied().filter(|&n| n > 0).min();
+        Floor {
+            best: held.iter().map(|h| h.len()).max().unwrap_or(0),
+            known: df.iter().filter(|&&n| n > 0).count(),
+            rarest: df.iter().map(|&n| Some(n) == fewest).collect(),
+        }
+    }
+
+    /// Whether a candidate holding the terms `held` passes: at least half as many as the best
+    /// candidate, and, when the store knows two or more of the query's terms, either two of them
+    /// or the rarest one.
+    pub fn passes(&self, held: &[usize]) -> bool {
+        let lone_ok = match held {
+            [only] => self.known < 2 || self.rarest.get(*only).copied().unwrap_or(false),
+            [] => self.known < 2,
+            _ => true,
+        };
+        2 * held.len() >= self.best && lone_ok
+    }
 }
 
 #[cfg(test)]
@@ -162,11 +191,25 @@ mod tests {
     }
 
     #[test]
-    fn floor_is_half_of_best_and_more_than_one_word() {
-        assert!(passes_floor(2, 4, 4));
-        assert!(!passes_floor(1, 3, 4));
-        assert!(!passes_floor(1, 2, 3), "one word of several is not enough");
-        assert!(passes_floor(1, 1, 1), "a one-word question needs one word");
+    fn floor_is_half_of_best_and_more_than_one_common_word() {
+        // Terms 0..4 match 50, 3, 0 and 20 memories: term 1 is the rarest known term.
+        let floor = Floor::new(&[50, 3, 0, 20], &[&[0, 3], &[1]]);
+        assert_eq!((floor.best, floor.known), (2, 3));
+        assert!(floor.passes(&[0, 3]));
+        assert!(
+            !floor.passes(&[0]),
+            "one common word of several is not enough"
+        );
+        assert!(floor.passes(&[1]), "the rarest word alone may answer");
+        let wide = Floor::new(&[50, 3, 7, 9], &[&[0, 1, 2, 3]]);
+        assert!(
+            !wide.passes(&[1]),
+            "fewer than half of the best candidate's terms"
+        );
+        assert!(
+            Floor::new(&[5], &[&[0]]).passes(&[0]),
+            "a one-word question needs one word"
+        );
     }
 
     #[test]

@@ -111,7 +111,7 @@ pub fn recall(store: &Store, scope: &Scope, query: &str, options: &Options) -> R
     let stemmer = WordStemmer::default();
     let terms = Terms::parse(query, &stemmer);
     let max_results = options.max_results();
-    let (candidates, known) = if terms.is_empty() {
+    let (candidates, floor) = if terms.is_empty() {
         let recent = store
             .recent(scope, max_results)?
             .into_iter()
@@ -123,20 +123,18 @@ pub fn recall(store: &Store, scope: &Scope, query: &str, options: &Options) -> R
                 held: Vec::new(),
             })
             .collect();
-        (recent, 0)
+        (recent, fuse::Floor::default())
     } else {
         candidates(store, scope, &terms, &stemmer)?
     };
 
-    let best = candidates.iter().map(|c| c.held.len()).max().unwrap_or(0);
     let items: Vec<Item> = candidates
         .iter()
         .enumerate()
         .map(|(rank, c)| Item {
             id: c.memory.id,
             body: &c.memory.body,
-            cut: (options.floor && rank > 0 && !fuse::passes_floor(c.held.len(), best, known))
-                .then_some(Cut::Floor),
+            cut: (options.floor && rank > 0 && !floor.passes(&c.held)).then_some(Cut::Floor),
         })
         .collect();
     let limits = Limits {
@@ -198,16 +196,12 @@ fn candidates(
     scope: &Scope,
     terms: &Terms,
     stemmer: &WordStemmer,
-) -> Result<(Vec<Candidate>, usize)> {
+) -> Result<(Vec<Candidate>, fuse::Floor)> {
     let counted = terms
         .kept
         .iter()
         .map(|t| Ok((t, Counts::of(store.conn(), t)?)))
         .collect::<Result<Vec<_>>>()?;
-    let known = counted
-        .iter()
-        .filter(|(_, c)| c.words + c.trigrams > 0)
-        .count();
     let words = lanes::search(store.conn(), Lane::Words, &counted, scope)?;
     let grams = lanes::search(store.conn(), Lane::Trigrams, &counted, scope)?;
     let fused = fuse::rrf(&words, &grams);
@@ -233,10 +227,11 @@ fn candidates(
         .collect();
 
     let total = store.size_hint()?;
-    let weights: Vec<f64> = counted
+    let df: Vec<i64> = counted
         .iter()
-        .map(|(_, c)| fuse::weight(if c.words > 0 { c.words } else { c.trigrams }, total))
+        .map(|(_, c)| if c.words > 0 { c.words } else { c.trigrams })
         .collect();
+    let weights: Vec<f64> = df.iter().map(|&n| fuse::weight(n, total)).collect();
     let covered: Vec<f64> = candidates
         .iter()
         .map(|c| c.held.iter().map(|&i| weights[i]).sum())
@@ -251,5 +246,7 @@ fn candidates(
             .total_cmp(&a.fused)
             .then(b.memory.id.cmp(&a.memory.id))
     });
-    Ok((candidates, known))
+    let held: Vec<&[usize]> = candidates.iter().map(|c| c.held.as_slice()).collect();
+    let floor = fuse::Floor::new(&df, &held);
+    Ok((candidates, floor))
 }
