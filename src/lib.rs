@@ -6,6 +6,8 @@
 pub mod cmd;
 /// Where things live (the data folder) and the budget levels.
 pub mod config;
+/// Drift: stale, conflicting and duplicate memories, found for an audit or for what is handed over.
+pub mod drift;
 /// Relevance evaluation: run labeled cases through recall and score the answers.
 pub mod eval;
 /// Exact paging through one memory's stored bytes.

@@ -35,6 +35,7 @@ fn balanced(floor: bool) -> Options {
         limit: None,
         explain: false,
         floor,
+        drift: false,
     }
 }
 

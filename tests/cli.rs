@@ -677,9 +677,14 @@ fn an_older_schema_is_backed_up_then_migrated_keeping_every_memory() {
     env.json(&["remember", "kept across the upgrade", "--project", "p"]);
     let db = env.data.join("synapse.db");
     {
-        // Migration 2 only retunes the indexes, so a current file labelled 1 is a version-1 file.
+        // Undo migration 3 (the `folded` column) to make a version-2 file.
         let conn = rusqlite::Connection::open(&db).unwrap();
-        conn.pragma_update(None, "user_version", 1).unwrap();
+        conn.execute_batch(
+            "DROP INDEX memories_folded; ALTER TABLE memories DROP COLUMN folded; \
+             CREATE INDEX memories_body ON memories(project, substr(body, 1, 64)); \
+             PRAGMA user_version = 2;",
+        )
+        .unwrap();
     }
 
     let listed = env.json(&["list", "--project", "p"]);
@@ -696,9 +701,17 @@ fn an_older_schema_is_backed_up_then_migrated_keeping_every_memory() {
             .pragma_query_value(None, "user_version", |r| r.get(0))
             .unwrap()
     };
-    assert!(version(&db) > 1);
-    let backup = env.data.join("synapse.db.v1.bak");
-    assert_eq!(version(&backup), 1, "the backup is the file as it was");
+    assert!(version(&db) > 2);
+    let folded: Option<i64> = rusqlite::Connection::open(&db)
+        .unwrap()
+        .query_row("SELECT folded FROM memories", [], |r| r.get(0))
+        .unwrap();
+    assert!(
+        folded.is_some(),
+        "migration 3 fills in the hash of existing memories"
+    );
+    let backup = env.data.join("synapse.db.v2.bak");
+    assert_eq!(version(&backup), 2, "the backup is the file as it was");
     let body: String = rusqlite::Connection::open(&backup)
         .unwrap()
         .query_row("SELECT body FROM memories", [], |r| r.get(0))

@@ -37,6 +37,8 @@ pub fn run(args: Args, json: bool) -> Result<()> {
         limit: args.limit,
         explain: false,
         floor: !args.no_floor,
+        // Eval scores the ranking; drift findings do not change it.
+        drift: false,
     };
     let method = if args.plain_bm25 {
         crate::eval::Method::PlainBm25

@@ -1,5 +1,6 @@
 //! The command-line verbs, one file each: parse into the library, print for a person or as JSON.
 
+mod drift;
 mod eval;
 mod export;
 mod forget;
@@ -51,6 +52,8 @@ pub enum Command {
     Export(export::Args),
     /// Score recall on labeled cases (TOML).
     Eval(eval::Args),
+    /// Audit the memories a folder sees: stale paths, conflicts, duplicates.
+    Drift(drift::Args),
 }
 
 /// Run one parsed command line.
@@ -58,6 +61,7 @@ pub fn run(cli: Cli) -> Result<()> {
     let json = cli.json;
     match cli.command {
         Command::Remember(args) => remember::run(args, json),
+        Command::Drift(args) => drift::run(args, json),
         Command::Recall(args) => recall::run(args, json),
         Command::Read(args) => read::run(args, json),
         Command::List(args) => list::run(args, json),

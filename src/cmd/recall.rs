@@ -79,4 +79,10 @@ fn print_human(r: &Recalled) {
             println!("    {line}");
         }
     }
+    if !r.drift.is_empty() {
+        println!("\ndrift (nothing was changed; `synapse supersede OLD NEW` settles a pair):");
+        for finding in &r.drift {
+            println!("  {}", finding.describe());
+        }
+    }
 }

@@ -5,6 +5,7 @@ use std::io::Read;
 use anyhow::{Context, Result};
 use serde_json::json;
 
+use crate::drift::{Finding, Kind};
 use crate::store::write::{NewMemory, Remembered};
 use crate::store::{Scope, Store};
 
@@ -50,16 +51,22 @@ pub fn run(args: Args, json: bool) -> Result<()> {
         created_at: None,
     };
     let outcome = store.remember(&memory, &args.supersedes, &visible)?;
-    let duplicate_of = match outcome {
-        Remembered::Duplicate(id) => Some(id),
-        Remembered::Stored(_) => None,
+    let (duplicate_of, drift) = match outcome {
+        Remembered::Duplicate(id) => (Some(id), Vec::new()),
+        Remembered::Stored(id) => {
+            let stored = store.require(id, &visible)?;
+            (
+                None,
+                crate::drift::check(&store, &visible, &[stored], crate::drift::Partners::Older)?,
+            )
+        }
     };
     if json {
         return super::print_json(&json!({
             "id": outcome.id(),
             "duplicate_of": duplicate_of,
             "superseded": args.supersedes,
-            "drift": [],
+            "drift": drift,
         }));
     }
     match outcome {
@@ -69,5 +76,27 @@ pub fn run(args: Args, json: bool) -> Result<()> {
     for old in args.supersedes {
         println!("{old} is now superseded by {}", outcome.id());
     }
+    for finding in &drift {
+        println!("{}", report(finding, outcome.id()));
+    }
     Ok(())
+}
+
+/// A finding about the memory just stored, from its side.
+fn report(finding: &Finding, new: i64) -> String {
+    match (finding.kind, finding.newer) {
+        (Kind::Conflict, Some(n)) if n == new => format!(
+            "it contradicts {} ({}); both are kept: `synapse supersede {} {new}` if it replaces it",
+            finding.id, finding.why, finding.id
+        ),
+        (Kind::Duplicate, Some(n)) if n == new => format!(
+            "it repeats {} (same text once case and punctuation are ignored); \
+             `synapse forget {new}` if one is enough",
+            finding.id
+        ),
+        (Kind::Stale, _) if finding.id == new => {
+            format!("it names a path that does not exist: {}", finding.why)
+        }
+        _ => finding.describe(),
+    }
 }

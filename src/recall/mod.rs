@@ -14,6 +14,7 @@ use anyhow::Result;
 use serde::Serialize;
 
 use crate::config::Budget;
+use crate::drift::Finding;
 use crate::store::{Memory, Scope, Store};
 use crate::text::WordStemmer;
 use fuse::LanePlace;
@@ -31,6 +32,8 @@ pub struct Options {
     pub explain: bool,
     /// Apply the coverage floor (off only to measure what the floor does).
     pub floor: bool,
+    /// Check what is returned for drift (off where only the ranking matters, as in eval).
+    pub drift: bool,
 }
 
 impl Options {
@@ -48,6 +51,7 @@ impl Default for Options {
             limit: None,
             explain: false,
             floor: true,
+            drift: true,
         }
     }
 }
@@ -91,8 +95,9 @@ pub struct Recalled {
     pub query: String,
     pub terms: Terms,
     pub results: Vec<Hit>,
-    /// Drift findings on the results (filled by drift detection, issue #3).
-    pub drift: Vec<serde_json::Value>,
+    /// Drift findings on the results: stale ones, and pairs they form with other memories (a
+    /// newer contradicting memory that did not match is quoted).
+    pub drift: Vec<Finding>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub explain: Option<Vec<Explained>>,
 }
@@ -181,11 +186,22 @@ pub fn recall(store: &Store, scope: &Scope, query: &str, options: &Options) -> R
             });
         }
     }
+    let drift = if options.drift {
+        let returned: Vec<Memory> = candidates
+            .into_iter()
+            .zip(&packed)
+            .filter(|(_, decision)| !matches!(decision, Packed::Cut(_)))
+            .map(|(c, _)| c.memory)
+            .collect();
+        crate::drift::check(store, scope, &returned, crate::drift::Partners::Newer)?
+    } else {
+        Vec::new()
+    };
     Ok(Recalled {
         query: query.to_owned(),
         terms,
         results,
-        drift: Vec::new(),
+        drift,
         explain,
     })
 }

@@ -82,7 +82,7 @@ impl Terms {
 /// conjunctions, question words. Kept short on purpose: in a codebase "any", "all", "may", "up"
 /// and "before" can be the subject. Negations are absent too: "not", "never", "no", "without",
 /// "don't" change what a memory means, so they are searched.
-fn is_function_word(word: &str) -> bool {
+pub(crate) fn is_function_word(word: &str) -> bool {
     const WORDS: &[&str] = &[
         "a",
         "am",

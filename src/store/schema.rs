@@ -58,6 +58,14 @@ const MIGRATIONS: &[&str] = &[
     INSERT INTO memory(memory, rank) VALUES ('hashsize', 67108864);
     INSERT INTO memorygram(memorygram, rank) VALUES ('hashsize', 67108864);
     "#,
+    // 3: a hash of each body as drift compares it for duplicates (case, spacing and punctuation
+    // folded), so finding a memory's repeats, folded or exact, is one lookup of a small integer
+    // index; it replaces the index on each body's first 64 bytes. Filled in by `backfill_folded`.
+    r#"
+    ALTER TABLE memories ADD COLUMN folded INTEGER;
+    DROP INDEX memories_body;
+    CREATE INDEX memories_folded ON memories(project, folded);
+    "#,
 ];
 
 /// The schema version this build writes.
@@ -93,8 +101,25 @@ pub fn migrate(conn: &mut Connection, path: &Path) -> Result<()> {
         let tx = conn.transaction()?;
         tx.execute_batch(sql)
             .with_context(|| format!("migration {next} failed on {}", path.display()))?;
+        if next == 3 {
+            backfill_folded(&tx)
+                .with_context(|| format!("migration {next} failed on {}", path.display()))?;
+        }
         tx.pragma_update(None, "user_version", next)?;
         tx.commit()?;
+    }
+    Ok(())
+}
+
+/// Fill `memories.folded` for rows written before migration 3.
+fn backfill_folded(conn: &Connection) -> Result<()> {
+    let rows: Vec<(i64, String)> = conn
+        .prepare("SELECT id, body FROM memories")?
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+        .collect::<rusqlite::Result<_>>()?;
+    let mut update = conn.prepare("UPDATE memories SET folded = ?2 WHERE id = ?1")?;
+    for (id, body) in rows {
+        update.execute(rusqlite::params![id, crate::drift::duplicate::hash(&body)])?;
     }
     Ok(())
 }

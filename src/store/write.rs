@@ -53,11 +53,14 @@ pub(crate) fn live_duplicate(
 ) -> Result<Option<i64>> {
     Ok(conn
         .prepare_cached(
-            "SELECT id FROM memories INDEXED BY memories_body \
-             WHERE project IS ?1 AND substr(body, 1, 64) = substr(?2, 1, 64) AND body = ?2 \
+            "SELECT id FROM memories INDEXED BY memories_folded \
+             WHERE project IS ?1 AND folded = ?4 AND body = ?2 \
              AND superseded_by IS NULL AND forgotten_at IS NULL AND id IS NOT ?3 LIMIT 1",
         )?
-        .query_row(rusqlite::params![project, body, except], |r| r.get(0))
+        .query_row(
+            rusqlite::params![project, body, except, crate::drift::duplicate::hash(body)],
+            |r| r.get(0),
+        )
         .optional()?)
 }
 
@@ -66,15 +69,16 @@ pub(crate) fn insert(conn: &Connection, memory: &NewMemory, action: Action) -> R
     let at = now();
     let created = memory.created_at.unwrap_or(at);
     conn.prepare_cached(
-        "INSERT INTO memories(body, source, project, created_at, updated_at) \
-         VALUES (?1, ?2, ?3, ?4, ?5)",
+        "INSERT INTO memories(body, source, project, created_at, updated_at, folded) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
     )?
     .execute(rusqlite::params![
         memory.body,
         memory.source,
         memory.project,
         created,
-        created
+        created,
+        crate::drift::duplicate::hash(&memory.body)
     ])?;
     let id = conn.last_insert_rowid();
     index::add(conn, id, &memory.body, &memory.source)?;

@@ -1,0 +1,95 @@
+//! `synapse drift`: audit every memory a folder sees for stale, conflicting and duplicate ones.
+
+use std::path::PathBuf;
+
+use anyhow::{bail, Context, Result};
+use serde_json::json;
+
+use crate::drift::{self, Finding, Kind};
+use crate::store::{Scope, Store};
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The folder whose memories to audit (its project's and the global ones); default: here.
+    dir: Option<PathBuf>,
+}
+
+pub fn run(args: Args, json: bool) -> Result<()> {
+    let dir = match args.dir {
+        Some(dir) => dir,
+        None => std::env::current_dir().context("could not read the current folder")?,
+    };
+    if !dir.is_dir() {
+        bail!(
+            "{} is not a folder; pass the folder whose memories to audit",
+            dir.display()
+        );
+    }
+    let scope = Scope::of_folder(&dir)?;
+    let store = Store::open_default()?;
+    let visible = store.count_live(&scope)?;
+    let findings = drift::audit(&store, &scope)?;
+    let of = |kind: Kind| -> Vec<&Finding> { findings.iter().filter(|f| f.kind == kind).collect() };
+    if json {
+        return super::print_json(&json!({
+            "project": scope.key(),
+            "memories": visible,
+            "count": findings.len(),
+            "stale": of(Kind::Stale),
+            "conflict": of(Kind::Conflict),
+            "duplicate": of(Kind::Duplicate),
+        }));
+    }
+    println!(
+        "{} finding(s) among {visible} memories visible from {} (nothing was changed)",
+        findings.len(),
+        dir.display()
+    );
+    let text = |id: i64| -> String {
+        store
+            .get(id, &scope)
+            .ok()
+            .flatten()
+            .map(|m| abridge(&m.body))
+            .unwrap_or_default()
+    };
+    for (kind, title) in [
+        (Kind::Stale, "stale: names a path that is gone"),
+        (
+            Kind::Conflict,
+            "conflict: the newer one stands; `synapse supersede OLD NEW` settles it",
+        ),
+        (
+            Kind::Duplicate,
+            "duplicate: the same text; `synapse forget OLD` keeps one",
+        ),
+    ] {
+        let group = of(kind);
+        if group.is_empty() {
+            continue;
+        }
+        println!("\n{title} ({})", group.len());
+        for f in group {
+            match f.newer {
+                None => println!("  {}: {}\n      {}", f.id, f.why, text(f.id)),
+                Some(newer) => println!(
+                    "  {} (older) vs {newer} (newer): {}\n      old: {}\n      new: {}",
+                    f.id,
+                    f.why,
+                    text(f.id),
+                    text(newer)
+                ),
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The first line of a memory, cut to 100 characters.
+fn abridge(body: &str) -> String {
+    let line = body.lines().next().unwrap_or("");
+    match line.char_indices().nth(100) {
+        Some((cut, _)) => format!("{}…", &line[..cut]),
+        None => line.to_owned(),
+    }
+}

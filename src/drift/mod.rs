@@ -1,0 +1,527 @@
+//! Drift: memories gone stale, contradicted by a newer one, or repeated.
+//!
+//! Findings point at candidates; nothing here supersedes or deletes anything. Of a conflicting
+//! or duplicate pair the newer memory stands and the older is the one a finding is against. The
+//! rules, with examples, are in `docs/drift.md`.
+//!
+//! Two ways in: `audit` checks everything a scope sees, grouping claims by their rarest subject
+//! word so no two memories are compared unless they share one; `check` looks at a few memories
+//! (what recall returns, what a hook injects, a new memory) and finds their partners through the
+//! word index, so its cost does not grow with the store.
+
+pub mod conflict;
+pub mod duplicate;
+pub mod stale;
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+
+use anyhow::Result;
+use serde::Serialize;
+
+use crate::store::{Memory, Scope, Store};
+use crate::text::{words, WordStemmer};
+use conflict::Profile;
+
+/// What kind of drift a finding is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Kind {
+    Stale,
+    Conflict,
+    Duplicate,
+}
+
+/// One finding.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Finding {
+    pub kind: Kind,
+    /// The memory the finding is against: the stale one, or the older of a pair.
+    pub id: i64,
+    /// Of a pair, the newer memory, which stands.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub newer: Option<i64>,
+    /// Why, in a few words: `"retries: 3 vs 5"`, `"src/x.rs is gone from /repo"`.
+    pub why: String,
+    /// The newer memory's text, quoted when the reader was not handed that memory.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub newer_text: Option<String>,
+}
+
+impl Finding {
+    /// One line for a person or a model: "12 is contradicted by newer 31 (retries: 3 vs 5)".
+    pub fn describe(&self) -> String {
+        let mut line = match (self.kind, self.newer) {
+            (Kind::Stale, _) => format!("{} is stale: {}", self.id, self.why),
+            (Kind::Conflict, Some(newer)) => {
+                format!(
+                    "{} is contradicted by newer {newer} ({})",
+                    self.id, self.why
+                )
+            }
+            (Kind::Duplicate, Some(newer)) => format!("{} is repeated by newer {newer}", self.id),
+            (_, None) => format!("{} {:?}: {}", self.id, self.kind, self.why),
+        };
+        if let (Some(newer), Some(text)) = (self.newer, &self.newer_text) {
+            line.push_str(&format!("\n    {newer} says: {text}"));
+        }
+        line
+    }
+}
+
+/// How many of the newest memories sharing a subject word `check` compares with each memory.
+const PARTNERS: i64 = 48;
+/// How many subject words `check` searches for.
+const SUBJECT_WORDS: usize = 10;
+/// How much of a newer memory a finding quotes.
+const QUOTE_CHARS: usize = 300;
+
+/// Every finding among the live memories `scope` sees, grouped by kind, then by id.
+pub fn audit(store: &Store, scope: &Scope) -> Result<Vec<Finding>> {
+    let memories = store.list(scope, false)?;
+    let home = home();
+    let mut findings = Vec::new();
+    for m in &memories {
+        findings.extend(stale_in(m, home.as_deref()));
+    }
+
+    let mut pairs: HashMap<(usize, usize), Finding> = HashMap::new();
+    let mut by_key: HashMap<String, Vec<usize>> = HashMap::new();
+    for (i, m) in memories.iter().enumerate() {
+        by_key.entry(duplicate::key(&m.body)).or_default().push(i);
+    }
+    for group in by_key.values().filter(|g| g.len() > 1) {
+        let newest = *group
+            .iter()
+            .max_by_key(|&&i| order(&memories[i]))
+            .expect("a group");
+        for &i in group.iter().filter(|&&i| i != newest) {
+            pairs.insert(key(i, newest), repeat(&memories[i], &memories[newest]));
+        }
+    }
+
+    let stemmer = WordStemmer::default();
+    let profiles: Vec<Profile> = memories
+        .iter()
+        .map(|m| Profile::of(&m.body, &stemmer))
+        .collect();
+    let best = conflicts_among(&memories, &profiles, &pairs);
+    for ((i, j), (_, why)) in best {
+        let (older, newer) = oldest_first(&memories[i], &memories[j]);
+        pairs.insert(
+            (i, j),
+            Finding {
+                kind: Kind::Conflict,
+                id: older.id,
+                newer: Some(newer.id),
+                why,
+                newer_text: None,
+            },
+        );
+    }
+    findings.extend(pairs.into_values());
+    findings.sort_by_key(|f| (f.kind, f.id, f.newer));
+    Ok(findings)
+}
+
+/// The clearest conflict of each pair of memories (by index), as (closeness, why). Identical
+/// claims are compared once: a store where a thousand notes end "check the lock first" costs
+/// one comparison for that clause, not half a million.
+fn conflicts_among<'a>(
+    memories: &[Memory],
+    profiles: &'a [Profile],
+    skip: &HashMap<(usize, usize), Finding>,
+) -> HashMap<(usize, usize), (usize, String)> {
+    let mut best: HashMap<(usize, usize), (usize, String)> = HashMap::new();
+    let mut offer = |i: usize, j: usize, found: Option<(usize, String)>| {
+        let Some((closeness, why)) = found else {
+            return;
+        };
+        if i == j || skip.contains_key(&key(i, j)) || profiles[i].named_apart(&profiles[j]) {
+            return;
+        }
+        let slot = best.entry(key(i, j)).or_insert((usize::MAX, String::new()));
+        if closeness < slot.0 {
+            *slot = (closeness, why);
+        }
+    };
+    let older = |i: usize, j: usize| order(&memories[i]) < order(&memories[j]);
+
+    // Claims, each distinct one with the memories that make it.
+    let mut claims: Vec<(&'a conflict::Claim, Vec<usize>)> = Vec::new();
+    let mut index: HashMap<String, usize> = HashMap::new();
+    for (i, p) in profiles.iter().enumerate() {
+        for claim in &p.claims {
+            let n = *index.entry(claim.signature()).or_insert_with(|| {
+                claims.push((claim, Vec::new()));
+                claims.len() - 1
+            });
+            claims[n].1.push(i);
+        }
+    }
+    let mut buckets: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (n, (claim, _)) in claims.iter().enumerate() {
+        for stem in &claim.subject {
+            buckets.entry(stem.as_str()).or_default().push(n);
+        }
+    }
+    // Subjects as sorted numbers, to rule most pairs out before comparing words.
+    let mut numbers: HashMap<&str, u32> = HashMap::new();
+    let mut number = |words: &'a std::collections::BTreeSet<String>| -> Vec<u32> {
+        let mut out: Vec<u32> = words
+            .iter()
+            .map(|w| {
+                let next = numbers.len() as u32;
+                *numbers.entry(w.as_str()).or_insert(next)
+            })
+            .collect();
+        out.sort_unstable();
+        out
+    };
+    let quick: Vec<(Vec<u32>, Vec<u32>)> = claims
+        .iter()
+        .map(|(c, _)| (number(&c.subject), number(&c.names)))
+        .collect();
+    // Which claim last looked at each claim: a pair may be looked at from both sides, but
+    // never twice from one.
+    let mut seen_by: Vec<usize> = vec![usize::MAX; claims.len()];
+    for (n, (claim, holders)) in claims.iter().enumerate() {
+        // Two claims on the same subject share all but a quarter of the smaller one's words,
+        // so one of its rarest n/4 + 1 words is always shared.
+        let mut stems: Vec<&str> = claim.subject.iter().map(String::as_str).collect();
+        stems.sort_by_key(|s| buckets[s].len());
+        stems.truncate(stems.len() / 4 + 1);
+        for stem in stems {
+            for &m in &buckets[stem] {
+                if m == n || seen_by[m] == n {
+                    continue;
+                }
+                seen_by[m] = n;
+                if !may_share_subject(&quick[n], &quick[m]) {
+                    continue;
+                }
+                let (other, others) = &claims[m];
+                let forward = conflict::claims_conflict(claim, other);
+                if forward.is_none() {
+                    continue;
+                }
+                let backward = conflict::claims_conflict(other, claim);
+                for &i in holders {
+                    for &j in others {
+                        let found = if older(i, j) { &forward } else { &backward };
+                        offer(i, j, found.clone());
+                    }
+                }
+            }
+        }
+    }
+
+    // Clauses equal but for one word, each distinct clause once.
+    let mut clauses: Vec<(&[conflict::Word], Vec<usize>)> = Vec::new();
+    let mut index: HashMap<&[conflict::Word], usize> = HashMap::new();
+    for (i, p) in profiles.iter().enumerate() {
+        for clause in &p.clauses {
+            let n = *index.entry(clause.as_slice()).or_insert_with(|| {
+                clauses.push((clause.as_slice(), Vec::new()));
+                clauses.len() - 1
+            });
+            clauses[n].1.push(i);
+        }
+    }
+    let mut groups: HashMap<String, Vec<usize>> = HashMap::new();
+    for (n, (clause, _)) in clauses.iter().enumerate() {
+        for k in conflict::clause_keys(clause) {
+            groups.entry(k).or_default().push(n);
+        }
+    }
+    for group in groups.values().filter(|g| g.len() > 1) {
+        for (x, &a) in group.iter().enumerate() {
+            for &b in &group[x + 1..] {
+                let (ca, cb) = (clauses[a].0, clauses[b].0);
+                let forward = conflict::clauses_conflict(ca, cb);
+                if forward.is_none() {
+                    continue;
+                }
+                let backward = conflict::clauses_conflict(cb, ca);
+                for &i in &clauses[a].1 {
+                    for &j in &clauses[b].1 {
+                        let found = if older(i, j) { &forward } else { &backward };
+                        offer(i, j, found.clone().map(|why| (usize::MAX - 1, why)));
+                    }
+                }
+            }
+        }
+    }
+    best
+}
+
+/// A cheap necessary condition of `conflict::same_subject` on numbered subjects and names.
+fn may_share_subject(a: &(Vec<u32>, Vec<u32>), b: &(Vec<u32>, Vec<u32>)) -> bool {
+    let common = shared(&a.0, &b.0);
+    let small = a.0.len().min(b.0.len());
+    let names = shared(&a.1, &b.1);
+    let named_apart = names < a.1.len() && names < b.1.len();
+    common > 0 && !named_apart && (common == small || (common >= 2 && 4 * common >= 3 * small))
+}
+
+/// How many numbers two sorted lists share.
+fn shared(a: &[u32], b: &[u32]) -> usize {
+    let (mut i, mut j, mut n) = (0, 0, 0);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                n += 1;
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    n
+}
+
+/// Which memories `check` pairs a memory with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Partners {
+    /// Memories stored after it: what may have replaced it (recall, the hooks).
+    Newer,
+    /// Memories stored before it: what a new memory may contradict or repeat (remember).
+    Older,
+}
+
+/// The findings that involve `memories`: stale ones among them, and the pairs each forms with
+/// live memories `scope` sees on the side `partners` says. A newer memory that the caller was
+/// not handed is quoted in its finding.
+pub fn check(
+    store: &Store,
+    scope: &Scope,
+    memories: &[Memory],
+    side: Partners,
+) -> Result<Vec<Finding>> {
+    let home = home();
+    let stemmer = WordStemmer::default();
+    let handed: HashSet<i64> = memories.iter().map(|m| m.id).collect();
+    let mut findings = Vec::new();
+    let mut seen: HashSet<(i64, i64)> = HashSet::new();
+    let mut profiles: HashMap<i64, Profile> = HashMap::new();
+    for m in memories {
+        findings.extend(stale_in(m, home.as_deref()));
+        let profile = profiles
+            .entry(m.id)
+            .or_insert_with(|| Profile::of(&m.body, &stemmer));
+        let partners = partners(store, scope, m, profile, side)?;
+        for p in partners.iter().filter(|p| p.id != m.id) {
+            let pair = (m.id.min(p.id), m.id.max(p.id));
+            if !seen.insert(pair) {
+                continue;
+            }
+            let (older, newer) = oldest_first(m, p);
+            let finding = if duplicate::key(&older.body) == duplicate::key(&newer.body) {
+                Some(repeat(older, newer))
+            } else {
+                for x in [older, newer] {
+                    profiles
+                        .entry(x.id)
+                        .or_insert_with(|| Profile::of(&x.body, &stemmer));
+                }
+                conflict::disagreement(&profiles[&older.id], &profiles[&newer.id]).map(|why| {
+                    Finding {
+                        kind: Kind::Conflict,
+                        id: older.id,
+                        newer: Some(newer.id),
+                        why,
+                        newer_text: None,
+                    }
+                })
+            };
+            if let Some(mut f) = finding {
+                if !handed.contains(&newer.id) {
+                    f.newer_text = Some(quote(&newer.body));
+                }
+                findings.push(f);
+            }
+        }
+    }
+    findings.sort_by_key(|f| (f.kind, f.id, f.newer));
+    Ok(findings)
+}
+
+/// What a hook leaves out of the memories it is about to inject, and one line saying so.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LeftOut {
+    pub ids: Vec<i64>,
+    pub line: Option<String>,
+}
+
+/// Of the memories `offered` (ids, in order), which to leave out given `findings`: stale ones,
+/// and the older of a conflicting or duplicate pair.
+pub fn leave_out(findings: &[Finding], offered: &[i64]) -> LeftOut {
+    let mut ids = Vec::new();
+    let mut reasons = Vec::new();
+    for &id in offered {
+        let Some(f) = findings.iter().find(|f| f.id == id) else {
+            continue;
+        };
+        ids.push(id);
+        reasons.push(match (f.kind, f.newer) {
+            (Kind::Stale, _) => format!("{id} is stale ({})", f.why),
+            (Kind::Conflict, Some(newer)) => {
+                format!("{id} is contradicted by newer {newer} ({})", f.why)
+            }
+            (_, newer) => format!(
+                "{id} repeats {}",
+                newer.map_or("another".to_owned(), |n| n.to_string())
+            ),
+        });
+    }
+    let line = (!ids.is_empty()).then(|| format!("Left out: {}.", reasons.join("; ")));
+    LeftOut { ids, line }
+}
+
+/// Live memories visible from `scope`, stored on `side` of `m`, that may pair with it: the
+/// nearest ones sharing a word of its claims' subjects (the word index is walked from `m` and
+/// stops at a fixed count), and its folded duplicates (one lookup of the stored hash). The cost
+/// does not grow with the store.
+fn partners(
+    store: &Store,
+    scope: &Scope,
+    m: &Memory,
+    profile: &Profile,
+    side: Partners,
+) -> Result<Vec<Memory>> {
+    let mut subject: Vec<&str> = Vec::new();
+    for claim in &profile.claims {
+        for word in &claim.words {
+            if !subject.contains(&word.as_str()) && subject.len() < SUBJECT_WORDS {
+                subject.push(word);
+            }
+        }
+    }
+    let mut ids: Vec<i64> = Vec::new();
+    let sql = match side {
+        Partners::Newer => {
+            "SELECT memory.rowid FROM memory JOIN memories m ON m.id = memory.rowid \
+             WHERE memory MATCH ?2 AND memory.rowid > ?4 \
+             AND (m.project IS NULL OR m.project = ?1) ORDER BY memory.rowid LIMIT ?3"
+        }
+        Partners::Older => {
+            "SELECT memory.rowid FROM memory JOIN memories m ON m.id = memory.rowid \
+             WHERE memory MATCH ?2 AND memory.rowid < ?4 \
+             AND (m.project IS NULL OR m.project = ?1) ORDER BY memory.rowid DESC LIMIT ?3"
+        }
+    };
+    let mut stmt = store.conn().prepare_cached(sql)?;
+    if !subject.is_empty() {
+        let found = stmt.query_map(
+            rusqlite::params![scope.key(), quoted_any(&subject), PARTNERS, m.id],
+            |r| r.get::<_, i64>(0),
+        )?;
+        for id in found {
+            ids.push(id?);
+        }
+    }
+    let mut same = store.conn().prepare_cached(
+        "SELECT m.id FROM memories m WHERE m.folded = ?2 AND m.id != ?3 \
+         AND (m.project IS ?1 OR m.project IS NULL) LIMIT 8",
+    )?;
+    let repeats = same.query_map(
+        rusqlite::params![scope.key(), duplicate::hash(&m.body), m.id],
+        |r| r.get::<_, i64>(0),
+    )?;
+    for id in repeats {
+        let id = id?;
+        let on_side = match side {
+            Partners::Newer => id > m.id,
+            Partners::Older => id < m.id,
+        };
+        if on_side && !ids.contains(&id) {
+            ids.push(id);
+        }
+    }
+    store.live_by_ids(&ids, scope)
+}
+
+/// `"a" OR "b"` for words that are plain words (code words are searched by their parts).
+fn quoted_any(words_: &[&str]) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    for w in words_ {
+        for part in words(w) {
+            let quoted = format!("\"{part}\"");
+            if !parts.contains(&quoted) {
+                parts.push(quoted);
+            }
+        }
+    }
+    parts.join(" OR ")
+}
+
+/// The stale findings of one memory: each path it names that is gone.
+fn stale_in(m: &Memory, home: Option<&Path>) -> Vec<Finding> {
+    let checkout = m
+        .project
+        .as_deref()
+        .map(Path::new)
+        .filter(|p| p.is_absolute() && p.is_dir());
+    let roots: Vec<&Path> = checkout.into_iter().chain(home).collect();
+    stale::named(&m.body, &roots)
+        .into_iter()
+        .filter_map(|named| {
+            let place = stale::locate(&named, checkout, home)?;
+            if place.exists() {
+                return None;
+            }
+            let why = match (named.absolute, checkout) {
+                (false, Some(root)) => format!("{} is gone from {}", named.written, root.display()),
+                _ => format!("{} does not exist", named.written),
+            };
+            Some(Finding {
+                kind: Kind::Stale,
+                id: m.id,
+                newer: None,
+                why,
+                newer_text: None,
+            })
+        })
+        .take(1)
+        .collect()
+}
+
+fn repeat(older: &Memory, newer: &Memory) -> Finding {
+    Finding {
+        kind: Kind::Duplicate,
+        id: older.id,
+        newer: Some(newer.id),
+        why: "same text".into(),
+        newer_text: None,
+    }
+}
+
+fn order(m: &Memory) -> (i64, i64) {
+    (m.created_unix, m.id)
+}
+
+fn oldest_first<'a>(a: &'a Memory, b: &'a Memory) -> (&'a Memory, &'a Memory) {
+    if order(a) < order(b) {
+        (a, b)
+    } else {
+        (b, a)
+    }
+}
+
+fn key(i: usize, j: usize) -> (usize, usize) {
+    (i.min(j), i.max(j))
+}
+
+fn quote(body: &str) -> String {
+    match body.char_indices().nth(QUOTE_CHARS) {
+        Some((cut, _)) => format!("{}…", &body[..cut]),
+        None => body.to_owned(),
+    }
+}
+
+fn home() -> Option<PathBuf> {
+    std::env::var_os("HOME")
+        .filter(|h| !h.is_empty())
+        .map(PathBuf::from)
+}

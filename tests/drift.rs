@@ -1,0 +1,477 @@
+//! Drift detection, measured on the labeled fixture `tests/fixtures/drift.toml`, and its wiring
+//! into `recall`, `remember` and `synapse drift` through the real CLI.
+//!
+//! The whole fixture goes into one project store, so a finding that pairs memories of two
+//! different entries counts against precision, as it would for a user.
+
+mod common;
+
+use std::collections::{BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use serde_json::Value;
+use synapse::drift::{self, Finding, Kind, Partners};
+use synapse::store::write::NewMemory;
+use synapse::store::{Scope, Store};
+
+#[derive(Deserialize)]
+struct Fixture {
+    conflict: Vec<Conflict>,
+    duplicate: Vec<Pair>,
+    lookalike: Vec<Pair>,
+    stale: Vec<PathCase>,
+    live: Vec<PathCase>,
+    never_missing: Vec<Text>,
+}
+
+#[derive(Deserialize)]
+struct Conflict {
+    kind: String,
+    older: String,
+    newer: String,
+}
+
+#[derive(Deserialize)]
+struct Pair {
+    a: String,
+    b: String,
+}
+
+#[derive(Deserialize)]
+struct PathCase {
+    path: String,
+    text: String,
+}
+
+#[derive(Deserialize)]
+struct Text {
+    text: String,
+}
+
+/// The fixture loaded into a store whose project is a checkout outside any temporary folder.
+struct Loaded {
+    _dir: tempfile::TempDir,
+    store: Store,
+    scope: Scope,
+    conflicts: BTreeSet<(i64, i64)>,
+    conflict_kinds: HashMap<(i64, i64), String>,
+    duplicates: BTreeSet<(i64, i64)>,
+    stale: BTreeSet<i64>,
+    never_missing: BTreeSet<i64>,
+    by_id: HashMap<i64, String>,
+}
+
+fn load() -> Loaded {
+    load_from("tests/fixtures/drift.toml")
+}
+
+fn load_from(path: &str) -> Loaded {
+    let text = std::fs::read_to_string(path).unwrap();
+    let fixture: Fixture = toml::from_str(&text).unwrap();
+    // Under target/tmp: a checkout under /tmp would be exempt from stale checks.
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let checkout = dir.path().join("checkout");
+    std::fs::create_dir_all(&checkout).unwrap();
+    // Its own repository: target/tmp lies inside this crate's work tree.
+    git2::Repository::init(&checkout).unwrap();
+    let checkout = checkout.canonicalize().unwrap();
+    for live in &fixture.live {
+        let relative = live.path.replace("{checkout}/", "");
+        let path = checkout.join(relative.trim_start_matches("./"));
+        if live.path.ends_with('/') {
+            std::fs::create_dir_all(&path).unwrap();
+        } else {
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(&path, "x").unwrap();
+        }
+    }
+    let mut store = Store::open(&dir.path().join("data")).unwrap();
+    let scope = Scope::of_folder(&checkout).unwrap();
+    assert_eq!(scope.key(), Some(checkout.to_str().unwrap()));
+    let mut clock = 1_700_000_000;
+    let mut by_id = HashMap::new();
+    let mut add = |body: &str| -> i64 {
+        clock += 60;
+        let body = body.replace("{checkout}", checkout.to_str().unwrap());
+        let memory = NewMemory {
+            body: body.clone(),
+            source: "fixture".into(),
+            project: scope.key().map(str::to_owned),
+            created_at: Some(clock),
+        };
+        let id = store.remember(&memory, &[], &scope).unwrap().id();
+        by_id.insert(id, body);
+        id
+    };
+    let mut conflicts = BTreeSet::new();
+    let mut conflict_kinds = HashMap::new();
+    for c in &fixture.conflict {
+        let pair = (add(&c.older), add(&c.newer));
+        conflicts.insert(pair);
+        conflict_kinds.insert(pair, c.kind.clone());
+    }
+    let duplicates = fixture
+        .duplicate
+        .iter()
+        .map(|d| (add(&d.a), add(&d.b)))
+        .collect();
+    for l in &fixture.lookalike {
+        add(&l.a);
+        add(&l.b);
+    }
+    let stale = fixture.stale.iter().map(|s| add(&s.text)).collect();
+    for l in &fixture.live {
+        add(&l.text);
+    }
+    let never_missing = fixture.never_missing.iter().map(|n| add(&n.text)).collect();
+    Loaded {
+        _dir: dir,
+        store,
+        scope,
+        conflicts,
+        conflict_kinds,
+        duplicates,
+        stale,
+        never_missing,
+        by_id,
+    }
+}
+
+/// Precision and recall of `found` against `expected`, and the misses and false alarms.
+fn score<T: Ord + Copy>(found: &BTreeSet<T>, expected: &BTreeSet<T>) -> (f64, f64, Vec<T>, Vec<T>) {
+    let hits = found.intersection(expected).count() as f64;
+    let precision = if found.is_empty() {
+        1.0
+    } else {
+        hits / found.len() as f64
+    };
+    let recall = hits / expected.len() as f64;
+    let missed = expected.difference(found).copied().collect();
+    let wrong = found.difference(expected).copied().collect();
+    (precision, recall, missed, wrong)
+}
+
+fn pairs(findings: &[Finding], kind: Kind) -> BTreeSet<(i64, i64)> {
+    findings
+        .iter()
+        .filter(|f| f.kind == kind)
+        .map(|f| (f.id, f.newer.expect("a pair has a newer side")))
+        .collect()
+}
+
+fn report(loaded: &Loaded, findings: &[Finding]) -> String {
+    let show = |ids: &[(i64, i64)]| -> String {
+        ids.iter()
+            .map(|(a, b)| {
+                let why = findings
+                    .iter()
+                    .find(|f| f.id == *a && f.newer == Some(*b))
+                    .map_or(String::new(), |f| format!(" [{}]", f.why));
+                format!(
+                    "\n    {:?}{why}\n      older: {}\n      newer: {}",
+                    loaded.conflict_kinds.get(&(*a, *b)),
+                    loaded.by_id[a],
+                    loaded.by_id[b]
+                )
+            })
+            .collect()
+    };
+    let (cp, cr, cmiss, cwrong) = score(&pairs(findings, Kind::Conflict), &loaded.conflicts);
+    let (dp, dr, dmiss, dwrong) = score(&pairs(findings, Kind::Duplicate), &loaded.duplicates);
+    let stale: BTreeSet<i64> = findings
+        .iter()
+        .filter(|f| f.kind == Kind::Stale)
+        .map(|f| f.id)
+        .collect();
+    let (sp, sr, smiss, swrong) = score(&stale, &loaded.stale);
+    format!(
+        "conflict precision {cp:.3} recall {cr:.3} ({} labeled)\n  missed:{}\n  wrong:{}\n\
+         duplicate precision {dp:.3} recall {dr:.3}\n  missed:{}\n  wrong:{}\n\
+         stale precision {sp:.3} recall {sr:.3}\n  missed: {:?}\n  wrong: {:?}",
+        loaded.conflicts.len(),
+        show(&cmiss),
+        show(&cwrong),
+        show(&dmiss),
+        show(&dwrong),
+        smiss.iter().map(|id| &loaded.by_id[id]).collect::<Vec<_>>(),
+        swrong
+            .iter()
+            .map(|id| &loaded.by_id[id])
+            .collect::<Vec<_>>(),
+    )
+}
+
+/// Assert the acceptance thresholds on one set of findings.
+fn assert_thresholds(loaded: &Loaded, findings: &[Finding], label: &str) {
+    let text = report(loaded, findings);
+    eprintln!("{label}:\n{text}");
+    let (cp, cr, _, _) = score(&pairs(findings, Kind::Conflict), &loaded.conflicts);
+    let (dp, dr, _, _) = score(&pairs(findings, Kind::Duplicate), &loaded.duplicates);
+    let stale: BTreeSet<i64> = findings
+        .iter()
+        .filter(|f| f.kind == Kind::Stale)
+        .map(|f| f.id)
+        .collect();
+    let (sp, sr, _, _) = score(&stale, &loaded.stale);
+    assert!(
+        cp >= 0.9 && cr >= 0.8,
+        "{label}: conflict below 0.9/0.8\n{text}"
+    );
+    assert!(
+        dp == 1.0 && dr == 1.0,
+        "{label}: duplicate below 1.0/1.0\n{text}"
+    );
+    assert!(
+        sp >= 0.95 && sr >= 0.9,
+        "{label}: stale below 0.95/0.9\n{text}"
+    );
+    let wrongly_missing: Vec<&String> = stale
+        .intersection(&loaded.never_missing)
+        .map(|id| &loaded.by_id[id])
+        .collect();
+    assert!(
+        wrongly_missing.is_empty(),
+        "{label}: called missing: {wrongly_missing:?}"
+    );
+}
+
+#[test]
+fn audit_meets_the_thresholds_on_the_fixture() {
+    let loaded = load();
+    let findings = drift::audit(&loaded.store, &loaded.scope).unwrap();
+    assert_thresholds(&loaded, &findings, "audit");
+}
+
+#[test]
+fn audit_meets_the_thresholds_on_the_held_out_fixture() {
+    let loaded = load_from("tests/fixtures/drift_holdout.toml");
+    let findings = drift::audit(&loaded.store, &loaded.scope).unwrap();
+    assert_thresholds(&loaded, &findings, "held-out audit");
+}
+
+#[test]
+fn checking_each_memory_finds_what_the_audit_finds() {
+    let loaded = load();
+    let memories = loaded.store.list(&loaded.scope, false).unwrap();
+    let mut findings: Vec<Finding> = Vec::new();
+    for m in &memories {
+        for f in drift::check(
+            &loaded.store,
+            &loaded.scope,
+            std::slice::from_ref(m),
+            Partners::Newer,
+        )
+        .unwrap()
+        {
+            if !findings
+                .iter()
+                .any(|g| g.kind == f.kind && g.id == f.id && g.newer == f.newer)
+            {
+                findings.push(f);
+            }
+        }
+    }
+    assert_thresholds(&loaded, &findings, "check");
+}
+
+#[test]
+fn hooks_leave_out_the_stale_and_the_older_half() {
+    let loaded = load();
+    let (&(older, newer), _) = loaded.conflict_kinds.iter().next().unwrap();
+    let &stale = loaded.stale.iter().next().unwrap();
+    let (dup_old, dup_new) = *loaded.duplicates.iter().next().unwrap();
+    let offered = [older, newer, stale, dup_old, dup_new];
+    let memories: Vec<_> = offered
+        .iter()
+        .map(|&id| loaded.store.require(id, &loaded.scope).unwrap())
+        .collect();
+    let findings = drift::check(&loaded.store, &loaded.scope, &memories, Partners::Newer).unwrap();
+    let out = drift::leave_out(&findings, &offered);
+    assert_eq!(out.ids, [older, stale, dup_old], "{findings:?}");
+    let line = out.line.unwrap();
+    for id in [older, stale, dup_old, newer, dup_new] {
+        assert!(line.contains(&id.to_string()), "{line}");
+    }
+    assert!(drift::leave_out(&findings, &[newer, dup_new])
+        .line
+        .is_none());
+}
+
+// --- the CLI wiring, end to end -------------------------------------------------------------
+
+struct Cli {
+    _dir: tempfile::TempDir,
+    data: PathBuf,
+    project: PathBuf,
+}
+
+impl Cli {
+    fn new() -> Cli {
+        let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+        let project = dir.path().join("project");
+        std::fs::create_dir_all(project.join("src")).unwrap();
+        std::fs::write(project.join("src/live.rs"), "fn main() {}").unwrap();
+        git2::Repository::init(&project).unwrap();
+        Cli {
+            data: dir.path().join("data"),
+            project: project.canonicalize().unwrap(),
+            _dir: dir,
+        }
+    }
+
+    fn json(&self, args: &[&str]) -> Value {
+        let mut all = vec!["--json"];
+        all.extend_from_slice(args);
+        let out = common::run_synapse(&self.data, &self.project, &all, b"");
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).unwrap()
+    }
+
+    fn text(&self, args: &[&str]) -> String {
+        let out = common::run_synapse(&self.data, &self.project, args, b"");
+        assert!(out.status.success(), "{args:?}");
+        String::from_utf8(out.stdout).unwrap()
+    }
+}
+
+fn ids(value: &Value) -> Vec<i64> {
+    value
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["id"].as_i64().unwrap())
+        .collect()
+}
+
+#[test]
+fn remember_reports_what_it_contradicts_and_repeats_and_still_stores() {
+    let cli = Cli::new();
+    let first = cli.json(&[
+        "remember",
+        "Payment webhooks retry 3 times with jittered backoff.",
+    ]);
+    let old = first["id"].as_i64().unwrap();
+
+    let second = cli.json(&["remember", "Payment webhooks now retry 5 times."]);
+    let new = second["id"].as_i64().unwrap();
+    assert_ne!(new, old, "a contradicting memory is still stored");
+    let drift = &second["drift"];
+    assert_eq!(ids(drift), [old], "{second}");
+    assert_eq!(drift[0]["kind"], "conflict");
+    assert_eq!(drift[0]["newer"], new);
+    assert!(drift[0]["why"]
+        .as_str()
+        .unwrap()
+        .contains("3 times vs 5 times"));
+
+    let third = cli.json(&["remember", "payment webhooks now retry 5 times"]);
+    assert_ne!(third["id"], new, "a folded repeat is stored but reported");
+    assert!(third["drift"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|f| f["kind"] == "duplicate" && f["id"] == new));
+
+    let exact = cli.json(&["remember", "payment webhooks now retry 5 times"]);
+    assert_eq!(
+        exact["duplicate_of"], third["id"],
+        "an exact repeat is not stored"
+    );
+
+    let text = cli.text(&["remember", "Payment webhooks retry 7 times."]);
+    assert!(text.contains("contradicts"), "{text}");
+}
+
+#[test]
+fn recall_returns_everything_and_quotes_a_newer_contradiction_it_did_not_match() {
+    let cli = Cli::new();
+    let old = cli.json(&[
+        "remember",
+        "Payment webhooks retry 3 times with jittered backoff.",
+    ])["id"]
+        .as_i64()
+        .unwrap();
+    let new = cli.json(&["remember", "Payment webhooks now retry 5 times."])["id"]
+        .as_i64()
+        .unwrap();
+
+    let found = cli.json(&["recall", "jittered backoff"]);
+    assert_eq!(ids(&found["results"]), [old], "{found}");
+    let finding = &found["drift"][0];
+    assert_eq!(finding["kind"], "conflict", "{found}");
+    assert_eq!(
+        (finding["id"].as_i64(), finding["newer"].as_i64()),
+        (Some(old), Some(new))
+    );
+    assert_eq!(finding["newer_text"], "Payment webhooks now retry 5 times.");
+
+    let both = cli.json(&["recall", "payment webhooks retry"]);
+    assert_eq!(
+        ids(&both["results"]).len(),
+        2,
+        "recall still returns both: {both}"
+    );
+    assert!(both["drift"][0].get("newer_text").is_none(), "{both}");
+
+    let text = cli.text(&["recall", "jittered backoff"]);
+    assert!(text.contains("newer") && text.contains("5 times"), "{text}");
+}
+
+#[test]
+fn drift_audits_a_folder_grouped_by_kind() {
+    let cli = Cli::new();
+    let stale = cli.json(&["remember", "The parser lives in src/gone.rs:40 now."])["id"].clone();
+    cli.json(&["remember", "The entry point is src/live.rs."]);
+    cli.json(&["remember", "Staging API listens on port 8080."]);
+    cli.json(&["remember", "Staging API listens on port 8081."]);
+    cli.json(&["remember", "Use ripgrep, not grep."]);
+    cli.json(&["remember", "use ripgrep not grep"]);
+    cli.json(&["remember", "Build logs go to /tmp/build-logs/latest.txt."]);
+
+    let audit = cli.json(&["drift", cli.project.to_str().unwrap()]);
+    assert_eq!(audit["stale"].as_array().unwrap().len(), 1, "{audit}");
+    assert_eq!(audit["stale"][0]["id"], stale);
+    assert!(audit["stale"][0]["why"]
+        .as_str()
+        .unwrap()
+        .contains("src/gone.rs"));
+    assert_eq!(audit["conflict"].as_array().unwrap().len(), 1, "{audit}");
+    assert!(audit["conflict"][0]["why"]
+        .as_str()
+        .unwrap()
+        .contains("8080 vs 8081"));
+    assert_eq!(audit["duplicate"].as_array().unwrap().len(), 1, "{audit}");
+
+    let text = cli.text(&["drift"]);
+    for word in [
+        "stale",
+        "conflict",
+        "duplicate",
+        "src/gone.rs",
+        "8080 vs 8081",
+    ] {
+        assert!(text.contains(word), "{word} missing from:\n{text}");
+    }
+    let elsewhere = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    git2::Repository::init(elsewhere.path()).unwrap();
+    let none = cli.json(&["drift", elsewhere.path().to_str().unwrap()]);
+    assert_eq!(none["count"], 0, "another folder sees nothing: {none}");
+}
+
+#[test]
+fn relative_paths_are_checked_only_for_project_memories() {
+    let cli = Cli::new();
+    cli.json(&[
+        "remember",
+        "--global",
+        "My notes template is docs/template.md.",
+    ]);
+    let audit = cli.json(&["drift"]);
+    assert_eq!(audit["count"], 0, "{audit}");
+    assert!(Path::new(&cli.project).join("src/live.rs").exists());
+}
