@@ -10,10 +10,18 @@ pub mod config;
 pub mod drift;
 /// Relevance evaluation: run labeled cases through recall and score the answers.
 pub mod eval;
+/// The Claude Code hooks: payloads in, the injected block or a recorded lesson out.
+pub mod hook;
+/// The blocks the hooks inject, framed so memory text cannot forge them.
+pub mod inject;
+/// Lessons marked in a reply (`remember:`), with secrets masked before storing.
+pub mod lessons;
 /// Exact paging through one memory's stored bytes.
 pub mod read;
 /// Recall: query terms, the two search lanes, fusion, the coverage floor, budget packing.
 pub mod recall;
+/// The task signal: branch, changed files and prompt, from git without reading file contents.
+pub mod signal;
 /// The SQLite store: schema, migrations, scope, writes and history.
 pub mod store;
 /// Text folding and stemming shared by query terms and coverage counting.

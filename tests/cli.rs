@@ -677,10 +677,11 @@ fn an_older_schema_is_backed_up_then_migrated_keeping_every_memory() {
     env.json(&["remember", "kept across the upgrade", "--project", "p"]);
     let db = env.data.join("synapse.db");
     {
-        // Undo migration 3 (the `folded` column) to make a version-2 file.
+        // Undo migrations 4 (the `injected` table) and 3 (the `folded` column): a version-2 file.
         let conn = rusqlite::Connection::open(&db).unwrap();
         conn.execute_batch(
-            "DROP INDEX memories_folded; ALTER TABLE memories DROP COLUMN folded; \
+            "DROP TABLE injected; DROP INDEX memories_folded; \
+             ALTER TABLE memories DROP COLUMN folded; \
              CREATE INDEX memories_body ON memories(project, substr(body, 1, 64)); \
              PRAGMA user_version = 2;",
         )

@@ -10,6 +10,9 @@ use crate::store::{Scope, Store};
 pub struct Args {
     /// The memory's id.
     id: i64,
+    /// Byte offset to start from: 0, or the `next` of the previous page (as `--offset`).
+    #[arg(value_name = "OFFSET", conflicts_with = "offset")]
+    at: Option<usize>,
     /// Byte offset to start from: 0, or the `next` of the previous page.
     #[arg(long, default_value_t = 0)]
     offset: usize,
@@ -28,7 +31,7 @@ pub fn run(args: Args, json: bool) -> Result<()> {
         &store,
         &scope,
         args.id,
-        args.offset,
+        args.at.unwrap_or(args.offset),
         args.budget.page_bytes(),
     )?;
     if json {

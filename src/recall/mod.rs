@@ -75,6 +75,9 @@ pub struct Hit {
     /// The whole stored body, for callers that check answers (eval); not sent.
     #[serde(skip)]
     pub body: String,
+    /// Seconds since the epoch, for ages; not sent.
+    #[serde(skip)]
+    pub created_unix: i64,
 }
 
 /// Why one candidate was returned or cut (`--explain`).
@@ -183,6 +186,7 @@ pub fn recall(store: &Store, scope: &Scope, query: &str, options: &Options) -> R
                 score: c.fused,
                 coverage: c.held.len(),
                 body: c.memory.body.clone(),
+                created_unix: c.memory.created_unix,
             });
         }
     }

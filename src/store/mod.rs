@@ -6,6 +6,7 @@
 pub mod history;
 pub mod import;
 pub mod index;
+pub mod injected;
 pub mod schema;
 pub mod scope;
 pub mod write;
@@ -220,8 +221,23 @@ impl Store {
     }
 }
 
+/// Today's date in UTC, `YYYY-MM-DD` (for sources and log lines).
+pub fn today() -> String {
+    // Days to a civil date (Howard Hinnant's algorithm), to avoid a date crate in the hooks.
+    let z = now().div_euclid(86_400) + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!("{year:04}-{month:02}-{day:02}")
+}
+
 /// Seconds since the Unix epoch, now.
-pub(crate) fn now() -> i64 {
+pub fn now() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_secs() as i64)

@@ -66,6 +66,16 @@ const MIGRATIONS: &[&str] = &[
     DROP INDEX memories_body;
     CREATE INDEX memories_folded ON memories(project, folded);
     "#,
+    // 4: which memories the hooks have injected into which Claude Code session, so a prompt
+    // never brings the same memory twice (cleared when the session's context is compacted).
+    r#"
+    CREATE TABLE injected (
+        session   TEXT NOT NULL,
+        memory_id INTEGER NOT NULL REFERENCES memories(id),
+        at        INTEGER NOT NULL,
+        PRIMARY KEY (session, memory_id)
+    ) WITHOUT ROWID;
+    "#,
 ];
 
 /// The schema version this build writes.

@@ -1,0 +1,192 @@
+#!/usr/bin/env bash
+# Whole-process latency of the three hook binaries, against `node -e 0`, with hyperfine.
+#
+#   bench/hooks.sh                 # 10,000 memories, 3 warmups, 30 runs
+#   MEMORIES=50000 RUNS=50 bench/hooks.sh
+#   OUT=/tmp/hooks.json bench/hooks.sh
+#   KEEP=1 bench/hooks.sh          # keep the temporary repository, store and payloads
+#
+# What it does: builds the release binaries; makes a temporary git repository on a feature
+# branch (`feature/webhook-retries`) with two changed files and one untracked file; makes a
+# temporary data folder (SYNAPSE_DATA) and imports MEMORIES generated project memories
+# (examples/drift.rs) for that repository; writes one payload per hook; and times, in one
+# hyperfine invocation, each hook fed its payload on stdin, `sh -c true` and `node -e 0`.
+#
+# hyperfine 1.15 has no `--input`, and later versions take one input file for every command, so
+# each hook runs as `sh -c 'exec HOOK < PAYLOAD'`. `exec` keeps the shell from forking; what the
+# shell itself costs is measured as `sh -c true` and subtracted: "net" below is hook minus shell,
+# which is what the hook costs as a process of its own (node runs directly, with no shell).
+#
+# Before every timed run of SessionStart and UserPromptSubmit the store's record of what the
+# session was given is cleared (`--prepare`), so every run does the whole path, writes included,
+# like the first prompt of a session. RESET=0 turns that off (later runs then find everything
+# already given and print nothing). Stop's payload holds a `remember:` line: the first run stores
+# the lesson and the later ones find it already stored, as repeated replies would.
+#
+# A hook never fails loudly (it logs to synapse.log in the data folder and exits 0), so the script
+# checks that each hook printed what it should and that nothing was logged, before and after.
+#
+# Targets (net medians): SessionStart <= 8 ms, UserPromptSubmit <= 8 ms, Stop <= 5 ms, and each
+# at most a fifth of node's median. Exits 1 if one is missed, 2 if the setup fails.
+
+set -euo pipefail
+
+MEMORIES=${MEMORIES:-10000}
+RUNS=${RUNS:-30}
+WARMUP=${WARMUP:-3}
+RESET=${RESET:-1}
+ROOT=$(cd "$(dirname "$0")/.." && pwd -P)
+OUT=${OUT:-$ROOT/target/bench/hooks.json}
+
+fail() {
+    echo "bench/hooks.sh: $*" >&2
+    exit 2
+}
+
+for tool in hyperfine node git sqlite3 jq; do
+    command -v "$tool" >/dev/null || fail "needs $tool on PATH"
+done
+
+cd "$ROOT"
+echo "== building release binaries"
+cargo build --release --bins --examples --quiet || fail "cargo build failed"
+BIN=$ROOT/target/release
+for b in synapse synapse-session-start synapse-prompt-submit synapse-stop examples/drift; do
+    [ -x "$BIN/$b" ] || fail "missing $BIN/$b"
+done
+
+# The hooks read these; a developer's settings must not change what is measured.
+unset SYNAPSE_BUDGET SYNAPSE_SESSION_START SYNAPSE_PROMPT_SUBMIT SYNAPSE_STOP
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/synapse-bench.XXXXXX")
+WORK=$(cd "$WORK" && pwd -P)
+if [ "${KEEP:-0}" = 1 ]; then
+    echo "== keeping $WORK (KEEP=1)"
+else
+    trap 'rm -rf "$WORK"' EXIT
+fi
+
+echo "== temporary repository"
+REPO=$WORK/repo
+mkdir -p "$REPO"
+(
+    cd "$REPO"
+    git init -q -b main
+    git config user.email bench@example.com
+    git config user.name bench
+    git config commit.gpgsign false
+    mkdir -p src/webhooks src/payments docs
+    printf '# shop\n\nA small shop backend.\n' >README.md
+    printf 'pub fn handle() {}\n' >src/payments/handler.rs
+    git add -A && git commit -q -m "Start the shop backend"
+    printf 'pub fn deliver() {}\n' >src/webhooks/handler.rs
+    printf 'pub const ATTEMPTS: u32 = 3;\n' >src/webhooks/retry_policy.rs
+    git add -A && git commit -q -m "Deliver webhooks"
+    printf '# shop\n\nA small shop backend: payments and webhooks.\n' >README.md
+    git add -A && git commit -q -m "Say what the shop does"
+    git checkout -q -b feature/webhook-retries
+    printf 'pub const ATTEMPTS: u32 = 3;\npub const BACKOFF_MS: u64 = 200;\n' >src/webhooks/retry_policy.rs
+    git add -A && git commit -q -m "Back off between webhook attempts"
+    # Two changed files (one staged, one not) and one untracked file.
+    printf 'pub const ATTEMPTS: u32 = 5;\npub const BACKOFF_MS: u64 = 200;\n' >src/webhooks/retry_policy.rs
+    git add src/webhooks/retry_policy.rs
+    printf 'pub fn deliver() {}\npub fn retry() {}\n' >src/webhooks/handler.rs
+    printf '# Webhook retries\n\nFive attempts, exponential backoff.\n' >docs/webhook-retries.md
+)
+[ "$(git -C "$REPO" status --porcelain | wc -l)" -eq 3 ] || fail "the repository is not as planned"
+
+echo "== store with $MEMORIES memories"
+export SYNAPSE_DATA=$WORK/data
+DB=$SYNAPSE_DATA/synapse.db
+"$BIN/examples/drift" "$MEMORIES" --jsonl "$REPO" >"$WORK/memories.jsonl"
+"$BIN/synapse" import "$WORK/memories.jsonl" --project "$REPO"
+[ -f "$DB" ] || fail "no store at $DB"
+live=$(sqlite3 "$DB" "SELECT count(*) FROM memories WHERE project = '$REPO'")
+[ "$live" -eq "$MEMORIES" ] || fail "expected $MEMORIES memories for $REPO, found $live"
+
+SESSION=5b0c3f9e-2d4a-4c1e-9f3a-8e7d6c5b4a39
+TRANSCRIPT=$WORK/transcript.jsonl
+: >"$TRANSCRIPT"
+jq -nc --arg s "$SESSION" --arg c "$REPO" --arg t "$TRANSCRIPT" \
+    '{session_id:$s, transcript_path:$t, cwd:$c, hook_event_name:"SessionStart", source:"startup"}' \
+    >"$WORK/session-start.json"
+jq -nc --arg s "$SESSION" --arg c "$REPO" --arg t "$TRANSCRIPT" \
+    '{session_id:$s, transcript_path:$t, cwd:$c, hook_event_name:"UserPromptSubmit",
+      permission_mode:"default",
+      prompt:"Why do webhooks-12 deliveries give up so early? Check the retry count and the request timeout before we change retry_policy.rs."}' \
+    >"$WORK/prompt-submit.json"
+jq -nc --arg s "$SESSION" --arg c "$REPO" --arg t "$TRANSCRIPT" \
+    '{session_id:$s, transcript_path:$t, cwd:$c, hook_event_name:"Stop", stop_hook_active:false,
+      last_assistant_message:"I raised the webhook attempts to 5 and kept the 200 ms backoff.\n\nremember: webhook deliveries retry 5 times with exponential backoff from 200 ms (src/webhooks/retry_policy.rs); the receiving side dedupes by delivery id.\n\nTests pass."}' \
+    >"$WORK/stop.json"
+
+RESET_CMD="sqlite3 $DB \"DELETE FROM injected\""
+reset() { sqlite3 "$DB" "DELETE FROM injected"; }
+
+echo "== checking what each hook does"
+reset
+"$BIN/synapse-session-start" <"$WORK/session-start.json" >"$WORK/out-session-start.txt"
+"$BIN/synapse-prompt-submit" <"$WORK/prompt-submit.json" >"$WORK/out-prompt-submit.txt"
+"$BIN/synapse-stop" <"$WORK/stop.json" >"$WORK/out-stop.txt"
+reset
+[ ! -e "$SYNAPSE_DATA/synapse.log" ] || fail "a hook failed: $(cat "$SYNAPSE_DATA/synapse.log")"
+grep -q '<synapse-memories>' "$WORK/out-session-start.txt" || fail "SessionStart printed no block"
+grep -q '<synapse-memories>' "$WORK/out-prompt-submit.txt" || fail "UserPromptSubmit printed no block"
+[ ! -s "$WORK/out-stop.txt" ] || fail "Stop printed something"
+lessons=$(sqlite3 "$DB" "SELECT count(*) FROM memories WHERE body LIKE 'webhook deliveries retry 5 times%'")
+[ "$lessons" -eq 1 ] || fail "Stop stored $lessons lessons, not 1"
+printf '   SessionStart prints %s chars (%s memories), UserPromptSubmit %s chars (%s memories), Stop 0\n' \
+    "$(wc -c <"$WORK/out-session-start.txt")" "$(grep -c '^\[[0-9]' "$WORK/out-session-start.txt" || true)" \
+    "$(wc -c <"$WORK/out-prompt-submit.txt")" "$(grep -c '^\[[0-9]' "$WORK/out-prompt-submit.txt" || true)"
+
+echo "== hyperfine: $WARMUP warmups, $RUNS runs"
+mkdir -p "$(dirname "$OUT")"
+if [ "$RESET" = 1 ]; then
+    prepare=(--prepare true --prepare "$RESET_CMD" --prepare "$RESET_CMD" --prepare true --prepare true)
+else
+    prepare=()
+fi
+hyperfine -N --warmup "$WARMUP" --runs "$RUNS" --export-json "$OUT" --style basic \
+    "${prepare[@]}" \
+    -n "sh -c true" "sh -c true" \
+    -n SessionStart "sh -c 'exec $BIN/synapse-session-start < $WORK/session-start.json'" \
+    -n UserPromptSubmit "sh -c 'exec $BIN/synapse-prompt-submit < $WORK/prompt-submit.json'" \
+    -n Stop "sh -c 'exec $BIN/synapse-stop < $WORK/stop.json'" \
+    -n "node -e 0" "node -e 0"
+
+[ ! -e "$SYNAPSE_DATA/synapse.log" ] || fail "a hook failed while timed: $(cat "$SYNAPSE_DATA/synapse.log")"
+lessons=$(sqlite3 "$DB" "SELECT count(*) FROM memories WHERE body LIKE 'webhook deliveries retry 5 times%'")
+[ "$lessons" -eq 1 ] || fail "Stop stored the lesson $lessons times, not once"
+
+echo
+echo "== medians (net = minus the shell; ratio = node / net)"
+jq -r '
+  def ms: . * 1000;
+  def fmt: (. * 100 | round / 100 | tostring);
+  (.results | map({key: .command, value: .median}) | from_entries) as $m
+  | $m["sh -c true"] as $sh | $m["node -e 0"] as $node
+  | [["SessionStart", 8], ["UserPromptSubmit", 8], ["Stop", 5]] as $targets
+  | (["hook", "median_ms", "net_ms", "node/net", "target_ms", "ok"] | @tsv),
+    ($targets[] | . as [$name, $target]
+      | ($m[$name] - $sh) as $net
+      | ($node / $net) as $ratio
+      | ((($net | ms) <= $target) and ($ratio >= 5)) as $ok
+      | [$name, ($m[$name] | ms | fmt), ($net | ms | fmt), ($ratio | fmt), ("<= \($target), <= node/5"),
+         (if $ok then "yes" else "MISSED" end)] | @tsv),
+    (["sh -c true", ($sh | ms | fmt), "", "", "", ""] | @tsv),
+    (["node -e 0", ($node | ms | fmt), "", "", "", ""] | @tsv)
+' "$OUT" | column -t -s $'\t'
+
+missed=$(jq '
+  (.results | map({key: .command, value: .median}) | from_entries) as $m
+  | [["SessionStart", 0.008], ["UserPromptSubmit", 0.008], ["Stop", 0.005]]
+  | map(. as [$name, $target] | ($m[$name] - $m["sh -c true"]) as $net
+        | select($net > $target or $m["node -e 0"] / $net < 5)) | length
+' "$OUT")
+echo
+echo "hyperfine results: $OUT"
+if [ "$missed" -ne 0 ]; then
+    echo "$missed target(s) missed" >&2
+    exit 1
+fi
+echo "all targets met"

@@ -1,0 +1,280 @@
+//! The prompt replay: the LoCoMo dev questions asked as prompts, through the UserPromptSubmit rule.
+//!
+//! `cargo run --release --example prompt_replay -- [MEMORIES.jsonl] [CASES.toml]` (defaults
+//! `/work/shared/bench/locomo-dev/memories.jsonl` and `.../cases.toml`). It imports the memories
+//! into a temporary store (each line carries its conversation as `project`), then asks every
+//! case's question as the prompt of a fresh session in that project and sees what the hook would
+//! inject: recall with the lean budget and at most 3 results, the hits that hold at least
+//! `hook::prompt_floor` of the prompt's terms, drift left out, the block from
+//! `inject::prompt_block`. A case counts as answered when an injected memory's body contains one
+//! of its expected texts (as `eval` judges). Each session is fresh, so nothing is held back for
+//! having been given before; there is no git signal (the projects are plain keys).
+//!
+//! `synapse::hook` has no library entry point for one prompt in a given scope, so the rule is
+//! rebuilt here from the public API. As a check on that, each case is also run through
+//! `hook::run` itself on a second store whose projects are temporary folders (the hook finds its
+//! project from `cwd`), and the printed blocks are compared (`hook_check`); `--no-hook-check`
+//! skips it. Prints one JSON object; it never touches the user's store or the bench files.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::{bail, Context, Result};
+use serde_json::{json, Value};
+use synapse::config::Budget;
+use synapse::eval::{self, Case};
+use synapse::hook::{self, Event};
+use synapse::recall::{self, Hit, Options};
+use synapse::signal::Signal;
+use synapse::store::{Scope, Store};
+
+const MEMORIES: &str = "/work/shared/bench/locomo-dev/memories.jsonl";
+const CASES: &str = "/work/shared/bench/locomo-dev/cases.toml";
+/// The most prompt characters the hook looks at (`hook::MAX_PROMPT`, private there).
+const MAX_PROMPT: usize = 2_000;
+/// The hook's result cap at UserPromptSubmit.
+const LIMIT: usize = 3;
+
+/// What the rule injected for one prompt.
+struct Injected {
+    text: Option<String>,
+    ids: Vec<i64>,
+    /// Recall's results before the floor, for telling recall misses from floor cuts.
+    recalled: Vec<Hit>,
+    /// The hits over the floor, before drift.
+    over_floor: Vec<i64>,
+    left_out: Vec<i64>,
+}
+
+fn main() -> Result<()> {
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    let hook_check = !args.iter().any(|a| a == "--no-hook-check");
+    args.retain(|a| a != "--no-hook-check");
+    let memories_path = PathBuf::from(args.first().map_or(MEMORIES, String::as_str));
+    let cases_path = PathBuf::from(args.get(1).map_or(CASES, String::as_str));
+
+    let text = std::fs::read_to_string(&memories_path)
+        .with_context(|| format!("could not read {}", memories_path.display()))?;
+    let cases = eval::load(&cases_path)?;
+    let categories = categories(&cases_path, cases.len())?;
+    if cases.is_empty() {
+        bail!("{} has no cases", cases_path.display());
+    }
+
+    let dir = tempfile::tempdir().context("could not make a temporary folder")?;
+    let mut store = Store::open(&dir.path().join("data"))?;
+    let report = store.import(&text, &Scope::global())?;
+
+    let (mut answerable, mut gold, mut gold_recalled, mut gold_over_floor) = (0, 0, 0, 0);
+    let mut by_count = [0usize; LIMIT + 1];
+    let (mut chars, mut with_left_out) = (0usize, 0usize);
+    let mut per_category: BTreeMap<String, (usize, usize)> = BTreeMap::new();
+    let mut results: Vec<Injected> = Vec::with_capacity(cases.len());
+    let started = Instant::now();
+    for (i, case) in cases.iter().enumerate() {
+        let scope = case
+            .project
+            .as_deref()
+            .map_or_else(Scope::global, Scope::project);
+        let got = prompt_rule(&store, &scope, &case.query)?;
+        let expect = case.expect.texts();
+        let holds = |h: &Hit| expect.iter().any(|e| h.body.contains(e));
+        by_count[got.ids.len().min(LIMIT)] += 1;
+        chars += got.text.as_ref().map_or(0, |t| t.chars().count());
+        with_left_out += usize::from(!got.left_out.is_empty());
+        if !expect.is_empty() {
+            answerable += 1;
+            let injected = got
+                .recalled
+                .iter()
+                .any(|h| got.ids.contains(&h.id) && holds(h));
+            gold += usize::from(injected);
+            gold_recalled += usize::from(got.recalled.iter().any(holds));
+            gold_over_floor += usize::from(
+                got.recalled
+                    .iter()
+                    .any(|h| got.over_floor.contains(&h.id) && holds(h)),
+            );
+            let entry = per_category.entry(categories[i].clone()).or_default();
+            entry.0 += 1;
+            entry.1 += usize::from(injected);
+        }
+        results.push(got);
+    }
+    let rule_ms = started.elapsed().as_secs_f64() * 1e3 / cases.len() as f64;
+    drop(store);
+
+    let n = cases.len() as f64;
+    let share = |k: usize, of: usize| {
+        if of == 0 {
+            0.0
+        } else {
+            round(k as f64 / of as f64)
+        }
+    };
+    let injecting = cases.len() - by_count[0];
+    let mut out = json!({
+        "profile": if cfg!(debug_assertions) { "debug" } else { "release" },
+        "memories": report.stored,
+        "cases": cases.len(),
+        "answerable": answerable,
+        "gold_injected": share(gold, answerable),
+        "injected_memories": {
+            "0": share(by_count[0], cases.len()),
+            "1": share(by_count[1], cases.len()),
+            "2": share(by_count[2], cases.len()),
+            "3": share(by_count[3], cases.len()),
+        },
+        "mean_chars": round(chars as f64 / n),
+        "mean_chars_when_injecting": if injecting == 0 { 0.0 } else { round(chars as f64 / injecting as f64) },
+        "gold_in_recall_top3": share(gold_recalled, answerable),
+        "gold_over_floor": share(gold_over_floor, answerable),
+        "with_left_out_line": share(with_left_out, cases.len()),
+        "gold_injected_by_category": per_category
+            .iter()
+            .map(|(c, &(of, k))| (c.clone(), json!({"cases": of, "gold_injected": share(k, of)})))
+            .collect::<serde_json::Map<_, _>>(),
+        "rule_ms_per_prompt": round(rule_ms),
+    });
+    if hook_check {
+        out["hook_check"] = check_against_hook(&text, &cases, &results, dir.path())?;
+    }
+    println!("{}", serde_json::to_string_pretty(&out)?);
+    Ok(())
+}
+
+/// The UserPromptSubmit rule for a fresh session with no git signal: recall the prompt (lean
+/// budget, at most 3), keep hits holding `prompt_floor` of its terms, leave drift out, format.
+fn prompt_rule(store: &Store, scope: &Scope, prompt: &str) -> Result<Injected> {
+    let cut = prompt
+        .char_indices()
+        .nth(MAX_PROMPT)
+        .map_or(prompt, |(at, _)| &prompt[..at]);
+    let signal = Signal {
+        prompt: Some(cut.to_owned()),
+        ..Signal::default()
+    };
+    let options = Options {
+        budget: Budget::Lean,
+        limit: Some(LIMIT),
+        ..Options::default()
+    };
+    let found = recall::recall(store, scope, &signal.query(), &options)?;
+    let need = hook::prompt_floor(found.terms.kept.len());
+    let hits: Vec<Hit> = found
+        .results
+        .iter()
+        .filter(|h| h.coverage >= need)
+        .cloned()
+        .collect();
+    let over_floor: Vec<i64> = hits.iter().map(|h| h.id).collect();
+    let left = synapse::drift::leave_out(&found.drift, &over_floor);
+    let kept: Vec<Hit> = hits
+        .into_iter()
+        .filter(|h| !left.ids.contains(&h.id))
+        .collect();
+    let now = synapse::store::now();
+    let (text, ids) = match synapse::inject::prompt_block(&kept, left.line.as_deref(), now) {
+        Some((text, ids)) => (Some(text), ids),
+        None => (None, Vec::new()),
+    };
+    Ok(Injected {
+        text,
+        ids,
+        recalled: found.results,
+        over_floor,
+        left_out: left.ids,
+    })
+}
+
+/// Run every case through `hook::run` on a store whose projects are folders, and count the
+/// prompts whose printed block is the rule's, byte for byte.
+fn check_against_hook(
+    text: &str,
+    cases: &[Case],
+    rule: &[Injected],
+    tmp: &Path,
+) -> Result<Value> {
+    let projects = tmp.join("projects");
+    std::fs::create_dir_all(&projects)?;
+    let projects = projects.canonicalize()?;
+    if !Signal::of_folder(&projects).is_empty() {
+        return Ok(json!({"skipped": "the temporary folder is inside a git repository"}));
+    }
+    let folder = |key: &str| -> Result<String> {
+        let dir = projects.join(key.replace(['/', '\\'], "_"));
+        std::fs::create_dir_all(&dir)?;
+        Ok(dir.display().to_string())
+    };
+    let mut mapped = String::with_capacity(text.len() * 2);
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        let mut value: Value = serde_json::from_str(line).context("a memories line is not JSON")?;
+        if let Some(key) = value.get("project").and_then(Value::as_str) {
+            value["project"] = Value::String(folder(key)?);
+        }
+        mapped.push_str(&value.to_string());
+        mapped.push('\n');
+    }
+    let data = tmp.join("hook-data");
+    Store::open(&data)?.import(&mapped, &Scope::global())?;
+    // SAFETY of the environment change: this example is single-threaded.
+    std::env::set_var("SYNAPSE_DATA", &data);
+    for var in ["SYNAPSE_BUDGET", "SYNAPSE_SESSION_START", "SYNAPSE_PROMPT_SUBMIT", "SYNAPSE_STOP"] {
+        std::env::remove_var(var);
+    }
+
+    let (mut same, mut differ) = (0usize, Vec::new());
+    let started = Instant::now();
+    for (i, case) in cases.iter().enumerate() {
+        let cwd = match case.project.as_deref() {
+            Some(key) => folder(key)?,
+            None => projects.display().to_string(),
+        };
+        let payload = json!({
+            "session_id": format!("replay-{i}"),
+            "transcript_path": tmp.join("transcript.jsonl"),
+            "cwd": cwd,
+            "hook_event_name": "UserPromptSubmit",
+            "prompt": case.query,
+        });
+        let printed = hook::run(Event::UserPromptSubmit, &payload.to_string())?;
+        if printed == rule[i].text {
+            same += 1;
+        } else if differ.len() < 5 {
+            differ.push(json!({"query": case.query, "hook": printed, "rule": rule[i].text}));
+        }
+    }
+    let ms = started.elapsed().as_secs_f64() * 1e3 / cases.len() as f64;
+    Ok(json!({
+        "compared": cases.len(),
+        "identical": same,
+        "hook_ms_per_prompt": round(ms),
+        "first_differences": differ,
+    }))
+}
+
+/// Each case's `category` (LoCoMo: 1 multi-hop, 2 temporal, 3 open-domain, 4 single-hop), in
+/// file order; "-" where a case has none.
+fn categories(path: &Path, count: usize) -> Result<Vec<String>> {
+    let text = std::fs::read_to_string(path)?;
+    let value: toml::Value = toml::from_str(&text)?;
+    let list: Vec<String> = value
+        .get("case")
+        .and_then(toml::Value::as_array)
+        .map(|cases| {
+            cases
+                .iter()
+                .map(|c| c.get("category").map_or("-".to_owned(), |v| v.to_string()))
+                .collect()
+        })
+        .unwrap_or_default();
+    if list.len() != count {
+        bail!("{} cases but {} categories", count, list.len());
+    }
+    Ok(list)
+}
+
+fn round(x: f64) -> f64 {
+    (x * 10_000.0).round() / 10_000.0
+}

@@ -1,0 +1,776 @@
+//! End to end in the real Claude Code client: this repository loaded as a plugin
+//! (`--plugin-dir`), the binaries cargo just built (`SYNAPSE_BIN_DIR`), and a fake Messages API
+//! on 127.0.0.1 that scripts the model's replies and records every request the client sends.
+//!
+//! The client is `SYNAPSE_CLAUDE` or `.ci/node/node_modules/.bin/claude` (`.ci/run` installs the
+//! pinned version there). Without it the tests print a skip notice and pass, except under CI
+//! (`CI` set), where they fail.
+//!
+//! Hook and command output reaches the model inside the request's `messages`; where exactly
+//! depends on the model and client version, so the checks look for substrings in the text of
+//! `messages`, never at fixed positions.
+
+mod common;
+
+use std::collections::VecDeque;
+use std::fs::{self, File};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitStatus, Stdio};
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+use tempfile::TempDir;
+
+/// The model named on every run; it fixes where hook output sits in the request.
+const MODEL: &str = "claude-sonnet-4-5";
+/// A run taking longer than this is killed and fails the test.
+const RUN_TIMEOUT: Duration = Duration::from_secs(60);
+
+const WEBHOOK: &str =
+    "Webhook retries: 5 attempts with exponential backoff, see src/webhooks/retry.rs";
+const IDEMPOTENCY: &str =
+    "Idempotency keys are stored in the idempotency_keys table in Postgres, hashed with SHA-256";
+const UNRELATED: &str = "The marketing site is deployed from the www repository by Netlify";
+const STYLE: &str = "Release notes are written in the past tense and list breaking changes first";
+const LEARNED: &str = "Idempotency keys expire after 24 hours (e2e)";
+/// The hook binaries `bin/synapse-hook` runs, next to `synapse`.
+const HOOK_BINARIES: [&str; 3] = [
+    "synapse-session-start",
+    "synapse-prompt-submit",
+    "synapse-stop",
+];
+
+// ---------------------------------------------------------------------------------------------
+// Fake Messages API
+// ---------------------------------------------------------------------------------------------
+
+/// One request the client sent.
+#[derive(Clone, Debug)]
+struct Request {
+    method: String,
+    path: String,
+    /// The body parsed as JSON; `Null` when empty or not JSON.
+    body: Value,
+}
+
+impl Request {
+    /// A model call: `POST /v1/messages`, with or without a query string.
+    fn is_messages(&self) -> bool {
+        self.method == "POST" && self.path.split('?').next() == Some("/v1/messages")
+    }
+}
+
+/// A minimal HTTP/1.1 server answering the Messages API with scripted text replies.
+struct FakeApi {
+    port: u16,
+    requests: Arc<Mutex<Vec<Request>>>,
+    replies: Arc<Mutex<VecDeque<String>>>,
+}
+
+impl FakeApi {
+    fn start() -> FakeApi {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind the fake API");
+        let port = listener.local_addr().unwrap().port();
+        let requests = Arc::new(Mutex::new(Vec::new()));
+        let replies = Arc::new(Mutex::new(VecDeque::new()));
+        let (r, q) = (Arc::clone(&requests), Arc::clone(&replies));
+        thread::spawn(move || {
+            for stream in listener.incoming() {
+                let Ok(stream) = stream else { continue };
+                let (r, q) = (Arc::clone(&r), Arc::clone(&q));
+                thread::spawn(move || {
+                    if let Err(e) = serve(stream, &r, &q) {
+                        eprintln!("fake API: {e}");
+                    }
+                });
+            }
+        });
+        FakeApi {
+            port,
+            requests,
+            replies,
+        }
+    }
+
+    fn base_url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    /// Queue the text of the next model reply; unscripted calls get "ok".
+    fn script(&self, text: &str) {
+        self.replies.lock().unwrap().push_back(text.to_owned());
+    }
+
+    fn requests(&self) -> Vec<Request> {
+        self.requests.lock().unwrap().clone()
+    }
+}
+
+/// Answer one connection: one request, one response, then close.
+fn serve(
+    stream: TcpStream,
+    requests: &Mutex<Vec<Request>>,
+    replies: &Mutex<VecDeque<String>>,
+) -> std::io::Result<()> {
+    stream.set_read_timeout(Some(Duration::from_secs(30)))?;
+    let mut reader = BufReader::new(stream.try_clone()?);
+    let mut line = String::new();
+    if reader.read_line(&mut line)? == 0 {
+        return Ok(());
+    }
+    let mut parts = line.split_whitespace();
+    let method = parts.next().unwrap_or_default().to_owned();
+    let path = parts.next().unwrap_or_default().to_owned();
+    let (mut length, mut chunked) = (0usize, false);
+    loop {
+        line.clear();
+        if reader.read_line(&mut line)? == 0 {
+            break;
+        }
+        let header = line.trim_end();
+        if header.is_empty() {
+            break;
+        }
+        if let Some((name, value)) = header.split_once(':') {
+            let (name, value) = (name.trim().to_ascii_lowercase(), value.trim());
+            if name == "content-length" {
+                length = value.parse().unwrap_or(0);
+            } else if name == "transfer-encoding" && value.eq_ignore_ascii_case("chunked") {
+                chunked = true;
+            }
+        }
+    }
+    let raw = if chunked {
+        read_chunked(&mut reader)?
+    } else {
+        let mut raw = vec![0; length];
+        reader.read_exact(&mut raw)?;
+        raw
+    };
+    let request = Request {
+        method,
+        path,
+        body: serde_json::from_slice(&raw).unwrap_or(Value::Null),
+    };
+    // Record before answering, so a finished run has all its requests recorded.
+    requests.lock().unwrap().push(request.clone());
+
+    let mut out = stream;
+    if request.is_messages() {
+        let text = replies
+            .lock()
+            .unwrap()
+            .pop_front()
+            .unwrap_or_else(|| "ok".to_owned());
+        let model = request.body["model"].as_str().unwrap_or(MODEL);
+        if request.body["stream"] == json!(false) {
+            let message = json!({
+                "id": "msg_fake", "type": "message", "role": "assistant", "model": model,
+                "content": [{"type": "text", "text": text}],
+                "stop_reason": "end_turn", "stop_sequence": null,
+                "usage": {"input_tokens": 10, "output_tokens": 5},
+            });
+            write_json(&mut out, &message)?;
+        } else {
+            write_stream(&mut out, model, &text)?;
+        }
+    } else if request.method == "HEAD" {
+        out.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")?;
+    } else {
+        write_json(&mut out, &json!({}))?;
+    }
+    out.flush()
+}
+
+fn read_chunked(reader: &mut impl BufRead) -> std::io::Result<Vec<u8>> {
+    let mut body = Vec::new();
+    let mut line = String::new();
+    loop {
+        line.clear();
+        reader.read_line(&mut line)?;
+        let size = line.trim().split(';').next().unwrap_or("0");
+        let size = usize::from_str_radix(size, 16).unwrap_or(0);
+        if size == 0 {
+            // Trailers, if any, end with an empty line.
+            loop {
+                line.clear();
+                if reader.read_line(&mut line)? == 0 || line.trim().is_empty() {
+                    return Ok(body);
+                }
+            }
+        }
+        let start = body.len();
+        body.resize(start + size, 0);
+        reader.read_exact(&mut body[start..])?;
+        line.clear();
+        reader.read_line(&mut line)?; // the CRLF after the chunk
+    }
+}
+
+fn write_json(out: &mut impl Write, value: &Value) -> std::io::Result<()> {
+    let data = value.to_string();
+    write!(
+        out,
+        "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\
+         Connection: close\r\n\r\n{data}",
+        data.len()
+    )
+}
+
+/// A streamed (SSE) reply holding one text block; the body ends when the connection closes.
+fn write_stream(out: &mut impl Write, model: &str, text: &str) -> std::io::Result<()> {
+    out.write_all(
+        b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\n\
+          Connection: close\r\n\r\n",
+    )?;
+    let events = [
+        json!({"type": "message_start", "message": {
+            "id": "msg_fake", "type": "message", "role": "assistant", "model": model,
+            "content": [], "stop_reason": null, "stop_sequence": null,
+            "usage": {"input_tokens": 10, "output_tokens": 1,
+                      "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}}}),
+        json!({"type": "content_block_start", "index": 0,
+               "content_block": {"type": "text", "text": ""}}),
+        json!({"type": "content_block_delta", "index": 0,
+               "delta": {"type": "text_delta", "text": text}}),
+        json!({"type": "content_block_stop", "index": 0}),
+        json!({"type": "message_delta",
+               "delta": {"stop_reason": "end_turn", "stop_sequence": null},
+               "usage": {"output_tokens": 5}}),
+        json!({"type": "message_stop"}),
+    ];
+    for event in events {
+        let name = event["type"].as_str().unwrap();
+        write!(out, "event: {name}\ndata: {event}\n\n")?;
+        out.flush()?;
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
+// The client
+// ---------------------------------------------------------------------------------------------
+
+/// The Claude Code executable, or `None` (after a skip notice) when it is absent outside CI.
+fn claude() -> Option<PathBuf> {
+    let path = match std::env::var_os("SYNAPSE_CLAUDE") {
+        Some(p) if !p.is_empty() => PathBuf::from(p),
+        _ => Path::new(env!("CARGO_MANIFEST_DIR")).join(".ci/node/node_modules/.bin/claude"),
+    };
+    if path.is_file() {
+        return Some(path);
+    }
+    if std::env::var_os("CI").is_some() {
+        panic!(
+            "Claude Code not found at {} (CI is set, so this test must run: .ci/run installs it, \
+             or set SYNAPSE_CLAUDE)",
+            path.display()
+        );
+    }
+    eprintln!(
+        "skipping: Claude Code not found at {} (run .ci/run, or set SYNAPSE_CLAUDE)",
+        path.display()
+    );
+    None
+}
+
+/// What one `claude -p` run did.
+struct Run {
+    label: String,
+    status: ExitStatus,
+    stdout: String,
+    stderr: String,
+    /// The requests the fake API received during this run.
+    requests: Vec<Request>,
+    /// Hook, plugin and error lines of the client's `--debug` log.
+    debug: String,
+    elapsed: Duration,
+}
+
+impl Run {
+    /// The model calls of this run.
+    fn messages_posts(&self) -> Vec<&Request> {
+        self.requests.iter().filter(|r| r.is_messages()).collect()
+    }
+
+    /// The first model call; fails when there was none.
+    fn main_request(&self) -> &Request {
+        match self.messages_posts().first() {
+            Some(r) => r,
+            None => panic!("{}: no POST /v1/messages arrived\n{}", self.label, self),
+        }
+    }
+
+    /// Every text of the first model call's `messages`, one string each.
+    fn texts(&self) -> Vec<String> {
+        let mut texts = Vec::new();
+        collect_strings(&self.main_request().body["messages"], &mut texts);
+        texts
+    }
+
+    fn expect_success(&self) {
+        assert!(
+            self.status.success(),
+            "{}: claude failed\n{}",
+            self.label,
+            self
+        );
+        let result: Value = serde_json::from_str(self.stdout.trim()).unwrap_or_else(|e| {
+            panic!(
+                "{}: --output-format json printed no JSON ({e})\n{}",
+                self.label, self
+            )
+        });
+        assert_eq!(
+            result["is_error"],
+            json!(false),
+            "{}: the run reported an error\n{}",
+            self.label,
+            self
+        );
+    }
+
+    /// Fail unless a text of the first model call that comes from `origin` contains `needle`.
+    fn expect_text(&self, needle: &str, origin: Origin, what: &str) {
+        let found = self
+            .texts()
+            .iter()
+            .any(|t| t.contains(needle) && origin.matches(t));
+        assert!(
+            found,
+            "{}: {what}: no text from {origin:?} contains {needle:?}\n{}",
+            self.label, self
+        );
+    }
+}
+
+/// Where a text in the request came from. Claude Code prefixes each hook's output with
+/// `<event>[:<source>] hook success: `.
+#[derive(Debug, Clone, Copy)]
+enum Origin {
+    /// The output of the hook whose prefix is given (e.g. `SessionStart:startup`).
+    Hook(&'static str),
+    /// Anything but hook output: the prompt, or a slash command's expansion.
+    NotHook,
+}
+
+impl Origin {
+    fn matches(self, text: &str) -> bool {
+        match self {
+            Origin::Hook(event) => text.contains(&format!("{event} hook success")),
+            Origin::NotHook => !text.contains(" hook success"),
+        }
+    }
+}
+
+impl std::fmt::Display for Run {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        writeln!(f, "--- exit: {} after {:?}", self.status, self.elapsed)?;
+        writeln!(f, "--- stdout:\n{}", self.stdout.trim_end())?;
+        writeln!(f, "--- stderr:\n{}", self.stderr.trim_end())?;
+        writeln!(f, "--- requests: {}", self.requests.len())?;
+        for (i, r) in self.requests.iter().enumerate() {
+            writeln!(f, "[{i}] {} {}", r.method, r.path)?;
+            if r.is_messages() {
+                let mut texts = Vec::new();
+                collect_strings(&r.body["messages"], &mut texts);
+                for t in texts {
+                    writeln!(f, "    | {}", clip(&t, 3000).replace('\n', "\n    | "))?;
+                }
+            }
+        }
+        writeln!(
+            f,
+            "--- client logs (hooks, plugins, errors):\n{}",
+            self.debug
+        )
+    }
+}
+
+fn clip(s: &str, max: usize) -> String {
+    match s.char_indices().nth(max) {
+        Some((i, _)) => format!("{}… ({} bytes)", &s[..i], s.len()),
+        None => s.to_owned(),
+    }
+}
+
+/// The texts inside `messages` (or any part of it), depth first: string `content`s and `text`s.
+fn collect_strings(value: &Value, out: &mut Vec<String>) {
+    match value {
+        Value::String(s) => out.push(s.clone()),
+        Value::Array(items) => items.iter().for_each(|v| collect_strings(v, out)),
+        Value::Object(map) => ["content", "text"]
+            .iter()
+            .filter_map(|k| map.get(*k))
+            .for_each(|v| collect_strings(v, out)),
+        _ => {}
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Fixture: a git repository with seeded memories
+// ---------------------------------------------------------------------------------------------
+
+/// A temporary folder with a git repository (`repo/`), the data folder (`data/`) and one fresh
+/// HOME per run (`home-N/`), plus the fake API the runs talk to.
+struct Fixture {
+    dir: TempDir,
+    repo: PathBuf,
+    data: PathBuf,
+    api: FakeApi,
+    claude: PathBuf,
+    runs: usize,
+}
+
+impl Fixture {
+    /// `None` when the client is absent and the test is skipped.
+    fn new() -> Option<Fixture> {
+        let claude = claude()?;
+        // The plugin's launchers find the binaries in SYNAPSE_BIN_DIR; a missing one would make
+        // them start a background build instead.
+        let bin_dir = Path::new(env!("CARGO_BIN_EXE_synapse")).parent().unwrap();
+        for name in HOOK_BINARIES {
+            assert!(
+                bin_dir.join(name).is_file(),
+                "{name} is not in {}: cargo did not build it",
+                bin_dir.display()
+            );
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let repo = dir.path().join("repo");
+        let data = dir.path().join("data");
+        make_repo(&repo);
+        Some(Fixture {
+            dir,
+            repo,
+            data,
+            api: FakeApi::start(),
+            claude,
+            runs: 0,
+        })
+    }
+
+    fn repo_arg(&self) -> &str {
+        self.repo.to_str().unwrap()
+    }
+
+    /// Run the CLI over the fixture's data folder, from the repository; expect success.
+    fn synapse(&self, args: &[&str]) -> String {
+        let out = common::run_synapse(&self.data, &self.repo, args, b"");
+        assert!(
+            out.status.success(),
+            "synapse {args:?} failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    }
+
+    fn synapse_json(&self, args: &[&str]) -> Value {
+        let out = self.synapse(args);
+        serde_json::from_str(&out)
+            .unwrap_or_else(|e| panic!("synapse {args:?} printed no JSON ({e}): {out}"))
+    }
+
+    /// Remember `text` in the repository's project; its id.
+    fn remember(&self, text: &str) -> i64 {
+        let out = self.synapse_json(&["remember", "--project", self.repo_arg(), "--json", text]);
+        out["id"]
+            .as_i64()
+            .unwrap_or_else(|| panic!("remember printed no id: {out}"))
+    }
+
+    /// The usual memories: one about the branch's work, one about the prompt, two unrelated.
+    fn seed(&self) -> i64 {
+        let webhook = self.remember(WEBHOOK);
+        self.remember(IDEMPOTENCY);
+        self.remember(UNRELATED);
+        self.remember(STYLE);
+        webhook
+    }
+
+    /// Run `claude -p prompt` in the repository, with the plugin, a fresh HOME and the fake API.
+    fn claude(&mut self, prompt: &str) -> Run {
+        self.runs += 1;
+        let label = format!("claude -p {prompt:?}");
+        let home = self.dir.path().join(format!("home-{}", self.runs));
+        fs::create_dir_all(&home).unwrap();
+        let stdout_path = self.dir.path().join(format!("run-{}.stdout", self.runs));
+        let stderr_path = self.dir.path().join(format!("run-{}.stderr", self.runs));
+        let bin_dir = Path::new(env!("CARGO_BIN_EXE_synapse")).parent().unwrap();
+        let plugin = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let before = self.api.requests().len();
+
+        let mut command = Command::new(&self.claude);
+        command
+            .args(["-p", prompt, "--model", MODEL, "--output-format", "json"])
+            .arg("--plugin-dir")
+            .arg(plugin)
+            .arg("--debug")
+            .current_dir(&self.repo)
+            .env_clear()
+            .env("HOME", &home)
+            .env("SYNAPSE_DATA", &self.data)
+            .env("SYNAPSE_BIN_DIR", bin_dir)
+            .env("ANTHROPIC_BASE_URL", self.api.base_url())
+            .env("ANTHROPIC_API_KEY", "test-key")
+            .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+            .env("CLAUDE_CODE_MAX_RETRIES", "0")
+            .stdin(Stdio::null())
+            .stdout(File::create(&stdout_path).unwrap())
+            .stderr(File::create(&stderr_path).unwrap());
+        for name in ["PATH", "TMPDIR"] {
+            if let Some(value) = std::env::var_os(name) {
+                command.env(name, value);
+            }
+        }
+
+        let start = Instant::now();
+        let mut child = command
+            .spawn()
+            .unwrap_or_else(|e| panic!("could not start {}: {e}", self.claude.display()));
+        let (status, timed_out) = loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                break (status, false);
+            }
+            if start.elapsed() > RUN_TIMEOUT {
+                let _ = child.kill();
+                break (child.wait().unwrap(), true);
+            }
+            thread::sleep(Duration::from_millis(20));
+        };
+        let run = Run {
+            label,
+            status,
+            stdout: fs::read_to_string(&stdout_path).unwrap_or_default(),
+            stderr: fs::read_to_string(&stderr_path).unwrap_or_default(),
+            requests: self.api.requests()[before..].to_vec(),
+            debug: debug_log(&home),
+            elapsed: start.elapsed(),
+        };
+        eprintln!(
+            "{}: {} in {:?}, {} requests",
+            run.label,
+            run.status,
+            run.elapsed,
+            run.requests.len()
+        );
+        assert!(
+            !timed_out,
+            "{}: killed after {RUN_TIMEOUT:?}\n{run}",
+            run.label
+        );
+        run
+    }
+}
+
+/// What the client logged under `home` that helps explain a failure: the hook, plugin, command
+/// and error lines of its `--debug` log, and the transcript lines reporting errors (a refused
+/// `!` command line of a slash command shows up only there).
+fn debug_log(home: &Path) -> String {
+    let mut files = Vec::new();
+    walk(&home.join(".claude/debug"), &mut files);
+    walk(&home.join(".claude/projects"), &mut files);
+    let mut lines = Vec::new();
+    for path in files {
+        let keys: &[&str] = match path.extension().and_then(|e| e.to_str()) {
+            Some("txt") => &["hook", "plugin", "command", "error"],
+            Some("jsonl") => &["stderr", "error"],
+            _ => continue,
+        };
+        let text = fs::read_to_string(&path).unwrap_or_default();
+        lines.push(format!("[{}]", path.display()));
+        lines.extend(
+            text.lines()
+                .filter(|l| {
+                    let l = l.to_ascii_lowercase();
+                    keys.iter().any(|k| l.contains(k))
+                })
+                .map(|l| clip(l, 2000)),
+        );
+    }
+    lines.join("\n")
+}
+
+/// Every file under `dir`, recursively.
+fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            walk(&path, out);
+        } else {
+            out.push(path);
+        }
+    }
+}
+
+/// A repository on `feature/webhook-retries` with two commits' worth of files, a modified
+/// `src/webhooks/retry.rs` and an untracked `src/webhooks/backoff.rs`.
+fn make_repo(repo: &Path) {
+    let git = git2::Repository::init(repo).expect("git init");
+    fs::create_dir_all(repo.join("src/webhooks")).unwrap();
+    fs::write(repo.join("README.md"), "# payments\n").unwrap();
+    fs::write(
+        repo.join("src/webhooks/retry.rs"),
+        "pub const MAX_ATTEMPTS: u32 = 3;\n",
+    )
+    .unwrap();
+    let mut index = git.index().unwrap();
+    index
+        .add_all(["*"], git2::IndexAddOption::DEFAULT, None)
+        .unwrap();
+    index.write().unwrap();
+    let tree = git.find_tree(index.write_tree().unwrap()).unwrap();
+    let who = git2::Signature::now("E2E", "e2e@example.com").unwrap();
+    git.commit(
+        Some("refs/heads/feature/webhook-retries"),
+        &who,
+        &who,
+        "Initial commit",
+        &tree,
+        &[],
+    )
+    .unwrap();
+    git.set_head("refs/heads/feature/webhook-retries").unwrap();
+    fs::write(
+        repo.join("src/webhooks/retry.rs"),
+        "pub const MAX_ATTEMPTS: u32 = 5;\n",
+    )
+    .unwrap();
+    fs::write(
+        repo.join("src/webhooks/backoff.rs"),
+        "pub fn delay(attempt: u32) -> u64 { 1 << attempt }\n",
+    )
+    .unwrap();
+    let head = git.head().unwrap();
+    assert_eq!(head.shorthand().ok(), Some("feature/webhook-retries"));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tests
+// ---------------------------------------------------------------------------------------------
+
+/// A plain prompt: SessionStart hands over the branch's memory, UserPromptSubmit the prompt's,
+/// and the Stop hook records the reply's `remember:` line.
+#[test]
+fn hooks_inject_memories_and_stop_records_the_reply() {
+    let Some(mut fx) = Fixture::new() else { return };
+    let webhook = fx.seed();
+    let reply = format!("Noted.\nremember: {LEARNED}");
+    fx.api.script(&reply);
+
+    let run = fx.claude("how are idempotency keys stored?");
+    run.expect_success();
+    let result: Value = serde_json::from_str(run.stdout.trim()).unwrap();
+    assert_eq!(result["result"], json!(reply), "{run}");
+    assert_eq!(
+        run.messages_posts().len(),
+        1,
+        "one model call expected (a Stop hook that prints or blocks makes Claude continue)\n{run}"
+    );
+    run.expect_text(
+        "how are idempotency keys stored?",
+        Origin::NotHook,
+        "the prompt",
+    );
+    run.expect_text(
+        WEBHOOK,
+        Origin::Hook("SessionStart:startup"),
+        "SessionStart memory",
+    );
+    let tag = format!("[{webhook}]");
+    run.expect_text(
+        &tag,
+        Origin::Hook("SessionStart:startup"),
+        "SessionStart memory id",
+    );
+    run.expect_text(
+        IDEMPOTENCY,
+        Origin::Hook("UserPromptSubmit"),
+        "UserPromptSubmit memory",
+    );
+
+    let listed = fx.synapse_json(&["list", "--json", "--project", fx.repo_arg()]);
+    let bodies: Vec<&str> = listed["memories"]
+        .as_array()
+        .unwrap_or_else(|| panic!("list printed no memories: {listed}"))
+        .iter()
+        .filter_map(|m| m["body"].as_str())
+        .collect();
+    assert!(
+        bodies.iter().any(|b| b.contains(LEARNED)),
+        "the Stop hook did not record {LEARNED:?}; the project holds {bodies:#?}\n{run}"
+    );
+}
+
+/// `/synapse:recall QUESTION` runs the CLI and hands its output to the model.
+#[test]
+fn recall_command_hands_over_matching_memories() {
+    let Some(mut fx) = Fixture::new() else { return };
+    let webhook = fx.seed();
+
+    let run = fx.claude("/synapse:recall webhook retries");
+    run.expect_success();
+    // A `!` line the permission check refuses skips the model call yet exits 0.
+    run.main_request();
+    run.expect_text("/synapse:recall", Origin::NotHook, "the command invocation");
+    run.expect_text(WEBHOOK, Origin::NotHook, "recall output");
+    let tag = format!("[{webhook}]");
+    run.expect_text(&tag, Origin::NotHook, "recall output's memory id");
+}
+
+/// `/synapse:read ID` hands the memory's exact text to the model.
+#[test]
+fn read_command_hands_over_the_memory_text() {
+    let Some(mut fx) = Fixture::new() else { return };
+    let webhook = fx.seed();
+    assert!(
+        fx.synapse(&["read", &webhook.to_string()])
+            .contains(WEBHOOK),
+        "synapse read {webhook} does not show the memory"
+    );
+
+    let run = fx.claude(&format!("/synapse:read {webhook}"));
+    run.expect_success();
+    run.main_request();
+    run.expect_text("/synapse:read", Origin::NotHook, "the command invocation");
+    run.expect_text(WEBHOOK, Origin::NotHook, "read output");
+}
+
+/// The client's own validator accepts the plugin manifest (and the marketplace manifest, when
+/// there is one) with warnings counted as errors.
+#[test]
+fn manifests_pass_strict_validation() {
+    let Some(claude) = claude() else { return };
+    let home = tempfile::tempdir().unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    for name in ["plugin.json", "marketplace.json"] {
+        let manifest = root.join(".claude-plugin").join(name);
+        if name == "marketplace.json" && !manifest.exists() {
+            continue;
+        }
+        let out = Command::new(&claude)
+            .args(["plugin", "validate", "--strict"])
+            .arg(&manifest)
+            .env_clear()
+            .env("HOME", home.path())
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .stdin(Stdio::null())
+            .output()
+            .expect("run claude plugin validate");
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            out.status.success() && text.contains("Validation passed"),
+            "claude plugin validate --strict {}: {}\n{text}",
+            manifest.display(),
+            out.status
+        );
+    }
+}

@@ -1,0 +1,357 @@
+//! The hook binaries, run as Claude Code runs them: a JSON payload on stdin, in a git
+//! repository with a branch and changed files, against a real store on disk.
+
+mod common;
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use serde_json::{json, Value};
+
+struct Repo {
+    _dir: tempfile::TempDir,
+    path: PathBuf,
+    data: PathBuf,
+}
+
+impl Repo {
+    /// A repository on `feature/webhook-retries` with `src/webhooks/retry.rs` changed.
+    fn new() -> Repo {
+        // Under target/tmp, not /tmp: drift never calls paths under a temporary folder missing.
+        let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+        let path = dir.path().join("repo");
+        std::fs::create_dir_all(path.join("src/webhooks")).unwrap();
+        let git = |args: &[&str]| {
+            let out = Command::new("git")
+                .args(args)
+                .current_dir(&path)
+                .output()
+                .unwrap();
+            assert!(out.status.success(), "git {args:?}: {out:?}");
+        };
+        git(&["init", "-q", "-b", "main"]);
+        git(&["config", "user.email", "t@example.com"]);
+        git(&["config", "user.name", "t"]);
+        std::fs::write(path.join("README.md"), "x").unwrap();
+        std::fs::write(path.join("src/webhooks/retry.rs"), "fn retry() {}").unwrap();
+        git(&["add", "."]);
+        git(&["commit", "-q", "-m", "init"]);
+        git(&["checkout", "-q", "-b", "feature/webhook-retries"]);
+        std::fs::write(path.join("src/webhooks/retry.rs"), "fn retry() { todo!() }").unwrap();
+        Repo {
+            data: dir.path().join("data"),
+            path: path.canonicalize().unwrap(),
+            _dir: dir,
+        }
+    }
+
+    fn remember(&self, text: &str) -> i64 {
+        let out = common::run_synapse(
+            &self.data,
+            &self.path,
+            &["remember", "--json", "--", text],
+            b"",
+        );
+        assert!(out.status.success(), "{out:?}");
+        serde_json::from_slice::<Value>(&out.stdout).unwrap()["id"]
+            .as_i64()
+            .unwrap()
+    }
+
+    fn bodies(&self) -> Vec<String> {
+        let out = common::run_synapse(&self.data, &self.path, &["list", "--json"], b"");
+        let list: Value = serde_json::from_slice(&out.stdout).unwrap();
+        list["memories"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["body"].as_str().unwrap().to_owned())
+            .collect()
+    }
+
+    fn hook(&self, binary: &str, payload: &Value, env: &[(&str, &str)]) -> Output {
+        run_hook(binary, &self.data, payload.to_string().as_bytes(), env)
+    }
+
+    fn start(&self, session: &str, source: &str) -> String {
+        let payload = json!({"session_id": session, "cwd": self.path, "source": source,
+            "hook_event_name": "SessionStart", "transcript_path": "/dev/null"});
+        stdout(self.hook("synapse-session-start", &payload, &[]))
+    }
+
+    fn prompt(&self, session: &str, prompt: &str) -> String {
+        let payload = json!({"session_id": session, "cwd": self.path, "prompt": prompt,
+            "hook_event_name": "UserPromptSubmit", "transcript_path": "/dev/null"});
+        stdout(self.hook("synapse-prompt-submit", &payload, &[]))
+    }
+
+    fn stop(&self, session: &str, message: &str) -> String {
+        let payload = json!({"session_id": session, "cwd": self.path, "stop_hook_active": false,
+            "last_assistant_message": message, "hook_event_name": "Stop"});
+        stdout(self.hook("synapse-stop", &payload, &[]))
+    }
+
+    fn log_lines(&self) -> usize {
+        std::fs::read_to_string(self.data.join("synapse.log")).map_or(0, |l| l.lines().count())
+    }
+}
+
+fn binary(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_BIN_EXE_synapse"))
+        .parent()
+        .unwrap()
+        .join(name)
+}
+
+fn run_hook(name: &str, data: &Path, stdin: &[u8], env: &[(&str, &str)]) -> Output {
+    let mut command = Command::new(binary(name));
+    command
+        .env("SYNAPSE_DATA", data)
+        .env_remove("SYNAPSE_BUDGET")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    for (k, v) in env {
+        command.env(k, v);
+    }
+    let mut child = command.spawn().unwrap();
+    let mut pipe = child.stdin.take().unwrap();
+    // A hook may stop reading early (a payload over its limit); that is not this test's failure.
+    if let Err(e) = pipe.write_all(stdin) {
+        assert_eq!(e.kind(), std::io::ErrorKind::BrokenPipe);
+    }
+    drop(pipe);
+    child.wait_with_output().unwrap()
+}
+
+fn stdout(out: Output) -> String {
+    assert!(out.status.success(), "a hook must exit 0: {out:?}");
+    assert!(
+        out.stderr.is_empty(),
+        "a hook must not write stderr: {out:?}"
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn session_start_injects_what_the_branch_and_files_are_about_and_leaves_drift_out() {
+    let repo = Repo::new();
+    let older = repo.remember("Webhook retries: 3 attempts, see src/webhooks/retry.rs");
+    let newer =
+        repo.remember("Webhook retries: 5 attempts with backoff, see src/webhooks/retry.rs");
+    let stale = repo.remember("The webhook retries parser lives in src/legacy/webhook_parser.rs");
+    repo.remember("Use pnpm, not npm, for the dashboard");
+
+    let block = repo.start("s1", "startup");
+    assert!(block.starts_with("<synapse-memories>"), "{block}");
+    assert!(block.contains("advisory"), "{block}");
+    assert!(block.contains(&format!("[{newer}] today")), "{block}");
+    assert!(block.contains("5 attempts with backoff"), "{block}");
+    assert!(
+        !block.contains("3 attempts,"),
+        "the older half is left out: {block}"
+    );
+    assert!(
+        !block.contains("pnpm"),
+        "unrelated memories stay out: {block}"
+    );
+    let left = block.lines().find(|l| l.starts_with("Left out:")).unwrap();
+    assert!(
+        left.contains(&format!("{older} is contradicted by newer {newer}")),
+        "{left}"
+    );
+    assert!(left.contains(&format!("{stale} is stale")), "{left}");
+    assert!(
+        block.contains("/synapse:read ID") && block.contains("remember:"),
+        "{block}"
+    );
+    assert!(block.ends_with("</synapse-memories>\n"));
+}
+
+#[test]
+fn the_block_stays_under_nine_thousand_characters_on_every_budget() {
+    let repo = Repo::new();
+    for i in 0..30 {
+        repo.remember(&format!(
+            "Webhook retries note {i}: {}",
+            "retry detail ".repeat(150)
+        ));
+    }
+    for budget in ["lean", "balanced", "full"] {
+        let payload = json!({"session_id": budget, "cwd": repo.path, "source": "startup"});
+        let block = stdout(repo.hook(
+            "synapse-session-start",
+            &payload,
+            &[("SYNAPSE_BUDGET", budget)],
+        ));
+        let shown = block.matches("] today").count();
+        assert!(block.chars().count() < 9_000, "{budget}: {}", block.len());
+        assert!(shown >= 1, "{budget}: {block}");
+        let most = match budget {
+            "lean" => 4,
+            "balanced" => 8,
+            _ => 25,
+        };
+        assert!(shown <= most, "{budget}: {shown}");
+    }
+}
+
+#[test]
+fn without_a_signal_session_start_says_one_status_line() {
+    let repo = Repo::new();
+    repo.remember("Use pnpm, not npm, for the dashboard");
+    let clean = repo.path.join("clean");
+    std::fs::create_dir(&clean).unwrap();
+    git2::Repository::init(&clean).unwrap();
+    let payload = json!({"session_id": "s", "cwd": clean, "source": "startup"});
+    let out = stdout(repo.hook("synapse-session-start", &payload, &[]));
+    assert_eq!(out.lines().count(), 1, "{out}");
+    assert!(out.contains("no memories for this project yet"), "{out}");
+}
+
+#[test]
+fn prompts_never_bring_the_same_memory_twice_until_the_context_is_compacted() {
+    let repo = Repo::new();
+    let id = repo.remember("Idempotency keys are stored in Redis for 24 hours");
+    let first = repo.prompt("s", "how long are idempotency keys kept in redis?");
+    assert!(first.contains(&format!("[{id}]")), "{first}");
+    assert_eq!(
+        repo.prompt("s", "how long are idempotency keys kept in redis?"),
+        ""
+    );
+    assert_eq!(
+        repo.prompt("s", "thanks, that was it"),
+        "",
+        "most prompts inject nothing"
+    );
+
+    assert!(
+        repo.start("s", "resume").is_empty()
+            || !repo.start("s", "resume").contains(&format!("[{id}]"))
+    );
+    repo.start("s", "compact");
+    let again = repo.prompt("s", "how long are idempotency keys kept in redis?");
+    assert!(
+        again.contains(&format!("[{id}]")),
+        "compact clears what was given: {again}"
+    );
+    let other = repo.prompt("another session", "idempotency keys redis");
+    assert!(other.contains(&format!("[{id}]")), "{other}");
+}
+
+#[test]
+fn stop_records_marked_lessons_once_and_masks_secrets() {
+    let repo = Repo::new();
+    let reply =
+        "Fixed it.\nremember: The deploy token is DEPLOY_TOKEN=s3cr3tvalue; rotate monthly\n\
+                 <remember>Run `make migrate` before the API tests</remember>";
+    assert_eq!(repo.stop("sess-1", reply), "", "Stop prints nothing");
+    assert_eq!(repo.stop("sess-1", reply), "");
+    let bodies = repo.bodies();
+    assert_eq!(bodies.len(), 2, "{bodies:?}");
+    assert!(bodies
+        .iter()
+        .any(|b| b == "Run `make migrate` before the API tests"));
+    let token = bodies.iter().find(|b| b.contains("deploy token")).unwrap();
+    assert!(
+        !token.contains("s3cr3tvalue") && token.contains("[secret]"),
+        "{token}"
+    );
+    let out = common::run_synapse(&repo.data, &repo.path, &["list", "--json"], b"");
+    let list: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let source = list["memories"][0]["source"].as_str().unwrap();
+    assert!(source.starts_with("session sess-1 "), "{source}");
+    assert_eq!(repo.stop("sess-1", "No lessons here."), "");
+    assert_eq!(repo.bodies().len(), 2);
+}
+
+#[test]
+fn every_failure_exits_zero_silently_and_logs_one_line() {
+    let repo = Repo::new();
+    repo.remember("Webhook retries: 5 attempts");
+    let hooks = [
+        "synapse-session-start",
+        "synapse-prompt-submit",
+        "synapse-stop",
+    ];
+
+    for input in [&b"not json"[..], b"", b"{\"cwd\": 5}"] {
+        for hook in hooks {
+            let before = repo.log_lines();
+            let out = run_hook(hook, &repo.data, input, &[]);
+            assert_eq!(stdout(out), "", "{hook}");
+            assert_eq!(repo.log_lines(), before + 1, "{hook} {input:?}");
+        }
+    }
+
+    let huge = json!({"session_id": "s", "cwd": repo.path, "prompt": "x".repeat(5 << 20)});
+    let before = repo.log_lines();
+    let out = run_hook(
+        "synapse-prompt-submit",
+        &repo.data,
+        huge.to_string().as_bytes(),
+        &[],
+    );
+    assert_eq!(stdout(out), "");
+    assert_eq!(repo.log_lines(), before + 1);
+
+    // A locked store: another process holds the write lock.
+    let conn = rusqlite::Connection::open(repo.data.join("synapse.db")).unwrap();
+    conn.execute_batch("BEGIN EXCLUSIVE").unwrap();
+    let before = repo.log_lines();
+    assert_eq!(repo.stop("s", "remember: locked out"), "");
+    assert_eq!(repo.log_lines(), before + 1);
+    conn.execute_batch("ROLLBACK").unwrap();
+    drop(conn);
+
+    // A corrupt store.
+    let corrupt = repo._dir.path().join("corrupt");
+    std::fs::create_dir_all(&corrupt).unwrap();
+    std::fs::write(corrupt.join("synapse.db"), vec![0x5a; 8192]).unwrap();
+    for hook in hooks {
+        let payload = json!({"session_id": "s", "cwd": repo.path, "prompt": "webhook retries",
+            "last_assistant_message": "remember: x"});
+        let out = run_hook(hook, &corrupt, payload.to_string().as_bytes(), &[]);
+        assert_eq!(stdout(out), "", "{hook}");
+    }
+    let log = std::fs::read_to_string(corrupt.join("synapse.log")).unwrap();
+    assert_eq!(log.lines().count(), 3, "{log}");
+
+    // A data folder that cannot be made (its parent is a file): nowhere to log, still silent.
+    let blocked = repo._dir.path().join("a-file");
+    std::fs::write(&blocked, "x").unwrap();
+    for hook in hooks {
+        let payload = json!({"session_id": "s", "cwd": repo.path, "prompt": "webhook"});
+        let out = run_hook(
+            hook,
+            &blocked.join("data"),
+            payload.to_string().as_bytes(),
+            &[],
+        );
+        assert_eq!(stdout(out), "", "{hook}");
+    }
+}
+
+#[test]
+fn hooks_can_be_switched_off() {
+    let repo = Repo::new();
+    repo.remember("Webhook retries: 5 attempts with backoff");
+    std::fs::write(
+        repo.data.join("config.toml"),
+        "[hooks]\nsession_start = false\n",
+    )
+    .unwrap();
+    assert_eq!(repo.start("s", "startup"), "");
+    let payload = json!({"session_id": "s", "cwd": repo.path, "source": "startup"});
+    let on = stdout(repo.hook(
+        "synapse-session-start",
+        &payload,
+        &[("SYNAPSE_SESSION_START", "on")],
+    ));
+    assert!(on.contains("5 attempts"), "the environment wins: {on}");
+    let payload =
+        json!({"session_id": "s", "cwd": repo.path, "last_assistant_message": "remember: y"});
+    stdout(repo.hook("synapse-stop", &payload, &[("SYNAPSE_STOP", "off")]));
+    assert_eq!(repo.bodies().len(), 1);
+}
