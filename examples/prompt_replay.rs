@@ -14,7 +14,7 @@
 //! rebuilt here from the public API. As a check on that, each case is also run through
 //! `hook::run` itself on a second store whose projects are temporary folders (the hook finds its
 //! project from `cwd`), and the printed blocks are compared (`hook_check`); `--no-hook-check`
-//! skips it. Prints one JSON object; it never touches the user's store or the bench files.
+//! skips it; `--verbose` adds up to 10 cases whose answer drift left out. Prints one JSON object; it never touches the user's store or the bench files.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -45,12 +45,17 @@ struct Injected {
     /// The hits over the floor, before drift.
     over_floor: Vec<i64>,
     left_out: Vec<i64>,
+    /// The kind of drift each left-out memory was left out for ("stale", "conflict", ...).
+    left_kinds: Vec<(i64, String)>,
+    /// The left-out line, as the block prints it.
+    left_line: Option<String>,
 }
 
 fn main() -> Result<()> {
     let mut args: Vec<String> = std::env::args().skip(1).collect();
     let hook_check = !args.iter().any(|a| a == "--no-hook-check");
-    args.retain(|a| a != "--no-hook-check");
+    let verbose = args.iter().any(|a| a == "--verbose");
+    args.retain(|a| a != "--no-hook-check" && a != "--verbose");
     let memories_path = PathBuf::from(args.first().map_or(MEMORIES, String::as_str));
     let cases_path = PathBuf::from(args.get(1).map_or(CASES, String::as_str));
 
@@ -69,6 +74,9 @@ fn main() -> Result<()> {
     let (mut answerable, mut gold, mut gold_recalled, mut gold_over_floor) = (0, 0, 0, 0);
     let mut by_count = [0usize; LIMIT + 1];
     let (mut chars, mut with_left_out) = (0usize, 0usize);
+    let mut left_by_kind: BTreeMap<String, usize> = BTreeMap::new();
+    let mut gold_left_by_kind: BTreeMap<String, usize> = BTreeMap::new();
+    let mut gold_left_examples: Vec<Value> = Vec::new();
     let mut per_category: BTreeMap<String, (usize, usize)> = BTreeMap::new();
     let mut results: Vec<Injected> = Vec::with_capacity(cases.len());
     let started = Instant::now();
@@ -83,6 +91,9 @@ fn main() -> Result<()> {
         by_count[got.ids.len().min(LIMIT)] += 1;
         chars += got.text.as_ref().map_or(0, |t| t.chars().count());
         with_left_out += usize::from(!got.left_out.is_empty());
+        for (_, kind) in &got.left_kinds {
+            *left_by_kind.entry(kind.clone()).or_default() += 1;
+        }
         if !expect.is_empty() {
             answerable += 1;
             let injected = got
@@ -96,6 +107,23 @@ fn main() -> Result<()> {
                     .iter()
                     .any(|h| got.over_floor.contains(&h.id) && holds(h)),
             );
+            let gold_left = got.left_kinds.iter().find(|(id, _)| {
+                got.recalled.iter().any(|h| h.id == *id && holds(h))
+                    && !got
+                        .recalled
+                        .iter()
+                        .any(|h| got.ids.contains(&h.id) && holds(h))
+            });
+            if let Some((id, kind)) = gold_left {
+                *gold_left_by_kind.entry(kind.clone()).or_default() += 1;
+                if verbose && gold_left_examples.len() < 10 {
+                    gold_left_examples.push(json!({
+                        "query": case.query,
+                        "gold": got.recalled.iter().find(|h| h.id == *id).map(|h| &h.body),
+                        "left_out": got.left_line,
+                    }));
+                }
+            }
             let entry = per_category.entry(categories[i].clone()).or_default();
             entry.0 += 1;
             entry.1 += usize::from(injected);
@@ -130,13 +158,19 @@ fn main() -> Result<()> {
         "mean_chars_when_injecting": if injecting == 0 { 0.0 } else { round(chars as f64 / injecting as f64) },
         "gold_in_recall_top3": share(gold_recalled, answerable),
         "gold_over_floor": share(gold_over_floor, answerable),
+        "gold_left_out_by_drift": share(gold_left_by_kind.values().sum(), answerable),
+        "gold_left_out_by_kind": gold_left_by_kind,
         "with_left_out_line": share(with_left_out, cases.len()),
+        "left_out_memories_by_kind": left_by_kind,
         "gold_injected_by_category": per_category
             .iter()
             .map(|(c, &(of, k))| (c.clone(), json!({"cases": of, "gold_injected": share(k, of)})))
             .collect::<serde_json::Map<_, _>>(),
         "rule_ms_per_prompt": round(rule_ms),
     });
+    if verbose {
+        out["gold_left_out_examples"] = Value::Array(gold_left_examples);
+    }
     if hook_check {
         out["hook_check"] = check_against_hook(&text, &cases, &results, dir.path())?;
     }
@@ -174,6 +208,18 @@ fn prompt_rule(store: &Store, scope: &Scope, prompt: &str) -> Result<Injected> {
         .into_iter()
         .filter(|h| !left.ids.contains(&h.id))
         .collect();
+    let left_kinds = left
+        .ids
+        .iter()
+        .filter_map(|id| found.drift.iter().find(|f| f.id == *id))
+        .map(|f| {
+            (
+                f.id,
+                serde_json::to_value(f.kind)
+                    .map_or_else(|_| "?".into(), |v| v.as_str().unwrap_or("?").to_owned()),
+            )
+        })
+        .collect();
     let now = synapse::store::now();
     let (text, ids) = match synapse::inject::prompt_block(&kept, left.line.as_deref(), now) {
         Some((text, ids)) => (Some(text), ids),
@@ -185,17 +231,14 @@ fn prompt_rule(store: &Store, scope: &Scope, prompt: &str) -> Result<Injected> {
         recalled: found.results,
         over_floor,
         left_out: left.ids,
+        left_kinds,
+        left_line: left.line,
     })
 }
 
 /// Run every case through `hook::run` on a store whose projects are folders, and count the
 /// prompts whose printed block is the rule's, byte for byte.
-fn check_against_hook(
-    text: &str,
-    cases: &[Case],
-    rule: &[Injected],
-    tmp: &Path,
-) -> Result<Value> {
+fn check_against_hook(text: &str, cases: &[Case], rule: &[Injected], tmp: &Path) -> Result<Value> {
     let projects = tmp.join("projects");
     std::fs::create_dir_all(&projects)?;
     let projects = projects.canonicalize()?;
@@ -220,7 +263,12 @@ fn check_against_hook(
     Store::open(&data)?.import(&mapped, &Scope::global())?;
     // SAFETY of the environment change: this example is single-threaded.
     std::env::set_var("SYNAPSE_DATA", &data);
-    for var in ["SYNAPSE_BUDGET", "SYNAPSE_SESSION_START", "SYNAPSE_PROMPT_SUBMIT", "SYNAPSE_STOP"] {
+    for var in [
+        "SYNAPSE_BUDGET",
+        "SYNAPSE_SESSION_START",
+        "SYNAPSE_PROMPT_SUBMIT",
+        "SYNAPSE_STOP",
+    ] {
         std::env::remove_var(var);
     }
 

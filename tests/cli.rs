@@ -733,3 +733,21 @@ fn the_data_folder_is_private() {
     assert_eq!(folder & 0o777, 0o700, "folder mode {folder:o}");
     assert_eq!(file & 0o777, 0o600, "file mode {file:o}");
 }
+
+#[test]
+fn doctor_shows_where_everything_is_and_fails_on_bad_settings() {
+    let env = Env::new();
+    env.json(&["remember", "kept for the doctor", "--project", "p"]);
+    let report = env.json(&["doctor"]);
+    assert_eq!(report["data"], env.data.to_str().unwrap());
+    assert_eq!(report["problems"].as_array().unwrap().len(), 0, "{report}");
+    for hook in report["hook_binaries"].as_array().unwrap() {
+        assert!(
+            hook["path"].is_string(),
+            "the hook binaries are built beside synapse: {hook}"
+        );
+    }
+    std::fs::write(env.data.join("config.toml"), "budget = \"huge\"\n").unwrap();
+    let message = env.fail(&["doctor"]);
+    assert!(message.contains("config.toml"), "{message}");
+}

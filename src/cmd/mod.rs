@@ -1,5 +1,6 @@
 //! The command-line verbs, one file each: parse into the library, print for a person or as JSON.
 
+mod doctor;
 mod drift;
 mod eval;
 mod export;
@@ -54,6 +55,8 @@ pub enum Command {
     Eval(eval::Args),
     /// Audit the memories a folder sees: stale paths, conflicts, duplicates.
     Drift(drift::Args),
+    /// Show where everything is (data, settings, log, hook binaries) and check it works.
+    Doctor(doctor::Args),
 }
 
 /// Run one parsed command line.
@@ -62,6 +65,7 @@ pub fn run(cli: Cli) -> Result<()> {
     match cli.command {
         Command::Remember(args) => remember::run(args, json),
         Command::Drift(args) => drift::run(args, json),
+        Command::Doctor(args) => doctor::run(args, json),
         Command::Recall(args) => recall::run(args, json),
         Command::Read(args) => read::run(args, json),
         Command::List(args) => list::run(args, json),

@@ -1,0 +1,144 @@
+//! `synapse doctor`: where everything is, and whether it works.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Result};
+use serde_json::json;
+
+use crate::config::{data_dir, Settings};
+use crate::signal::Signal;
+use crate::store::{Scope, Store};
+
+#[derive(Debug, clap::Args)]
+pub struct Args {}
+
+/// The hook binaries the plugin runs.
+const HOOKS: &[&str] = &[
+    "synapse-session-start",
+    "synapse-prompt-submit",
+    "synapse-stop",
+];
+
+pub fn run(_args: Args, json: bool) -> Result<()> {
+    let mut problems: Vec<String> = Vec::new();
+    let dir = data_dir()?;
+    let settings = Settings::load(&dir).unwrap_or_else(|e| {
+        problems.push(format!("settings: {e:#}"));
+        Settings::default()
+    });
+    let cwd = std::env::current_dir()?;
+    let scope = Scope::of_folder(&cwd)?;
+    let store = Store::open(&dir);
+    let (total, here) = match &store {
+        Ok(store) => (
+            store.count_live(&Scope::global())?,
+            store.count_live(&scope)?,
+        ),
+        Err(e) => {
+            problems.push(format!("store: {e:#}"));
+            (0, 0)
+        }
+    };
+    let hooks: Vec<(&str, Option<PathBuf>)> = HOOKS.iter().map(|h| (*h, find(h))).collect();
+    for (name, path) in &hooks {
+        if path.is_none() {
+            problems.push(format!(
+                "{name} not found next to synapse or on PATH: run `cargo install --path .` in the \
+                 Synapse checkout"
+            ));
+        }
+    }
+    let signal = Signal::of_folder(&cwd);
+    let log = dir.join("synapse.log");
+    let last_log = std::fs::read_to_string(&log)
+        .ok()
+        .and_then(|l| l.lines().last().map(str::to_owned));
+    let claude = find("claude");
+
+    if json {
+        super::print_json(&json!({
+            "data": dir,
+            "database": dir.join("synapse.db"),
+            "settings_file": Settings::path(&dir),
+            "budget": settings.budget,
+            "hooks_on": {
+                "session_start": settings.hooks.session_start,
+                "prompt_submit": settings.hooks.prompt_submit,
+                "stop": settings.hooks.stop,
+            },
+            "project": scope.key(),
+            "memories_here": here,
+            "global_memories": total,
+            "branch": signal.branch,
+            "changed_files": signal.files.len(),
+            "hook_binaries": hooks.iter().map(|(n, p)| json!({"name": n, "path": p})).collect::<Vec<_>>(),
+            "claude": claude,
+            "log": log,
+            "last_log_line": last_log,
+            "problems": problems,
+        }))?;
+    } else {
+        println!("data folder   {}", dir.display());
+        println!("database      {}", dir.join("synapse.db").display());
+        println!(
+            "settings      {} (budget {:?}; hooks: session start {}, prompt {}, stop {})",
+            Settings::path(&dir).display(),
+            settings.budget,
+            on(settings.hooks.session_start),
+            on(settings.hooks.prompt_submit),
+            on(settings.hooks.stop)
+        );
+        println!(
+            "project       {} ({here} memories visible here, {total} global)",
+            scope.key().unwrap_or("-")
+        );
+        println!(
+            "signal        branch {}, {} changed files",
+            signal.branch.as_deref().unwrap_or("-"),
+            signal.files.len()
+        );
+        for (name, path) in &hooks {
+            println!("{name:<22}{}", shown(path.as_deref()));
+        }
+        println!("claude        {}", shown(claude.as_deref()));
+        println!(
+            "log           {} (last: {})",
+            log.display(),
+            last_log.as_deref().unwrap_or("empty")
+        );
+        if problems.is_empty() {
+            println!("everything works");
+        }
+    }
+    if !problems.is_empty() {
+        bail!("{}", problems.join("\n"));
+    }
+    Ok(())
+}
+
+fn on(flag: bool) -> &'static str {
+    if flag {
+        "on"
+    } else {
+        "off"
+    }
+}
+
+fn shown(path: Option<&Path>) -> String {
+    path.map_or("not found".to_owned(), |p| p.display().to_string())
+}
+
+/// A program next to this `synapse`, else on PATH.
+fn find(name: &str) -> Option<PathBuf> {
+    let beside = std::env::current_exe()
+        .ok()
+        .and_then(|exe| exe.parent().map(|d| d.join(name)))
+        .filter(|p| p.is_file());
+    beside.or_else(|| {
+        std::env::var_os("PATH").and_then(|paths| {
+            std::env::split_paths(&paths)
+                .map(|d| d.join(name))
+                .find(|p| p.is_file())
+        })
+    })
+}
