@@ -625,17 +625,14 @@ pub fn clauses_conflict(a: &[Word], b: &[Word]) -> Option<String> {
     Some(format!("{}: {} vs {}", context.join(" "), x.text, y.text))
 }
 
-/// A word that can be a setting's value: code, a number, or a short name that is not a common
-/// word, a negation or an environment.
+/// A word that can be a setting's value: code, a number or a region. Plain words are not: "hey"
+/// and "yep" after the same name are chat, not settings.
 fn valueish(w: &Word) -> bool {
     let t = w.text.as_str();
     if ENVIRONMENTS.contains(&t) || NEGATIONS.contains(&t) || GENERIC.contains(&t) {
         return false;
     }
-    w.code
-        || REGIONS.contains(&t)
-        || t.chars().any(|c| c.is_ascii_digit())
-        || (t.len() <= 4 && !is_function_word(t))
+    w.code || REGIONS.contains(&t) || t.chars().any(|c| c.is_ascii_digit())
 }
 
 /// Split text into clauses of words: at line ends, semicolons, and sentence ends.

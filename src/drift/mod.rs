@@ -70,7 +70,7 @@ impl Finding {
 }
 
 /// How many of the newest memories sharing a subject word `check` compares with each memory.
-const PARTNERS: i64 = 48;
+const PARTNERS: i64 = 24;
 /// How many subject words `check` searches for.
 const SUBJECT_WORDS: usize = 10;
 /// How much of a newer memory a finding quotes.

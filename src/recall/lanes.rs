@@ -3,7 +3,8 @@
 //!
 //! Ranking work is bounded, whatever the store size: a term found in more than `COMMON_DF`
 //! memories says little about any one of them, so it does not pull candidates when the query has
-//! rarer terms. A query made only of such terms takes its newest matches, newest first.
+//! rarer terms, and only the `MAX_RANKED_TERMS` rarest do. A query made only of common terms
+//! takes its newest matches, newest first.
 
 use anyhow::Result;
 use rusqlite::Connection;
@@ -13,6 +14,9 @@ use crate::store::Scope;
 
 /// A term matching more memories than this is common.
 pub const COMMON_DF: i64 = 2_000;
+/// At most this many of a query's rarest terms pull candidates in a lane: a long prompt or a
+/// task signal of twenty words would otherwise make bm25 score every memory holding any of them.
+pub const MAX_RANKED_TERMS: usize = 8;
 /// How many candidates each lane hands to fusion.
 pub const LANE_CAP: usize = 100;
 
@@ -86,11 +90,13 @@ pub fn search(
     if terms.is_empty() {
         return Ok(Vec::new());
     }
-    let rare: Vec<String> = terms
+    let mut rare: Vec<&(&Term, Counts)> = terms
         .iter()
         .filter(|(_, counts)| counts.of_lane(lane) <= COMMON_DF)
-        .map(|(term, _)| term.phrase())
         .collect();
+    rare.sort_by_key(|(_, counts)| counts.of_lane(lane));
+    rare.truncate(MAX_RANKED_TERMS);
+    let rare: Vec<String> = rare.iter().map(|(term, _)| term.phrase()).collect();
     if !rare.is_empty() {
         let sql = format!(
             "SELECT {t}.rowid, {bm25} FROM {t} JOIN memories m ON m.id = {t}.rowid \
