@@ -69,7 +69,7 @@ impl Finding {
     }
 }
 
-/// How many of the newest memories sharing a subject word `check` compares with each memory.
+/// How many memories nearest in storage order, sharing a subject word, `check` compares with each.
 const PARTNERS: i64 = 24;
 /// How many subject words `check` searches for.
 const SUBJECT_WORDS: usize = 10;

@@ -210,6 +210,10 @@ pub fn locate(named: &Named, checkout: Option<&Path>, home: Option<&Path>) -> Op
     if !named.absolute {
         return Some(path);
     }
+    // The project's own checkout counts wherever it lives, even in a temporary folder.
+    if checkout.is_some_and(|root| path.starts_with(root)) {
+        return Some(path);
+    }
     let text = format!("{}/", path.display());
     if TEMPORARY.iter().any(|t| text.starts_with(t)) {
         return None;
@@ -280,6 +284,13 @@ mod tests {
         assert_eq!(
             locate(own, Some(checkout), Some(home)),
             Some(PathBuf::from("/home/me/.zshrc"))
+        );
+        let in_tmp = Path::new("/tmp/ci/app");
+        let own = &named("/tmp/ci/app/tools/gen.py", &[in_tmp])[0];
+        assert_eq!(
+            locate(own, Some(in_tmp), Some(home)),
+            Some(PathBuf::from("/tmp/ci/app/tools/gen.py")),
+            "a checkout in a temporary folder still counts"
         );
         let relative = &named("src/x.rs", &[])[0];
         assert_eq!(locate(relative, None, Some(home)), None, "no checkout");
