@@ -70,7 +70,7 @@ impl Finding {
 }
 
 /// How many memories nearest in storage order, sharing a subject word, `check` compares with each.
-const PARTNERS: i64 = 24;
+const PARTNERS: i64 = 12;
 /// How many subject words `check` searches for.
 const SUBJECT_WORDS: usize = 10;
 /// How much of a newer memory a finding quotes.
