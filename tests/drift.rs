@@ -7,7 +7,7 @@
 mod common;
 
 use std::collections::{BTreeSet, HashMap};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use serde::Deserialize;
 use serde_json::Value;
@@ -160,6 +160,14 @@ fn pairs(findings: &[Finding], kind: Kind) -> BTreeSet<(i64, i64)> {
         .collect()
 }
 
+fn stale_ids(findings: &[Finding]) -> BTreeSet<i64> {
+    findings
+        .iter()
+        .filter(|f| f.kind == Kind::Stale)
+        .map(|f| f.id)
+        .collect()
+}
+
 fn report(loaded: &Loaded, findings: &[Finding]) -> String {
     let show = |ids: &[(i64, i64)]| -> String {
         ids.iter()
@@ -179,11 +187,7 @@ fn report(loaded: &Loaded, findings: &[Finding]) -> String {
     };
     let (cp, cr, cmiss, cwrong) = score(&pairs(findings, Kind::Conflict), &loaded.conflicts);
     let (dp, dr, dmiss, dwrong) = score(&pairs(findings, Kind::Duplicate), &loaded.duplicates);
-    let stale: BTreeSet<i64> = findings
-        .iter()
-        .filter(|f| f.kind == Kind::Stale)
-        .map(|f| f.id)
-        .collect();
+    let stale = stale_ids(findings);
     let (sp, sr, smiss, swrong) = score(&stale, &loaded.stale);
     format!(
         "conflict precision {cp:.3} recall {cr:.3} ({} labeled)\n  missed:{}\n  wrong:{}\n\
@@ -208,11 +212,7 @@ fn assert_thresholds(loaded: &Loaded, findings: &[Finding], label: &str) {
     eprintln!("{label}:\n{text}");
     let (cp, cr, _, _) = score(&pairs(findings, Kind::Conflict), &loaded.conflicts);
     let (dp, dr, _, _) = score(&pairs(findings, Kind::Duplicate), &loaded.duplicates);
-    let stale: BTreeSet<i64> = findings
-        .iter()
-        .filter(|f| f.kind == Kind::Stale)
-        .map(|f| f.id)
-        .collect();
+    let stale = stale_ids(findings);
     let (sp, sr, _, _) = score(&stale, &loaded.stale);
     assert!(
         cp >= 0.9 && cr >= 0.8,
@@ -467,12 +467,15 @@ fn drift_audits_a_folder_grouped_by_kind() {
 #[test]
 fn relative_paths_are_checked_only_for_project_memories() {
     let cli = Cli::new();
-    cli.json(&[
-        "remember",
-        "--global",
-        "My notes template is docs/template.md.",
-    ]);
+    let text = "My notes template is docs/template.md.";
+    cli.json(&["remember", "--global", text]);
     let audit = cli.json(&["drift"]);
-    assert_eq!(audit["count"], 0, "{audit}");
-    assert!(Path::new(&cli.project).join("src/live.rs").exists());
+    assert_eq!(
+        audit["count"], 0,
+        "a global memory has no checkout: {audit}"
+    );
+
+    let project = cli.json(&["remember", &format!("In this repo: {text}")])["id"].clone();
+    let audit = cli.json(&["drift"]);
+    assert_eq!(ids(&audit["stale"]), [project.as_i64().unwrap()], "{audit}");
 }

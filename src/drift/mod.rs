@@ -108,16 +108,7 @@ pub fn audit(store: &Store, scope: &Scope) -> Result<Vec<Finding>> {
     let best = conflicts_among(&memories, &profiles, &pairs);
     for ((i, j), (_, why)) in best {
         let (older, newer) = oldest_first(&memories[i], &memories[j]);
-        pairs.insert(
-            (i, j),
-            Finding {
-                kind: Kind::Conflict,
-                id: older.id,
-                newer: Some(newer.id),
-                why,
-                newer_text: None,
-            },
-        );
+        pairs.insert((i, j), pair(Kind::Conflict, older, newer, why));
     }
     findings.extend(pairs.into_values());
     findings.sort_by_key(|f| (f.kind, f.id, f.newer));
@@ -312,8 +303,8 @@ pub fn check(
             .or_insert_with(|| Profile::of(&m.body, &stemmer));
         let partners = partners(store, scope, m, profile, side)?;
         for p in partners.iter().filter(|p| p.id != m.id) {
-            let pair = (m.id.min(p.id), m.id.max(p.id));
-            if !seen.insert(pair) {
+            let ids = (m.id.min(p.id), m.id.max(p.id));
+            if !seen.insert(ids) {
                 continue;
             }
             let (older, newer) = oldest_first(m, p);
@@ -325,15 +316,8 @@ pub fn check(
                         .entry(x.id)
                         .or_insert_with(|| Profile::of(&x.body, &stemmer));
                 }
-                conflict::disagreement(&profiles[&older.id], &profiles[&newer.id]).map(|why| {
-                    Finding {
-                        kind: Kind::Conflict,
-                        id: older.id,
-                        newer: Some(newer.id),
-                        why,
-                        newer_text: None,
-                    }
-                })
+                conflict::disagreement(&profiles[&older.id], &profiles[&newer.id])
+                    .map(|why| pair(Kind::Conflict, older, newer, why))
             };
             if let Some(mut f) = finding {
                 if !handed.contains(&newer.id) {
@@ -488,11 +472,15 @@ fn stale_in(m: &Memory, home: Option<&Path>) -> Vec<Finding> {
 }
 
 fn repeat(older: &Memory, newer: &Memory) -> Finding {
+    pair(Kind::Duplicate, older, newer, "same text".into())
+}
+
+fn pair(kind: Kind, older: &Memory, newer: &Memory, why: String) -> Finding {
     Finding {
-        kind: Kind::Duplicate,
+        kind,
         id: older.id,
         newer: Some(newer.id),
-        why: "same text".into(),
+        why,
         newer_text: None,
     }
 }
