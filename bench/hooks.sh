@@ -19,7 +19,10 @@
 #
 # Before every timed run of SessionStart and UserPromptSubmit the store's record of what the
 # session was given is cleared (`--prepare`), so every run does the whole path, writes included,
-# like the first prompt of a session. RESET=0 turns that off (later runs then find everything
+# like the first prompt of a session. The reset leaves the write-ahead log in place, as the hooks
+# themselves do (they skip SQLite's checkpoint on close, see `Store::for_hook`): within a session
+# the log persists from one hook to the next, and a reset that checkpointed and removed it would
+# make every timed run create it again. RESET=0 turns the reset off (later runs then find everything
 # already given and print nothing). Stop's payload holds a `remember:` line: the first run stores
 # the lesson and the later ones find it already stored, as repeated replies would.
 #
@@ -120,8 +123,9 @@ jq -nc --arg s "$SESSION" --arg c "$REPO" --arg t "$TRANSCRIPT" \
       last_assistant_message:"I raised the webhook attempts to 5 and kept the 200 ms backoff.\n\nremember: webhook deliveries retry 5 times with exponential backoff from 200 ms (src/webhooks/retry_policy.rs); the receiving side dedupes by delivery id.\n\nTests pass."}' \
     >"$WORK/stop.json"
 
-RESET_CMD="sqlite3 $DB \"DELETE FROM injected\""
-reset() { sqlite3 "$DB" "DELETE FROM injected"; }
+KEEP_LOG=".dbconfig no_ckpt_on_close on"
+RESET_CMD="sqlite3 -cmd '$KEEP_LOG' $DB \"DELETE FROM injected\""
+reset() { sqlite3 -cmd "$KEEP_LOG" "$DB" "DELETE FROM injected" >/dev/null; }
 
 echo "== checking what each hook does"
 reset

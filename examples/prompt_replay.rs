@@ -22,10 +22,9 @@ use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 use serde_json::{json, Value};
-use synapse::config::Budget;
 use synapse::eval::{self, Case};
 use synapse::hook::{self, Event};
-use synapse::recall::{self, Hit, Options};
+use synapse::recall::{self, Hit};
 use synapse::signal::Signal;
 use synapse::store::{Scope, Store};
 
@@ -189,12 +188,7 @@ fn prompt_rule(store: &Store, scope: &Scope, prompt: &str) -> Result<Injected> {
         prompt: Some(cut.to_owned()),
         ..Signal::default()
     };
-    let options = Options {
-        budget: Budget::Lean,
-        limit: Some(LIMIT),
-        ..Options::default()
-    };
-    let found = recall::recall(store, scope, &signal.query(), &options)?;
+    let found = recall::recall(store, scope, &signal.query(), &hook::prompt_options())?;
     let need = hook::prompt_floor(found.terms.kept.len());
     let hits: Vec<Hit> = found
         .results

@@ -103,11 +103,16 @@ pub fn run(event: Event, input: &str) -> Result<Option<String>> {
         return Ok(None);
     }
     let mut store = Store::open(&dir)?;
-    store.set_busy_timeout(BUSY_MS)?;
-    let scope = Scope::of_folder(&payload.cwd)?;
+    store.for_hook(BUSY_MS)?;
+    // One lookup of the repository serves the scope and the task signal.
+    let repo = git2::Repository::discover(&payload.cwd).ok();
+    let scope = Scope::of_folder_in(&payload.cwd, repo.as_ref())?;
+    let signal = || Signal::of_repo(repo.as_ref());
     match event {
-        Event::SessionStart => session_start(&mut store, &scope, &payload, settings.budget),
-        Event::UserPromptSubmit => prompt_submit(&mut store, &scope, &payload),
+        Event::SessionStart => {
+            session_start(&mut store, &scope, &payload, signal(), settings.budget)
+        }
+        Event::UserPromptSubmit => prompt_submit(&mut store, &scope, &payload, signal()),
         Event::Stop => stop(&mut store, &scope, &payload).map(|_| None),
     }
 }
@@ -116,13 +121,13 @@ fn session_start(
     store: &mut Store,
     scope: &Scope,
     payload: &Payload,
+    signal: Signal,
     budget: Budget,
 ) -> Result<Option<String>> {
     let source = payload.source.as_deref().unwrap_or("startup");
     if matches!(source, "compact" | "clear") {
         store.clear_injected(&payload.session_id)?;
     }
-    let signal = Signal::of_folder(&payload.cwd);
     if signal.is_empty() {
         if source == "resume" {
             return Ok(None);
@@ -134,6 +139,7 @@ fn session_start(
     }
     let options = Options {
         budget,
+        substrings: false,
         ..Options::default()
     };
     let found = recall::recall(store, scope, &signal.query(), &options)?;
@@ -141,20 +147,19 @@ fn session_start(
     offer(store, payload, hits, &found.drift, inject::session_block)
 }
 
-fn prompt_submit(store: &mut Store, scope: &Scope, payload: &Payload) -> Result<Option<String>> {
+fn prompt_submit(
+    store: &mut Store,
+    scope: &Scope,
+    payload: &Payload,
+    mut signal: Signal,
+) -> Result<Option<String>> {
     let prompt = payload.prompt.as_deref().unwrap_or("");
     let cut = prompt
         .char_indices()
         .nth(MAX_PROMPT)
         .map_or(prompt, |(at, _)| &prompt[..at]);
-    let mut signal = Signal::of_folder(&payload.cwd);
     signal.prompt = Some(cut.to_owned());
-    let options = Options {
-        budget: Budget::Lean,
-        limit: Some(3),
-        ..Options::default()
-    };
-    let found = recall::recall(store, scope, &signal.query(), &options)?;
+    let found = recall::recall(store, scope, &signal.query(), &prompt_options())?;
     let need = prompt_floor(found.terms.kept.len());
     let hits: Vec<Hit> = found
         .results
@@ -162,6 +167,17 @@ fn prompt_submit(store: &mut Store, scope: &Scope, payload: &Payload) -> Result<
         .filter(|h| h.coverage >= need)
         .collect();
     offer(store, payload, hits, &found.drift, inject::prompt_block)
+}
+
+/// How UserPromptSubmit recalls: the lean budget, three memories at most, and no substring
+/// search (see `Options::substrings`).
+pub fn prompt_options() -> Options {
+    Options {
+        budget: Budget::Lean,
+        limit: Some(3),
+        substrings: false,
+        ..Options::default()
+    }
 }
 
 /// How many distinct words of the prompt (and signal) a memory must hold to be injected

@@ -29,12 +29,17 @@ pub struct Signal {
 impl Signal {
     /// The branch and changed files of the repository containing `folder`, if any.
     pub fn of_folder(folder: &Path) -> Signal {
-        let Ok(repo) = Repository::discover(folder) else {
+        Signal::of_repo(Repository::discover(folder).ok().as_ref())
+    }
+
+    /// The branch and changed files of an open repository (`None` outside git).
+    pub fn of_repo(repo: Option<&Repository>) -> Signal {
+        let Some(repo) = repo else {
             return Signal::default();
         };
         Signal {
-            branch: branch(&repo),
-            files: changed_files(&repo),
+            branch: branch(repo),
+            files: changed_files(repo),
             prompt: None,
         }
     }

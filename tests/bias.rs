@@ -36,6 +36,7 @@ fn balanced(floor: bool) -> Options {
         explain: false,
         floor,
         drift: false,
+        substrings: true,
     }
 }
 

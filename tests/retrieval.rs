@@ -736,3 +736,50 @@ fn explain_is_absent_unless_asked() {
     remember(&mut store, "The webhook retry limit is five", None);
     assert!(ask(&store, &Scope::global(), "webhook").explain.is_none());
 }
+
+// ---------------------------------------------------------------- bounded work
+
+#[test]
+fn common_terms_count_as_coverage_without_pulling_candidates() {
+    // "release" is in more memories than a lane ranks; "canary" is rare. Only "canary" pulls
+    // candidates, and "release" still counts toward the coverage of those it pulled.
+    let (_dir, mut store) = empty_store();
+    let lines: String = (0..=recall::lanes::COMMON_DF)
+        .map(|i| format!("{{\"body\": \"release note number {i}\"}}\n"))
+        .collect();
+    store.import(&lines, &Scope::global()).unwrap();
+    let alone = remember(&mut store, "The canary stage takes ten minutes", None);
+    let both = remember(
+        &mut store,
+        "Every release goes through the canary stage",
+        None,
+    );
+    let options = Options {
+        explain: true,
+        ..Options::default()
+    };
+    let recalled = recall_with(&store, &Scope::global(), "release canary", options);
+    let mut found = ids(&recalled);
+    found.sort();
+    assert_eq!(found, [alone, both], "no release note is pulled in");
+    let explain = recalled.explain.unwrap();
+    assert_eq!(explain.len(), 2, "{explain:?}");
+    let held = |id: i64| explain.iter().find(|e| e.id == id).unwrap().held.clone();
+    assert_eq!(held(both), ["release", "canary"]);
+    assert_eq!(held(alone), ["canary"]);
+}
+
+#[test]
+fn without_substrings_words_inside_identifiers_are_not_searched_but_cjk_is() {
+    let (_dir, mut store) = empty_store();
+    let handler = remember(&mut store, "StripeWebhookHandler verifies signatures", None);
+    let pool = remember(&mut store, "数据库连接池的大小是二十", None);
+    let lean = Options {
+        substrings: false,
+        ..Options::default()
+    };
+    let global = Scope::global();
+    assert_eq!(ids(&ask(&store, &global, "webhook")), [handler]);
+    assert!(ids(&recall_with(&store, &global, "webhook", lean)).is_empty());
+    assert_eq!(ids(&recall_with(&store, &global, "连接池", lean)), [pool]);
+}

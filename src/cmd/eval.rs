@@ -27,6 +27,9 @@ pub struct Args {
     /// reference point.
     #[arg(long)]
     plain_bm25: bool,
+    /// Search the trigram index only for words the word index lacks, as the hooks do.
+    #[arg(long)]
+    no_substrings: bool,
 }
 
 pub fn run(args: Args, json: bool) -> Result<()> {
@@ -39,6 +42,7 @@ pub fn run(args: Args, json: bool) -> Result<()> {
         floor: !args.no_floor,
         // Eval scores the ranking; drift findings do not change it.
         drift: false,
+        substrings: !args.no_substrings,
     };
     let method = if args.plain_bm25 {
         crate::eval::Method::PlainBm25

@@ -1,10 +1,11 @@
 //! The two search lanes: the stemmed-word index (`memory`) and the trigram index
 //! (`memorygram`), each ranking the query on its own by bm25 within the visible scope.
 //!
-//! Ranking work is bounded, whatever the store size: a term found in more than `COMMON_DF`
-//! memories says little about any one of them, so it does not pull candidates when the query has
-//! rarer terms, and only the `MAX_RANKED_TERMS` rarest do. A query made only of common terms
-//! takes its newest matches, newest first.
+//! Ranking work is bounded, whatever the store size: bm25 scores every memory that holds a
+//! ranked term, so terms pull candidates rarest first, and only while together they match at
+//! most `COMMON_DF` memories (and at most `MAX_RANKED_TERMS` of them). The commoner terms still
+//! count, as coverage, among the candidates the rarer ones pulled. A query made only of common
+//! terms takes its newest matches, newest first.
 
 use anyhow::Result;
 use rusqlite::Connection;
@@ -12,13 +13,13 @@ use rusqlite::Connection;
 use super::terms::Term;
 use crate::store::Scope;
 
-/// A term matching more memories than this is common.
-pub const COMMON_DF: i64 = 2_000;
-/// At most this many of a query's rarest terms pull candidates in a lane: a long prompt or a
-/// task signal of twenty words would otherwise make bm25 score every memory holding any of them.
+/// A term matching more memories than this is common; the ranked terms of a lane together
+/// match no more than this.
+pub const COMMON_DF: i64 = 500;
+/// At most this many of a query's rarest terms pull candidates in a lane.
 pub const MAX_RANKED_TERMS: usize = 8;
 /// How many candidates each lane hands to fusion.
-pub const LANE_CAP: usize = 100;
+pub const LANE_CAP: usize = 50;
 
 /// Which index a lane searches.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -45,6 +46,12 @@ impl Lane {
 
 /// How many memories (in the whole store, counted up to `COMMON_DF + 1`) each term matches in
 /// each lane.
+///
+/// A term the word index holds matches about the same memories in the trigram index, so its
+/// word count stands for both: counting a phrase of trigrams costs several times a word count.
+/// Without `substrings` (see `recall::Options`), the trigram lane searches only words the word
+/// index lacks that are not plain ASCII (scripts written without spaces), and counts nothing
+/// else.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct Counts {
     pub words: i64,
@@ -52,16 +59,23 @@ pub struct Counts {
 }
 
 impl Counts {
-    /// Count a term's matches in both lanes.
-    pub fn of(conn: &Connection, term: &Term) -> Result<Counts> {
-        Ok(Counts {
-            words: count_capped(conn, Lane::Words, &term.phrase())?,
-            trigrams: if term.for_trigrams() {
-                count_capped(conn, Lane::Trigrams, &term.phrase())?
+    /// Count a term's matches.
+    pub fn of(conn: &Connection, term: &Term, substrings: bool) -> Result<Counts> {
+        let words = count_capped(conn, Lane::Words, &term.phrase())?;
+        let trigrams = if !term.for_trigrams() {
+            0
+        } else if words > 0 {
+            if substrings {
+                words
             } else {
                 0
-            },
-        })
+            }
+        } else if substrings || !term.word.is_ascii() {
+            count_capped(conn, Lane::Trigrams, &term.phrase())?
+        } else {
+            0
+        };
+        Ok(Counts { words, trigrams })
     }
 
     fn of_lane(self, lane: Lane) -> i64 {
@@ -95,7 +109,15 @@ pub fn search(
         .filter(|(_, counts)| counts.of_lane(lane) <= COMMON_DF)
         .collect();
     rare.sort_by_key(|(_, counts)| counts.of_lane(lane));
-    rare.truncate(MAX_RANKED_TERMS);
+    let mut matched = 0;
+    let within = rare
+        .iter()
+        .take_while(|(_, counts)| {
+            matched += counts.of_lane(lane);
+            matched <= COMMON_DF
+        })
+        .count();
+    rare.truncate(within.clamp(1, MAX_RANKED_TERMS));
     let rare: Vec<String> = rare.iter().map(|(term, _)| term.phrase()).collect();
     if !rare.is_empty() {
         let sql = format!(

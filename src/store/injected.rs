@@ -37,11 +37,4 @@ impl Store {
             .execute("DELETE FROM injected WHERE session = ?1", [session])?;
         Ok(())
     }
-
-    /// Wait at most `ms` for a lock: a hook must never hold a session up.
-    pub fn set_busy_timeout(&self, ms: u64) -> Result<()> {
-        self.conn()
-            .busy_timeout(std::time::Duration::from_millis(ms))?;
-        Ok(())
-    }
 }

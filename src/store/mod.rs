@@ -17,6 +17,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{Context, Result};
+use rusqlite::config::DbConfig;
 use rusqlite::{Connection, OptionalExtension, Row};
 use serde::Serialize;
 
@@ -129,8 +130,20 @@ impl Store {
         // segments far larger than the default 2 MiB.
         conn.pragma_update(None, "cache_size", -65536)?;
         conn.pragma_update(None, "foreign_keys", "on")?;
+        conn.pragma_update(None, "mmap_size", 1i64 << 30)?;
         schema::migrate(&mut conn, &path)?;
         Ok(Store { conn, path })
+    }
+
+    /// Set the store up for a hook, a short process that must never hold a session up: wait
+    /// at most `busy_ms` for a lock, and leave checkpointing to later writers (SQLite's
+    /// automatic checkpoint still bounds the log): copying the log into the database and syncing
+    /// it when the connection closes would cost every hook about a millisecond.
+    pub fn for_hook(&self, busy_ms: u64) -> Result<()> {
+        self.conn.busy_timeout(Duration::from_millis(busy_ms))?;
+        self.conn
+            .set_db_config(DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true)?;
+        Ok(())
     }
 
     /// The database file.
@@ -138,7 +151,7 @@ impl Store {
         &self.path
     }
 
-    pub(crate) fn conn(&self) -> &Connection {
+    pub fn conn(&self) -> &Connection {
         &self.conn
     }
 
@@ -187,22 +200,23 @@ impl Store {
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
-    /// Live memories by id, in the order asked, skipping any not visible or not live.
+    /// Live memories by id, in the order asked, skipping any not visible or not live. One
+    /// statement for the whole list (recall asks for a hundred or more candidates at once); the
+    /// `CROSS JOIN` keeps SQLite walking the list and looking each id up, in order.
     pub fn live_by_ids(&self, ids: &[i64], scope: &Scope) -> Result<Vec<Memory>> {
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
         let sql = format!(
-            "SELECT {MEMORY_COLUMNS} FROM memories m WHERE {VISIBLE} AND {LIVE} AND m.id = ?2"
+            "SELECT {MEMORY_COLUMNS} FROM json_each(?2) AS asked CROSS JOIN memories m \
+             ON m.id = asked.value WHERE {VISIBLE} AND {LIVE} ORDER BY asked.key"
         );
         let mut stmt = self.conn.prepare_cached(&sql)?;
-        let mut found = Vec::with_capacity(ids.len());
-        for &id in ids {
-            if let Some(m) = stmt
-                .query_row(rusqlite::params![scope.key(), id], Memory::from_row)
-                .optional()?
-            {
-                found.push(m);
-            }
-        }
-        Ok(found)
+        let rows = stmt.query_map(
+            rusqlite::params![scope.key(), serde_json::to_string(ids)?],
+            Memory::from_row,
+        )?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
     /// Roughly how many memories the store holds (the highest id), for weighing terms; O(1).

@@ -32,6 +32,11 @@ impl Scope {
         Ok(Scope::project(project_key(folder)?))
     }
 
+    /// The scope of a folder whose repository was already looked up (see `project_key_in`).
+    pub fn of_folder_in(folder: &Path, repo: Option<&git2::Repository>) -> Result<Scope> {
+        Ok(Scope::project(project_key_in(folder, repo)?))
+    }
+
     /// The scope for a `--project` argument: an existing folder resolves like `of_folder`, anything
     /// else is taken as a key verbatim (imports and evals use plain keys such as `conv-26`).
     /// Without an argument, the current folder's scope.
@@ -55,19 +60,23 @@ impl Scope {
 
 /// The project key of `folder`: its git project root, or the folder itself outside git.
 pub fn project_key(folder: &Path) -> Result<String> {
+    project_key_in(folder, git2::Repository::discover(folder).ok().as_ref())
+}
+
+/// Like `project_key`, for a caller that has already looked up the folder's repository
+/// (`None` outside git): the hooks open it once for the scope and the task signal.
+pub fn project_key_in(folder: &Path, repo: Option<&git2::Repository>) -> Result<String> {
     let folder = folder
         .canonicalize()
         .with_context(|| format!("could not resolve the folder {}", folder.display()))?;
-    let root = git_root(&folder).unwrap_or(folder);
+    let root = repo.and_then(git_root).unwrap_or(folder);
     root.to_str()
         .map(str::to_owned)
         .with_context(|| format!("the folder {} is not valid UTF-8", root.display()))
 }
 
-/// The main work tree's top for a folder inside a git repository; `None` outside git or in a
-/// bare repository.
-fn git_root(folder: &Path) -> Option<PathBuf> {
-    let repo = git2::Repository::discover(folder).ok()?;
+/// The main work tree's top for a repository; `None` for a bare one.
+fn git_root(repo: &git2::Repository) -> Option<PathBuf> {
     let top = if repo.is_worktree() {
         // A linked worktree's common dir is the main repository's .git folder.
         git2::Repository::open(repo.commondir())
