@@ -19,7 +19,8 @@
 //! dates, issue numbers and line numbers are not settings; environment names (prod, staging)
 //! tell which thing, not what value.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashSet};
+use std::sync::OnceLock;
 
 use crate::recall::terms::is_function_word;
 use crate::text::{fold, WordStemmer};
@@ -952,12 +953,22 @@ fn key_of(w: &Word, stemmer: &WordStemmer) -> String {
 
 fn is_content(w: &Word) -> bool {
     let t = w.text.as_str();
-    !(is_function_word(t)
-        || GENERIC.contains(&t)
-        || RELATING.contains(&t)
-        || NEGATIONS.contains(&t)
-        || unit_of(t).is_some()
-        || t.len() < 2 && !w.code)
+    !(is_function_word(t) || not_content().contains(t) || t.len() < 2 && !w.code)
+}
+
+/// The generic, relating and negating words and the units, in one set: `is_content` asks for
+/// every word of every clause, and scanning the lists one by one was most of a profile's cost.
+fn not_content() -> &'static HashSet<&'static str> {
+    static SET: OnceLock<HashSet<&'static str>> = OnceLock::new();
+    SET.get_or_init(|| {
+        GENERIC
+            .iter()
+            .chain(RELATING)
+            .chain(NEGATIONS)
+            .copied()
+            .chain(UNITS.iter().map(|(unit, _, _)| *unit))
+            .collect()
+    })
 }
 
 #[cfg(test)]
