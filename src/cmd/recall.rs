@@ -46,6 +46,9 @@ fn print_human(r: &Recalled) {
         let kept: Vec<&str> = r.terms.kept.iter().map(|t| t.word.as_str()).collect();
         println!("terms kept: {}", kept.join(" "));
         println!("terms dropped: {}", r.terms.dropped.join(" "));
+        if !r.terms.skipped.is_empty() {
+            println!("terms skipped: {}", r.terms.skipped.join(" "));
+        }
         for e in explain {
             let lane = |p: Option<crate::recall::fuse::LanePlace>| {
                 p.map_or("-".to_owned(), |p| format!("#{} ({:.2})", p.rank, p.bm25))
