@@ -13,6 +13,7 @@
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use anyhow::{Context, Result};
 use serde::Deserialize;
@@ -21,7 +22,7 @@ use crate::config::{data_dir, Budget, Settings};
 use crate::drift;
 use crate::inject;
 use crate::recall::{self, Hit, Options};
-use crate::signal::Signal;
+use crate::signal::{Pending, Signal};
 use crate::store::write::NewMemory;
 use crate::store::{Scope, Store};
 
@@ -31,6 +32,8 @@ const MAX_INPUT: u64 = 4 << 20;
 const MAX_PROMPT: usize = 2_000;
 /// How long a hook waits for a locked store.
 const BUSY_MS: u64 = 250;
+/// How long after it starts a hook waits for the changed files of a large checkout.
+const SIGNAL_WAIT: Duration = Duration::from_millis(3);
 
 /// Which hook is running.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -102,12 +105,14 @@ pub fn run(event: Event, input: &str) -> Result<Option<String>> {
     if !on {
         return Ok(None);
     }
-    let mut store = Store::open(&dir)?;
-    store.for_hook(BUSY_MS)?;
-    // One lookup of the repository serves the scope and the task signal.
+    // One lookup of the repository serves the scope and the task signal, whose changed files
+    // are listed while the store opens.
     let repo = git2::Repository::discover(&payload.cwd).ok();
     let scope = Scope::of_folder_in(&payload.cwd, repo.as_ref())?;
-    let signal = || Signal::of_repo(repo.as_ref());
+    let pending = (event != Event::Stop).then(|| Pending::start(repo));
+    let mut store = Store::open(&dir)?;
+    store.for_hook(BUSY_MS)?;
+    let signal = || pending.map_or_else(Signal::default, |p| p.wait(SIGNAL_WAIT));
     match event {
         Event::SessionStart => {
             session_start(&mut store, &scope, &payload, signal(), settings.budget)

@@ -3,8 +3,15 @@
 //! The current branch, the files changed against HEAD (index and work tree) plus untracked ones,
 //! and at UserPromptSubmit the prompt. Outside git, or in a repository without commits, whatever
 //! can be known is used and the rest is empty.
+//!
+//! Listing changed files stats every tracked file: under a millisecond in a small checkout, but
+//! over a hundred in one of twenty thousand files. In a large checkout the hooks therefore list
+//! them on a thread of their own while the store opens (`Pending`), and go on without them past
+//! a deadline. A small one is listed in place: a second thread costs more than it saves there.
 
 use std::path::Path;
+use std::sync::mpsc::{self, Receiver};
+use std::time::{Duration, Instant};
 
 use git2::{Repository, StatusOptions};
 
@@ -29,17 +36,12 @@ pub struct Signal {
 impl Signal {
     /// The branch and changed files of the repository containing `folder`, if any.
     pub fn of_folder(folder: &Path) -> Signal {
-        Signal::of_repo(Repository::discover(folder).ok().as_ref())
-    }
-
-    /// The branch and changed files of an open repository (`None` outside git).
-    pub fn of_repo(repo: Option<&Repository>) -> Signal {
-        let Some(repo) = repo else {
+        let Ok(repo) = Repository::discover(folder) else {
             return Signal::default();
         };
         Signal {
-            branch: branch(repo),
-            files: changed_files(repo),
+            branch: branch(&repo),
+            files: changed_files(&repo),
             prompt: None,
         }
     }
@@ -82,6 +84,68 @@ impl Signal {
             query.push_str(prompt);
         }
         query
+    }
+}
+
+/// A git index larger than this (about 5,000 tracked files) makes a checkout large.
+const LARGE_INDEX_BYTES: u64 = 512 << 10;
+
+/// A signal whose changed files may still be being listed on another thread.
+pub struct Pending {
+    branch: Option<String>,
+    files: Files,
+    started: Instant,
+}
+
+enum Files {
+    Listed(Vec<String>),
+    Listing(Receiver<Vec<String>>),
+}
+
+impl Pending {
+    /// Read the branch and start listing the changed files of `repo` (`None` outside git): in
+    /// place in a small checkout, on another thread in a large one.
+    pub fn start(repo: Option<Repository>) -> Pending {
+        let started = Instant::now();
+        let Some(repo) = repo else {
+            return Pending {
+                branch: None,
+                files: Files::Listed(Vec::new()),
+                started,
+            };
+        };
+        let branch = branch(&repo);
+        let index_bytes = std::fs::metadata(repo.path().join("index")).map_or(0, |m| m.len());
+        let files = if index_bytes <= LARGE_INDEX_BYTES {
+            Files::Listed(changed_files(&repo))
+        } else {
+            let (send, files) = mpsc::channel();
+            std::thread::spawn(move || {
+                // The receiver is gone only if the hook went on without the files.
+                drop(send.send(changed_files(&repo)));
+            });
+            Files::Listing(files)
+        };
+        Pending {
+            branch,
+            files,
+            started,
+        }
+    }
+
+    /// The signal, with the changed files if they were listed within `deadline` of the start.
+    pub fn wait(self, deadline: Duration) -> Signal {
+        let files = match self.files {
+            Files::Listed(files) => files,
+            Files::Listing(files) => files
+                .recv_timeout(deadline.saturating_sub(self.started.elapsed()))
+                .unwrap_or_default(),
+        };
+        Signal {
+            branch: self.branch,
+            files,
+            prompt: None,
+        }
     }
 }
 
@@ -154,5 +218,46 @@ mod tests {
         let signal = Signal::of_folder(&repo);
         assert_eq!(signal.branch.as_deref(), Some("fresh-start"));
         assert_eq!(signal.files, ["notes.md"]);
+        let pending = Pending::start(Some(Repository::discover(&repo).unwrap()));
+        assert_eq!(pending.wait(Duration::from_secs(10)), signal);
+        assert!(Pending::start(None).wait(Duration::ZERO).is_empty());
+    }
+
+    #[test]
+    fn a_large_checkout_is_listed_aside_and_not_waited_for() {
+        let dir = tempfile::tempdir().unwrap();
+        let git = Repository::init(dir.path()).unwrap();
+        git.set_head("refs/heads/fix-login").unwrap();
+        let mut index = git.index().unwrap();
+        let blob = git.blob(b"x").unwrap();
+        let tracked = 1 + LARGE_INDEX_BYTES as usize / 60;
+        for i in 0..tracked {
+            let path = format!("f{i:06}.txt");
+            let entry = git2::IndexEntry {
+                ctime: git2::IndexTime::new(0, 0),
+                mtime: git2::IndexTime::new(0, 0),
+                dev: 0,
+                ino: 0,
+                mode: 0o100644,
+                uid: 0,
+                gid: 0,
+                file_size: 1,
+                id: blob,
+                flags: path.len() as u16,
+                flags_extended: 0,
+                path: path.into_bytes(),
+            };
+            index.add(&entry).unwrap();
+        }
+        index.write().unwrap();
+        assert!(std::fs::metadata(git.path().join("index")).unwrap().len() > LARGE_INDEX_BYTES);
+        std::fs::write(dir.path().join("login.rs"), "x").unwrap();
+        let signal = Pending::start(Some(git)).wait(Duration::ZERO);
+        assert_eq!(signal.branch.as_deref(), Some("fix-login"));
+        assert!(signal.files.is_empty(), "the listing is not waited for");
+        let again = Pending::start(Some(Repository::open(dir.path()).unwrap()));
+        let signal = again.wait(Duration::from_secs(60));
+        // The tracked files are missing from the work tree: all of them are changes.
+        assert_eq!(signal.files.len(), MAX_FILES, "given time, it is listed");
     }
 }
