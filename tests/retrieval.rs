@@ -783,3 +783,56 @@ fn without_substrings_words_inside_identifiers_are_not_searched_but_cjk_is() {
     assert!(ids(&recall_with(&store, &global, "webhook", lean)).is_empty());
     assert_eq!(ids(&recall_with(&store, &global, "连接池", lean)), [pool]);
 }
+
+#[test]
+fn each_lanes_first_survives_the_floor() {
+    // "webhook" is commoner than "alpha", so a memory holding only "webhook" falls below the
+    // floor, unless a lane ranks it first: the trigram lane finds it inside the identifier.
+    let (_dir, mut store) = empty_store();
+    for i in 0..30 {
+        remember(
+            &mut store,
+            &format!("unrelated note {i} about lunch orders"),
+            None,
+        );
+    }
+    let filler = "with a long explanation of the history behind it that nobody reads twice";
+    let alpha = remember(
+        &mut store,
+        &format!("alpha is the codename, {filler}"),
+        None,
+    );
+    let inside = remember(
+        &mut store,
+        "StripeWebhookHandler, StripeWebhookHandler",
+        None,
+    );
+    let mut plain = Vec::new();
+    for i in 0..3 {
+        plain.push(remember(
+            &mut store,
+            &format!("webhook note {i}, {filler}"),
+            None,
+        ));
+    }
+    let options = Options {
+        explain: true,
+        ..Options::default()
+    };
+    let recalled = recall_with(&store, &Scope::global(), "alpha webhook", options);
+    let explain = recalled.explain.clone().unwrap();
+    let place = |id: i64| explain.iter().find(|e| e.id == id).unwrap();
+    assert_eq!(explain[0].id, alpha, "{explain:?}");
+    assert_eq!(
+        place(inside).trigrams.map(|p| p.rank),
+        Some(1),
+        "{explain:?}"
+    );
+    assert_eq!(place(inside).held, ["webhook"]);
+    let found = ids(&recalled);
+    assert!(found.contains(&inside), "{explain:?}");
+    assert!(
+        plain.iter().all(|id| !found.contains(id)),
+        "a lone common word is not enough: {explain:?}"
+    );
+}

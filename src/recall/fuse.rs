@@ -12,7 +12,8 @@
 //! candidates holding only one of them, unless that one is the query's rarest known term: a
 //! memory sharing one common word with a question is rarely its answer, while one sharing its
 //! most specific word often is, and every result returned costs the reader context. The
-//! top-ranked candidate always survives, so a weak answer is still given.
+//! top-ranked candidate always survives, so a weak answer is still given, and so does each lane's
+//! first: bm25 found the one term it holds central to it in that index.
 
 use std::collections::HashMap;
 

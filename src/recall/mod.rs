@@ -120,6 +120,15 @@ struct Candidate {
     held: Vec<usize>,
 }
 
+impl Candidate {
+    /// Whether a lane ranks it first: the floor keeps each lane's best match.
+    fn first_in_a_lane(&self) -> bool {
+        [self.words, self.trigrams]
+            .iter()
+            .any(|place| place.is_some_and(|p| p.rank == 1))
+    }
+}
+
 /// Recall `query` within `scope`.
 pub fn recall(store: &Store, scope: &Scope, query: &str, options: &Options) -> Result<Recalled> {
     let stemmer = WordStemmer::default();
@@ -148,7 +157,8 @@ pub fn recall(store: &Store, scope: &Scope, query: &str, options: &Options) -> R
         .map(|(rank, c)| Item {
             id: c.memory.id,
             body: &c.memory.body,
-            cut: (options.floor && rank > 0 && !floor.passes(&c.held)).then_some(Cut::Floor),
+            cut: (options.floor && rank > 0 && !c.first_in_a_lane() && !floor.passes(&c.held))
+                .then_some(Cut::Floor),
         })
         .collect();
     let limits = Limits {
