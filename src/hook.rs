@@ -113,13 +113,15 @@ pub fn run(event: Event, input: &str) -> Result<Option<String>> {
     let mut store = Store::open(&dir)?;
     store.for_hook(BUSY_MS)?;
     let signal = || pending.map_or_else(Signal::default, |p| p.wait(SIGNAL_WAIT));
-    match event {
+    let out = match event {
         Event::SessionStart => {
             session_start(&mut store, &scope, &payload, signal(), settings.budget)
         }
         Event::UserPromptSubmit => prompt_submit(&mut store, &scope, &payload, signal()),
         Event::Stop => stop(&mut store, &scope, &payload).map(|_| None),
-    }
+    }?;
+    store.trim_log()?;
+    Ok(out)
 }
 
 fn session_start(

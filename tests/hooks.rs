@@ -335,6 +335,24 @@ fn every_failure_exits_zero_silently_and_logs_one_line() {
 }
 
 #[test]
+fn the_write_ahead_log_stays_short_across_many_hooks() {
+    // Hooks skip SQLite's checkpoint on close; without their own, each one's writes would pile
+    // up in the log, which every later process reads back when it opens the store.
+    let repo = Repo::new();
+    let id = repo.remember("Webhook retries back off exponentially from 200 ms");
+    let log = repo.data.join("synapse.db-wal");
+    let mut longest = 0;
+    for session in 0..100 {
+        let said = repo.prompt(&format!("session {session}"), "webhook retries back off");
+        assert!(said.contains(&format!("[{id}]")), "{said}");
+        longest = longest.max(std::fs::metadata(&log).map_or(0, |m| m.len()));
+    }
+    assert!(longest > 0, "the hooks wrote through the log");
+    // A hook adds a page or two; a hundred of them would make 400 KB.
+    assert!(longest < 200 << 10, "the log grew to {longest} bytes");
+}
+
+#[test]
 fn hooks_can_be_switched_off() {
     let repo = Repo::new();
     repo.remember("Webhook retries: 5 attempts with backoff");

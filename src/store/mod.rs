@@ -23,6 +23,10 @@ use serde::Serialize;
 
 pub use scope::Scope;
 
+/// How long the write-ahead log may grow between a hook's checkpoints: about 32 pages (a hook
+/// writes two or three).
+const HOOK_LOG_BYTES: u64 = 128 << 10;
+
 /// The database file's name inside the data folder.
 pub const DB_FILE: &str = "synapse.db";
 
@@ -136,13 +140,28 @@ impl Store {
     }
 
     /// Set the store up for a hook, a short process that must never hold a session up: wait
-    /// at most `busy_ms` for a lock, and leave checkpointing to later writers (SQLite's
-    /// automatic checkpoint still bounds the log): copying the log into the database and syncing
-    /// it when the connection closes would cost every hook about a millisecond.
+    /// at most `busy_ms` for a lock, and do not checkpoint on close (copying the write-ahead log
+    /// into the database and syncing it would cost every hook about a millisecond). The hook
+    /// calls `trim_log` when it is done instead.
     pub fn for_hook(&self, busy_ms: u64) -> Result<()> {
         self.conn.busy_timeout(Duration::from_millis(busy_ms))?;
         self.conn
             .set_db_config(DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true)?;
+        Ok(())
+    }
+
+    /// Checkpoint the write-ahead log into the database and empty it once it is longer than
+    /// `HOOK_LOG_BYTES`. A process that opens the store first reads the whole log back (SQLite
+    /// rebuilds its index of the log then), and with one short process after another the log
+    /// would never restart by itself: left alone, it would grow, and every hook with it.
+    pub fn trim_log(&self) -> Result<()> {
+        let log = PathBuf::from(format!("{}-wal", self.path.display()));
+        let bytes = std::fs::metadata(&log).map_or(0, |m| m.len());
+        if bytes > HOOK_LOG_BYTES {
+            self.conn
+                .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))
+                .with_context(|| format!("could not checkpoint {}", log.display()))?;
+        }
         Ok(())
     }
 
