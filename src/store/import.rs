@@ -72,7 +72,8 @@ pub(crate) fn parse_time(conn: &Connection, text: &str) -> Result<i64> {
         && matches!(text.as_bytes()[10], b'T' | b't' | b' ')
         && text.as_bytes()[13] == b':';
     let seconds: Option<i64> = if shaped {
-        conn.query_row("SELECT unixepoch(?1)", [text], |r| r.get(0))?
+        conn.prepare_cached("SELECT unixepoch(?1)")?
+            .query_row([text], |r| r.get(0))?
     } else {
         None
     };
