@@ -62,18 +62,12 @@ impl Counts {
     /// Count a term's matches.
     pub fn of(conn: &Connection, term: &Term, substrings: bool) -> Result<Counts> {
         let words = count_capped(conn, Lane::Words, &term.phrase())?;
-        let trigrams = if !term.for_trigrams() {
-            0
-        } else if words > 0 {
-            if substrings {
-                words
-            } else {
-                0
+        let trigrams = match (term.for_trigrams(), words > 0) {
+            (true, true) if substrings => words,
+            (true, false) if substrings || !term.word.is_ascii() => {
+                count_capped(conn, Lane::Trigrams, &term.phrase())?
             }
-        } else if substrings || !term.word.is_ascii() {
-            count_capped(conn, Lane::Trigrams, &term.phrase())?
-        } else {
-            0
+            _ => 0,
         };
         Ok(Counts { words, trigrams })
     }

@@ -170,7 +170,7 @@ impl Store {
         &self.path
     }
 
-    pub fn conn(&self) -> &Connection {
+    pub(crate) fn conn(&self) -> &Connection {
         &self.conn
     }
 
