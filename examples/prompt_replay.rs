@@ -197,7 +197,8 @@ fn prompt_rule(store: &Store, scope: &Scope, prompt: &str) -> Result<Injected> {
         .cloned()
         .collect();
     let over_floor: Vec<i64> = hits.iter().map(|h| h.id).collect();
-    let left = synapse::drift::leave_out(&found.drift, &over_floor);
+    let findings = hook::drift_of(store, scope, &hits)?;
+    let left = synapse::drift::leave_out(&findings, &over_floor);
     let kept: Vec<Hit> = hits
         .into_iter()
         .filter(|h| !left.ids.contains(&h.id))
@@ -205,7 +206,7 @@ fn prompt_rule(store: &Store, scope: &Scope, prompt: &str) -> Result<Injected> {
     let left_kinds = left
         .ids
         .iter()
-        .filter_map(|id| found.drift.iter().find(|f| f.id == *id))
+        .filter_map(|id| findings.iter().find(|f| f.id == *id))
         .map(|f| {
             (
                 f.id,

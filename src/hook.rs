@@ -146,12 +146,13 @@ fn session_start(
     }
     let options = Options {
         budget,
+        drift: false,
         substrings: false,
         ..Options::default()
     };
     let found = recall::recall(store, scope, &signal.query(), &options)?;
     let hits = naming_changed_files_first(found.results, &signal.files);
-    offer(store, payload, hits, &found.drift, inject::session_block)
+    offer(store, scope, payload, hits, inject::session_block)
 }
 
 fn prompt_submit(
@@ -173,15 +174,16 @@ fn prompt_submit(
         .into_iter()
         .filter(|h| h.coverage >= need)
         .collect();
-    offer(store, payload, hits, &found.drift, inject::prompt_block)
+    offer(store, scope, payload, hits, inject::prompt_block)
 }
 
-/// How UserPromptSubmit recalls: the lean budget, three memories at most, and no substring
-/// search (see `Options::substrings`).
+/// How UserPromptSubmit recalls: the lean budget, three memories at most, no substring search
+/// (see `Options::substrings`), and drift checked later, on what is offered (`drift_of`).
 pub fn prompt_options() -> Options {
     Options {
         budget: Budget::Lean,
         limit: Some(3),
+        drift: false,
         substrings: false,
         ..Options::default()
     }
@@ -204,9 +206,9 @@ type Format = fn(&[Hit], Option<&str>, i64) -> Option<(String, Vec<i64>)>;
 /// shown and what was left out, so neither is offered (or explained) twice.
 fn offer(
     store: &mut Store,
+    scope: &Scope,
     payload: &Payload,
     hits: Vec<Hit>,
-    findings: &[drift::Finding],
     format: Format,
 ) -> Result<Option<String>> {
     let given = store.injected(&payload.session_id)?;
@@ -214,8 +216,9 @@ fn offer(
         .into_iter()
         .filter(|h| !given.contains(&h.id))
         .collect();
+    let findings = drift_of(store, scope, &fresh)?;
     let offered: Vec<i64> = fresh.iter().map(|h| h.id).collect();
-    let left = drift::leave_out(findings, &offered);
+    let left = drift::leave_out(&findings, &offered);
     let kept: Vec<Hit> = fresh
         .into_iter()
         .filter(|h| !left.ids.contains(&h.id))
@@ -227,6 +230,18 @@ fn offer(
     given.extend(&left.ids);
     store.mark_injected(&payload.session_id, &given)?;
     Ok(Some(text))
+}
+
+/// The drift findings on hits about to be offered. The hooks recall without drift and check
+/// only these: most of what a prompt recalls falls below its floor or was given before, and
+/// each check costs an index search.
+pub fn drift_of(store: &Store, scope: &Scope, hits: &[Hit]) -> Result<Vec<drift::Finding>> {
+    if hits.is_empty() {
+        return Ok(Vec::new());
+    }
+    let ids: Vec<i64> = hits.iter().map(|h| h.id).collect();
+    let memories = store.live_by_ids(&ids, scope)?;
+    drift::check(store, scope, &memories, drift::Partners::Newer)
 }
 
 /// Memories that name a file being changed come first: they are about the work at hand.
