@@ -15,6 +15,7 @@ use serde::{Deserialize, Serialize};
 use super::history::Action;
 use super::write::{insert, live_duplicate, set_state, NewMemory};
 use super::{Memory, Scope, Store, MEMORY_COLUMNS, VISIBLE};
+use crate::drift::duplicate::hash;
 
 /// One line as read. `project` absent means "the importing scope's project"; `null` is global.
 #[derive(Deserialize)]
@@ -151,8 +152,10 @@ impl Store {
         let mut hidden = Vec::new();
         for (_, line) in &lines {
             let stays_live = line.superseded_by.is_none() && line.forgotten_at.is_none();
+            let folded = hash(&line.memory.body);
             let duplicate = if stays_live {
-                live_duplicate(&tx, line.memory.project.as_deref(), &line.memory.body, None)?
+                let project = line.memory.project.as_deref();
+                live_duplicate(&tx, project, &line.memory.body, folded, None)?
             } else {
                 None
             };
@@ -162,7 +165,7 @@ impl Store {
                     existing
                 }
                 None => {
-                    let id = insert(&tx, &line.memory, Action::Import)?;
+                    let id = insert(&tx, &line.memory, folded, Action::Import)?;
                     if let Some(updated) = line.updated_at {
                         tx.prepare_cached("UPDATE memories SET updated_at = ?2 WHERE id = ?1")?
                             .execute(rusqlite::params![id, updated])?;

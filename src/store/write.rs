@@ -7,6 +7,7 @@ use rusqlite::{Connection, OptionalExtension};
 use super::history::{self, Action};
 use super::index;
 use super::{now, Scope, Store};
+use crate::drift::duplicate::hash;
 
 /// A memory about to be stored.
 #[derive(Clone, Debug, Default)]
@@ -44,11 +45,13 @@ pub(crate) fn check_body(body: &str) -> Result<()> {
     Ok(())
 }
 
-/// The live memory in the same project with exactly this body, other than `except`, if any.
+/// The live memory in the same project with exactly this body (whose `duplicate::hash` is
+/// `folded`), other than `except`, if any.
 pub(crate) fn live_duplicate(
     conn: &Connection,
     project: Option<&str>,
     body: &str,
+    folded: i64,
     except: Option<i64>,
 ) -> Result<Option<i64>> {
     Ok(conn
@@ -57,15 +60,20 @@ pub(crate) fn live_duplicate(
              WHERE project IS ?1 AND folded = ?4 AND body = ?2 \
              AND superseded_by IS NULL AND forgotten_at IS NULL AND id IS NOT ?3 LIMIT 1",
         )?
-        .query_row(
-            rusqlite::params![project, body, except, crate::drift::duplicate::hash(body)],
-            |r| r.get(0),
-        )
+        .query_row(rusqlite::params![project, body, except, folded], |r| {
+            r.get(0)
+        })
         .optional()?)
 }
 
-/// Insert one row and its history entry; returns the new id.
-pub(crate) fn insert(conn: &Connection, memory: &NewMemory, action: Action) -> Result<i64> {
+/// Insert one row (its body's `duplicate::hash` is `folded`) and its history entry; returns the
+/// new id.
+pub(crate) fn insert(
+    conn: &Connection,
+    memory: &NewMemory,
+    folded: i64,
+    action: Action,
+) -> Result<i64> {
     let at = now();
     let created = memory.created_at.unwrap_or(at);
     conn.prepare_cached(
@@ -78,7 +86,7 @@ pub(crate) fn insert(conn: &Connection, memory: &NewMemory, action: Action) -> R
         memory.project,
         created,
         created,
-        crate::drift::duplicate::hash(&memory.body)
+        folded
     ])?;
     let id = conn.last_insert_rowid();
     index::add(conn, id, &memory.body, &memory.source)?;
@@ -138,9 +146,11 @@ impl Store {
             }
         }
         let tx = self.conn_mut().transaction()?;
-        let outcome = match live_duplicate(&tx, memory.project.as_deref(), &memory.body, None)? {
+        let folded = hash(&memory.body);
+        let project = memory.project.as_deref();
+        let outcome = match live_duplicate(&tx, project, &memory.body, folded, None)? {
             Some(id) => Remembered::Duplicate(id),
-            None => Remembered::Stored(insert(&tx, memory, Action::Remember)?),
+            None => Remembered::Stored(insert(&tx, memory, folded, Action::Remember)?),
         };
         for &old in supersedes {
             if old == outcome.id() {
@@ -202,7 +212,9 @@ impl Store {
         // Restoring could make two live copies of one body; refuse rather than repeat it.
         let live_again = m.forgotten_at.is_none() || m.superseded_by.is_none();
         if live_again {
-            if let Some(dup) = live_duplicate(&tx, m.project.as_deref(), &m.body, Some(id))? {
+            let folded = hash(&m.body);
+            if let Some(dup) = live_duplicate(&tx, m.project.as_deref(), &m.body, folded, Some(id))?
+            {
                 bail!("memory {id} would repeat live memory {dup} exactly; forget {dup} first");
             }
         }
