@@ -7,6 +7,8 @@
 //! `-- MEMORIES --jsonl KEY` prints the memories as import lines for project KEY instead, to time
 //! the `synapse drift` command on them.
 
+mod common;
+
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
@@ -169,13 +171,7 @@ fn corpus(count: usize, key: &str) -> String {
             "body": body,
             "project": key,
             "source": "generated",
-            "created_at": format!(
-                "2026-{:02}-{:02}T{:02}:{:02}:00Z",
-                1 + (minute / 43_200) % 12,
-                1 + (minute / 1_440) % 28,
-                (minute / 60) % 24,
-                minute % 60
-            ),
+            "created_at": common::minute_stamp(minute),
         });
         out.push_str(&line.to_string());
         out.push('\n');

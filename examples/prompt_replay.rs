@@ -30,10 +30,6 @@ use synapse::store::{Scope, Store};
 
 const MEMORIES: &str = "/work/shared/bench/locomo-dev/memories.jsonl";
 const CASES: &str = "/work/shared/bench/locomo-dev/cases.toml";
-/// The most prompt characters the hook looks at (`hook::MAX_PROMPT`, private there).
-const MAX_PROMPT: usize = 2_000;
-/// The hook's result cap at UserPromptSubmit.
-const LIMIT: usize = 3;
 
 /// What the rule injected for one prompt.
 struct Injected {
@@ -71,7 +67,8 @@ fn main() -> Result<()> {
     let report = store.import(&text, &Scope::global())?;
 
     let (mut answerable, mut gold, mut gold_recalled, mut gold_over_floor) = (0, 0, 0, 0);
-    let mut by_count = [0usize; LIMIT + 1];
+    let limit = hook::prompt_options().max_results();
+    let mut by_count = vec![0usize; limit + 1];
     let (mut chars, mut with_left_out) = (0usize, 0usize);
     let mut left_by_kind: BTreeMap<String, usize> = BTreeMap::new();
     let mut gold_left_by_kind: BTreeMap<String, usize> = BTreeMap::new();
@@ -87,7 +84,7 @@ fn main() -> Result<()> {
         let got = prompt_rule(&store, &scope, &case.query)?;
         let expect = case.expect.texts();
         let holds = |h: &Hit| expect.iter().any(|e| h.body.contains(e));
-        by_count[got.ids.len().min(LIMIT)] += 1;
+        by_count[got.ids.len().min(limit)] += 1;
         chars += got.text.as_ref().map_or(0, |t| t.chars().count());
         with_left_out += usize::from(!got.left_out.is_empty());
         for (_, kind) in &got.left_kinds {
@@ -147,12 +144,11 @@ fn main() -> Result<()> {
         "cases": cases.len(),
         "answerable": answerable,
         "gold_injected": share(gold, answerable),
-        "injected_memories": {
-            "0": share(by_count[0], cases.len()),
-            "1": share(by_count[1], cases.len()),
-            "2": share(by_count[2], cases.len()),
-            "3": share(by_count[3], cases.len()),
-        },
+        "injected_memories": by_count
+            .iter()
+            .enumerate()
+            .map(|(memories, &prompts)| (memories.to_string(), json!(share(prompts, cases.len()))))
+            .collect::<serde_json::Map<_, _>>(),
         "mean_chars": round(chars as f64 / n),
         "mean_chars_when_injecting": if injecting == 0 { 0.0 } else { round(chars as f64 / injecting as f64) },
         "gold_in_recall_top3": share(gold_recalled, answerable),
@@ -180,12 +176,8 @@ fn main() -> Result<()> {
 /// The UserPromptSubmit rule for a fresh session with no git signal: recall the prompt (lean
 /// budget, at most 3), keep hits holding `prompt_floor` of its terms, leave drift out, format.
 fn prompt_rule(store: &Store, scope: &Scope, prompt: &str) -> Result<Injected> {
-    let cut = prompt
-        .char_indices()
-        .nth(MAX_PROMPT)
-        .map_or(prompt, |(at, _)| &prompt[..at]);
     let signal = Signal {
-        prompt: Some(cut.to_owned()),
+        prompt: Some(hook::prompt_start(prompt).to_owned()),
         ..Signal::default()
     };
     let found = recall::recall(store, scope, &signal.query(), &hook::prompt_options())?;

@@ -8,6 +8,8 @@
 //! one memory). Timings cover the library call and JSON serialization, not process start. It
 //! prints one JSON object; it never touches the user's store.
 
+mod common;
+
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
@@ -164,13 +166,7 @@ fn corpus(count: usize) -> String {
             "body": body,
             "project": null,
             "source": format!("fixture {}", i / 100),
-            "created_at": format!(
-                "2026-{:02}-{:02}T{:02}:{:02}:00Z",
-                1 + (minute / 43_200) % 12,
-                1 + (minute / 1_440) % 28,
-                (minute / 60) % 24,
-                minute % 60
-            ),
+            "created_at": common::minute_stamp(minute),
         });
         out.push_str(&line.to_string());
         out.push('\n');

@@ -161,12 +161,7 @@ fn prompt_submit(
     payload: &Payload,
     mut signal: Signal,
 ) -> Result<Option<String>> {
-    let prompt = payload.prompt.as_deref().unwrap_or("");
-    let cut = prompt
-        .char_indices()
-        .nth(MAX_PROMPT)
-        .map_or(prompt, |(at, _)| &prompt[..at]);
-    signal.prompt = Some(cut.to_owned());
+    signal.prompt = Some(prompt_start(payload.prompt.as_deref().unwrap_or("")).to_owned());
     let found = recall::recall(store, scope, &signal.query(), &prompt_options())?;
     let need = prompt_floor(found.terms.kept.len());
     let hits: Vec<Hit> = found
@@ -175,6 +170,14 @@ fn prompt_submit(
         .filter(|h| h.coverage >= need)
         .collect();
     offer(store, scope, payload, hits, inject::prompt_block)
+}
+
+/// The part of a prompt recall looks at: its first `MAX_PROMPT` characters.
+pub fn prompt_start(prompt: &str) -> &str {
+    prompt
+        .char_indices()
+        .nth(MAX_PROMPT)
+        .map_or(prompt, |(at, _)| &prompt[..at])
 }
 
 /// How UserPromptSubmit recalls: the lean budget, three memories at most, no substring search

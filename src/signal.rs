@@ -34,16 +34,10 @@ pub struct Signal {
 }
 
 impl Signal {
-    /// The branch and changed files of the repository containing `folder`, if any.
+    /// The branch and changed files of the repository containing `folder`, if any, however long
+    /// listing them takes.
     pub fn of_folder(folder: &Path) -> Signal {
-        let Ok(repo) = Repository::discover(folder) else {
-            return Signal::default();
-        };
-        Signal {
-            branch: branch(&repo),
-            files: changed_files(&repo),
-            prompt: None,
-        }
+        Pending::start(Repository::discover(folder).ok()).wait(Duration::MAX)
     }
 
     /// Nothing to go on.
