@@ -383,22 +383,23 @@ fn partners(
         }
     }
     let mut ids: Vec<i64> = Vec::new();
+    // The limit is written into the statement, not bound (see `recall::lanes`).
     let sql = match side {
-        Partners::Newer => {
+        Partners::Newer => format!(
             "SELECT memory.rowid FROM memory JOIN memories m ON m.id = memory.rowid \
-             WHERE memory MATCH ?2 AND memory.rowid > ?4 \
-             AND (m.project IS NULL OR m.project = ?1) ORDER BY memory.rowid LIMIT ?3"
-        }
-        Partners::Older => {
+             WHERE memory MATCH ?2 AND memory.rowid > ?3 \
+             AND (m.project IS NULL OR m.project = ?1) ORDER BY memory.rowid LIMIT {PARTNERS}"
+        ),
+        Partners::Older => format!(
             "SELECT memory.rowid FROM memory JOIN memories m ON m.id = memory.rowid \
-             WHERE memory MATCH ?2 AND memory.rowid < ?4 \
-             AND (m.project IS NULL OR m.project = ?1) ORDER BY memory.rowid DESC LIMIT ?3"
-        }
+             WHERE memory MATCH ?2 AND memory.rowid < ?3 \
+             AND (m.project IS NULL OR m.project = ?1) ORDER BY memory.rowid DESC LIMIT {PARTNERS}"
+        ),
     };
-    let mut stmt = store.conn().prepare_cached(sql)?;
+    let mut stmt = store.conn().prepare_cached(&sql)?;
     if !subject.is_empty() {
         let found = stmt.query_map(
-            rusqlite::params![scope.key(), quoted_any(&subject), PARTNERS, m.id],
+            rusqlite::params![scope.key(), quoted_any(&subject), m.id],
             |r| r.get::<_, i64>(0),
         )?;
         for id in found {

@@ -114,29 +114,49 @@ pub fn search(
     rare.truncate(within.clamp(1, MAX_RANKED_TERMS));
     let rare: Vec<String> = rare.iter().map(|(term, _)| term.phrase()).collect();
     if !rare.is_empty() {
-        let sql = format!(
-            "SELECT {t}.rowid, {bm25} FROM {t} JOIN memories m ON m.id = {t}.rowid \
-             WHERE {t} MATCH ?2 AND (m.project IS NULL OR m.project = ?1) ORDER BY 2 LIMIT ?3",
-            t = lane.table(),
-            bm25 = lane.bm25()
-        );
-        return query(conn, &sql, scope, &rare.join(" OR "), LANE_CAP as i64);
+        return query(conn, &ranked_sql(lane), scope, &rare.join(" OR "));
     }
     // Only common terms: FTS5's bm25 would count every match of each term to weigh it, so rank
     // the newest matches by recency instead (bm25 reported as 0).
     let all: Vec<String> = terms.iter().map(|(t, _)| t.phrase()).collect();
-    let sql = format!(
-        "SELECT {t}.rowid, 0.0 FROM {t} JOIN memories m ON m.id = {t}.rowid \
-         WHERE {t} MATCH ?2 AND (m.project IS NULL OR m.project = ?1) \
-         ORDER BY {t}.rowid DESC LIMIT ?3",
-        t = lane.table()
-    );
-    query(conn, &sql, scope, &all.join(" OR "), LANE_CAP as i64)
+    query(conn, &newest_sql(lane), scope, &all.join(" OR "))
 }
 
-fn query(conn: &Connection, sql: &str, scope: &Scope, fts: &str, limit: i64) -> Result<Ranked> {
+/// A lane's best matches by bm25, within the scope. The statements of this module write their
+/// limits into the SQL rather than bind them: SQLite plans a bound `LIMIT` over a virtual table
+/// from the value it is first given, so binding one makes every process prepare the statement a
+/// second time (and a hook prepares each statement once, paying for every prepare).
+fn ranked_sql(lane: Lane) -> String {
+    format!(
+        "SELECT {t}.rowid, {bm25} FROM {t} JOIN memories m ON m.id = {t}.rowid \
+         WHERE {t} MATCH ?2 AND (m.project IS NULL OR m.project = ?1) ORDER BY 2 LIMIT {LANE_CAP}",
+        t = lane.table(),
+        bm25 = lane.bm25()
+    )
+}
+
+/// A lane's newest matches, within the scope.
+fn newest_sql(lane: Lane) -> String {
+    format!(
+        "SELECT {t}.rowid, 0.0 FROM {t} JOIN memories m ON m.id = {t}.rowid \
+         WHERE {t} MATCH ?2 AND (m.project IS NULL OR m.project = ?1) \
+         ORDER BY {t}.rowid DESC LIMIT {LANE_CAP}",
+        t = lane.table()
+    )
+}
+
+/// A term's matches in a lane, counted no further than `COMMON_DF + 1`.
+fn count_sql(lane: Lane) -> String {
+    format!(
+        "SELECT count(*) FROM (SELECT 1 FROM {t} WHERE {t} MATCH ?1 LIMIT {})",
+        COMMON_DF + 1,
+        t = lane.table()
+    )
+}
+
+fn query(conn: &Connection, sql: &str, scope: &Scope, fts: &str) -> Result<Ranked> {
     let mut stmt = conn.prepare_cached(sql)?;
-    let rows = stmt.query_map(rusqlite::params![scope.key(), fts, limit], |r| {
+    let rows = stmt.query_map(rusqlite::params![scope.key(), fts], |r| {
         Ok((r.get(0)?, r.get(1)?))
     })?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
@@ -144,11 +164,57 @@ fn query(conn: &Connection, sql: &str, scope: &Scope, fts: &str, limit: i64) -> 
 
 /// How many memories `phrase` matches in `lane`, counting no further than `COMMON_DF + 1`.
 fn count_capped(conn: &Connection, lane: Lane, phrase: &str) -> Result<i64> {
-    let sql = format!(
-        "SELECT count(*) FROM (SELECT 1 FROM {t} WHERE {t} MATCH ?1 LIMIT ?2)",
-        t = lane.table()
-    );
     Ok(conn
-        .prepare_cached(&sql)?
-        .query_row(rusqlite::params![phrase, COMMON_DF + 1], |r| r.get(0))?)
+        .prepare_cached(&count_sql(lane))?
+        .query_row([phrase], |r| r.get(0))?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::recall::terms::Terms;
+    use crate::store::write::NewMemory;
+    use crate::store::Store;
+    use crate::text::WordStemmer;
+    use rusqlite::StatementStatus;
+
+    /// A hook runs each statement about once, so a second prepare of it costs as much as the
+    /// first: binding the limits made SQLite prepare the word lane's statements again.
+    #[test]
+    fn word_lane_statements_are_prepared_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(dir.path()).unwrap();
+        let scope = Scope::project("p");
+        for body in [
+            "webhook retries back off",
+            "the webhook timeout is 30 s",
+            "retries: 5",
+        ] {
+            let memory = NewMemory {
+                body: body.into(),
+                project: Some("p".into()),
+                ..NewMemory::default()
+            };
+            store.remember(&memory, &[], &scope).unwrap();
+        }
+        let stemmer = WordStemmer::default();
+        for question in ["webhook retries", "timeout of the webhook"] {
+            let terms = Terms::parse(question, &stemmer);
+            let counted: Vec<(&Term, Counts)> = terms
+                .kept
+                .iter()
+                .map(|t| (t, Counts::of(store.conn(), t, false).unwrap()))
+                .collect();
+            let found = search(store.conn(), Lane::Words, &counted, &scope).unwrap();
+            assert!(!found.is_empty(), "{question}");
+        }
+        let reprepared = |sql: String| {
+            let stmt = store.conn().prepare_cached(&sql).unwrap();
+            stmt.get_status(StatementStatus::RePrepare)
+        };
+        assert_eq!(reprepared(count_sql(Lane::Words)), 0);
+        // SQLite 3.54 may still plan the ranked statement again once, for its second MATCH
+        // value; with a bound limit it did so for every new value.
+        assert!(reprepared(ranked_sql(Lane::Words)) <= 1);
+    }
 }
