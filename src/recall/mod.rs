@@ -129,8 +129,12 @@ impl Candidate {
     }
 }
 
-/// Recall `query` within `scope`.
+/// Recall `query` within `scope`, reading the store in one transaction.
 pub fn recall(store: &Store, scope: &Scope, query: &str, options: &Options) -> Result<Recalled> {
+    store.read(|| recall_in(store, scope, query, options))
+}
+
+fn recall_in(store: &Store, scope: &Scope, query: &str, options: &Options) -> Result<Recalled> {
     let stemmer = WordStemmer::default();
     let terms = Terms::parse(query, &stemmer);
     let max_results = options.max_results();

@@ -238,6 +238,20 @@ impl Store {
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
+    /// Run `read` in one read transaction. Each statement outside a transaction is one of its
+    /// own, which in a write-ahead-logged store takes and drops locks and checks the log again;
+    /// a recall runs twenty or more statements. Inside a caller's transaction, `read` just runs.
+    pub fn read<T>(&self, read: impl FnOnce() -> Result<T>) -> Result<T> {
+        if !self.conn.is_autocommit() {
+            return read();
+        }
+        let tx = self.conn.unchecked_transaction()?;
+        let out = read()?;
+        // Nothing was written: ending the transaction only releases the snapshot.
+        tx.rollback()?;
+        Ok(out)
+    }
+
     /// Roughly how many memories the store holds (the highest id), for weighing terms; O(1).
     pub fn size_hint(&self) -> Result<i64> {
         Ok(self
