@@ -6,11 +6,12 @@
 #   OUT=/tmp/hooks.json bench/hooks.sh
 #   KEEP=1 bench/hooks.sh          # keep the temporary repository, store and payloads
 #
-# What it does: builds the release binaries; makes a temporary git repository on a feature
-# branch (`feature/webhook-retries`) with two changed files and one untracked file; makes a
-# temporary data folder (SYNAPSE_DATA) and imports MEMORIES generated project memories
-# (examples/drift.rs) for that repository; writes one payload per hook; and times, in one
-# hyperfine invocation, each hook fed its payload on stdin, `sh -c true` and `node -e 0`.
+# What it does: builds the release binaries as the plugin does (bin/synapse-compile); makes a
+# temporary git repository on a feature branch (`feature/webhook-retries`) with two changed files
+# and one untracked file; makes a temporary data folder (SYNAPSE_DATA) and imports MEMORIES
+# generated project memories (examples/drift.rs) for that repository; writes one payload per hook;
+# and times, in one hyperfine invocation, each hook fed its payload on stdin, `sh -c true` and
+# `node -e 0`.
 #
 # hyperfine 1.15 has no `--input`, and later versions take one input file for every command, so
 # each hook runs as `sh -c 'exec HOOK < PAYLOAD'`. `exec` keeps the shell from forking; what the
@@ -51,12 +52,19 @@ for tool in hyperfine node git sqlite3 jq; do
 done
 
 cd "$ROOT"
-echo "== building release binaries"
-cargo build --release --bins --examples --quiet || fail "cargo build failed"
-BIN=$ROOT/target/release
-for b in synapse synapse-session-start synapse-prompt-submit synapse-stop examples/drift; do
+# The binaries measured are built as the plugin builds them (bin/synapse-compile: statically
+# linked where the platform allows), into target/bench; the memory generator is an example.
+echo "== building release binaries (bin/synapse-compile)"
+mkdir -p "$ROOT/target/bench"
+CARGO_TARGET_DIR=$ROOT/target/bench/build "$ROOT/bin/synapse-compile" "$ROOT/target/bench/install" \
+    >"$ROOT/target/bench/build.log" 2>&1 || fail "the build failed: see target/bench/build.log"
+cargo build --release --example drift --quiet || fail "cargo build failed"
+BIN=$ROOT/target/bench/install/bin
+for b in synapse synapse-session-start synapse-prompt-submit synapse-stop; do
     [ -x "$BIN/$b" ] || fail "missing $BIN/$b"
 done
+GENERATE=$ROOT/target/release/examples/drift
+[ -x "$GENERATE" ] || fail "missing $GENERATE"
 
 # The hooks read these; a developer's settings must not change what is measured.
 unset SYNAPSE_BUDGET SYNAPSE_SESSION_START SYNAPSE_PROMPT_SUBMIT SYNAPSE_STOP
@@ -101,7 +109,7 @@ mkdir -p "$REPO"
 echo "== store with $MEMORIES memories"
 export SYNAPSE_DATA=$WORK/data
 DB=$SYNAPSE_DATA/synapse.db
-"$BIN/examples/drift" "$MEMORIES" --jsonl "$REPO" >"$WORK/memories.jsonl"
+"$GENERATE" "$MEMORIES" --jsonl "$REPO" >"$WORK/memories.jsonl"
 "$BIN/synapse" import "$WORK/memories.jsonl" --project "$REPO"
 [ -f "$DB" ] || fail "no store at $DB"
 live=$(sqlite3 "$DB" "SELECT count(*) FROM memories WHERE project = '$REPO'")

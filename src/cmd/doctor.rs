@@ -43,7 +43,7 @@ pub fn run(_args: Args, json: bool) -> Result<()> {
     for (name, path) in &hooks {
         if path.is_none() {
             problems.push(format!(
-                "{name} not found next to synapse or on PATH: run `cargo install --path .` in the \
+                "{name} not found next to synapse or on PATH: run `bin/synapse-compile` in the \
                  Synapse checkout"
             ));
         }
