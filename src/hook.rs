@@ -32,6 +32,10 @@ const MAX_INPUT: u64 = 4 << 20;
 const MAX_PROMPT: usize = 2_000;
 /// How long a hook waits for a locked store.
 const BUSY_MS: u64 = 250;
+/// A term matching more memories than this is common in the hooks' recall (`Options::common`):
+/// half the default, which ranks half as many memories per lane and stops counting each term's
+/// matches sooner; a prompt's common words rarely decide what is worth injecting unasked.
+const COMMON_DF: i64 = 250;
 /// How long after it starts a hook waits for the changed files of a large checkout.
 const SIGNAL_WAIT: Duration = Duration::from_millis(3);
 
@@ -159,6 +163,7 @@ fn session_start(
         budget,
         drift: false,
         substrings: false,
+        common: COMMON_DF,
         ..Options::default()
     };
     let found = recall::recall(store, scope, &signal.query(), &options)?;
@@ -192,13 +197,15 @@ pub fn prompt_start(prompt: &str) -> &str {
 }
 
 /// How UserPromptSubmit recalls: the lean budget, three memories at most, no substring search
-/// (see `Options::substrings`), and drift checked later, on what is offered (`drift_of`).
+/// (see `Options::substrings`), fewer ranked memories (`COMMON_DF`), and drift checked later, on
+/// what is offered (`drift_of`).
 pub fn prompt_options() -> Options {
     Options {
         budget: Budget::Lean,
         limit: Some(3),
         drift: false,
         substrings: false,
+        common: COMMON_DF,
         ..Options::default()
     }
 }

@@ -36,7 +36,7 @@ fn balanced(floor: bool) -> Options {
         explain: false,
         floor,
         drift: false,
-        substrings: true,
+        ..Options::default()
     }
 }
 

@@ -770,6 +770,41 @@ fn common_terms_count_as_coverage_without_pulling_candidates() {
 }
 
 #[test]
+fn a_lower_common_bound_leaves_more_terms_to_coverage() {
+    // "deploy" is in four memories, "rollback" in one. With the default bound both pull
+    // candidates; with a bound of three (as the hooks lower it), "deploy" is common and only
+    // the memory holding "rollback" is ranked, "deploy" still counting toward its coverage.
+    let (_dir, mut store) = empty_store();
+    for i in 0..3 {
+        remember(
+            &mut store,
+            &format!("deploy step {i} runs the migrations"),
+            None,
+        );
+    }
+    let both = remember(
+        &mut store,
+        "A deploy rollback restores the last image",
+        None,
+    );
+    let global = Scope::global();
+    let ranked = |common: i64| {
+        let options = Options {
+            explain: true,
+            common,
+            ..Options::default()
+        };
+        let recalled = recall_with(&store, &global, "deploy rollback", options);
+        assert_eq!(ids(&recalled), [both]);
+        recalled.explain.unwrap()
+    };
+    assert_eq!(ranked(recall::lanes::COMMON_DF).len(), 4);
+    let bounded = ranked(3);
+    assert_eq!(bounded.len(), 1, "{bounded:?}");
+    assert_eq!(bounded[0].held, ["deploy", "rollback"]);
+}
+
+#[test]
 fn without_substrings_words_inside_identifiers_are_not_searched_but_cjk_is() {
     let (_dir, mut store) = empty_store();
     let handler = remember(&mut store, "StripeWebhookHandler verifies signatures", None);

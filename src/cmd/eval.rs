@@ -30,6 +30,9 @@ pub struct Args {
     /// Search the trigram index only for words the word index lacks, as the hooks do.
     #[arg(long)]
     no_substrings: bool,
+    /// Count a term matching more memories than this as common (the hooks use 250).
+    #[arg(long, default_value_t = crate::recall::lanes::COMMON_DF)]
+    common: i64,
 }
 
 pub fn run(args: Args, json: bool) -> Result<()> {
@@ -43,6 +46,7 @@ pub fn run(args: Args, json: bool) -> Result<()> {
         // Eval scores the ranking; drift findings do not change it.
         drift: false,
         substrings: !args.no_substrings,
+        common: args.common,
     };
     let method = if args.plain_bm25 {
         crate::eval::Method::PlainBm25

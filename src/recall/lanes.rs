@@ -3,7 +3,8 @@
 //!
 //! Ranking work is bounded, whatever the store size: bm25 scores every memory that holds a
 //! ranked term, so terms pull candidates rarest first, and only while together they match at
-//! most `COMMON_DF` memories (and at most `MAX_RANKED_TERMS` of them). The commoner terms still
+//! most `common` memories (`COMMON_DF` unless `recall::Options` says less; at most
+//! `MAX_RANKED_TERMS` terms). The commoner terms still
 //! count, as coverage, among the candidates the rarer ones pulled. A query made only of common
 //! terms takes its newest matches, newest first.
 
@@ -44,8 +45,8 @@ impl Lane {
     }
 }
 
-/// How many memories (in the whole store, counted up to `COMMON_DF + 1`) each term matches in
-/// each lane.
+/// How many memories (in the whole store, counted up to `common + 1`) each term matches in each
+/// lane.
 ///
 /// A term the word index holds matches about the same memories in the trigram index, so its
 /// word count stands for both: counting a phrase of trigrams costs several times a word count.
@@ -59,13 +60,13 @@ pub struct Counts {
 }
 
 impl Counts {
-    /// Count a term's matches.
-    pub fn of(conn: &Connection, term: &Term, substrings: bool) -> Result<Counts> {
-        let words = count_capped(conn, Lane::Words, &term.phrase())?;
+    /// Count a term's matches, up to `common + 1`.
+    pub fn of(conn: &Connection, term: &Term, substrings: bool, common: i64) -> Result<Counts> {
+        let words = count_capped(conn, Lane::Words, &term.phrase(), common)?;
         let trigrams = match (term.for_trigrams(), words > 0) {
             (true, true) if substrings => words,
             (true, false) if substrings || !term.word.is_ascii() => {
-                count_capped(conn, Lane::Trigrams, &term.phrase())?
+                count_capped(conn, Lane::Trigrams, &term.phrase(), common)?
             }
             _ => 0,
         };
@@ -83,12 +84,14 @@ impl Counts {
 /// One lane's ranked candidates: (memory id, bm25 score; lower is better), best first.
 pub type Ranked = Vec<(i64, f64)>;
 
-/// Rank `terms` (with their `counts`) in one lane, within `scope`.
+/// Rank `terms` (with their `counts`) in one lane, within `scope`; a term matching more than
+/// `common` memories is common.
 pub fn search(
     conn: &Connection,
     lane: Lane,
     terms: &[(&Term, Counts)],
     scope: &Scope,
+    common: i64,
 ) -> Result<Ranked> {
     let terms: Vec<(&Term, Counts)> = terms
         .iter()
@@ -100,7 +103,7 @@ pub fn search(
     }
     let mut rare: Vec<&(&Term, Counts)> = terms
         .iter()
-        .filter(|(_, counts)| counts.of_lane(lane) <= COMMON_DF)
+        .filter(|(_, counts)| counts.of_lane(lane) <= common)
         .collect();
     rare.sort_by_key(|(_, counts)| counts.of_lane(lane));
     let mut matched = 0;
@@ -108,7 +111,7 @@ pub fn search(
         .iter()
         .take_while(|(_, counts)| {
             matched += counts.of_lane(lane);
-            matched <= COMMON_DF
+            matched <= common
         })
         .count();
     rare.truncate(within.clamp(1, MAX_RANKED_TERMS));
@@ -145,11 +148,11 @@ fn newest_sql(lane: Lane) -> String {
     )
 }
 
-/// A term's matches in a lane, counted no further than `COMMON_DF + 1`.
-fn count_sql(lane: Lane) -> String {
+/// A term's matches in a lane, counted no further than `common + 1`.
+fn count_sql(lane: Lane, common: i64) -> String {
     format!(
         "SELECT count(*) FROM (SELECT 1 FROM {t} WHERE {t} MATCH ?1 LIMIT {})",
-        COMMON_DF + 1,
+        common + 1,
         t = lane.table()
     )
 }
@@ -162,10 +165,10 @@ fn query(conn: &Connection, sql: &str, scope: &Scope, fts: &str) -> Result<Ranke
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
-/// How many memories `phrase` matches in `lane`, counting no further than `COMMON_DF + 1`.
-fn count_capped(conn: &Connection, lane: Lane, phrase: &str) -> Result<i64> {
+/// How many memories `phrase` matches in `lane`, counting no further than `common + 1`.
+fn count_capped(conn: &Connection, lane: Lane, phrase: &str, common: i64) -> Result<i64> {
     Ok(conn
-        .prepare_cached(&count_sql(lane))?
+        .prepare_cached(&count_sql(lane, common))?
         .query_row([phrase], |r| r.get(0))?)
 }
 
@@ -203,16 +206,16 @@ mod tests {
             let counted: Vec<(&Term, Counts)> = terms
                 .kept
                 .iter()
-                .map(|t| (t, Counts::of(store.conn(), t, false).unwrap()))
+                .map(|t| (t, Counts::of(store.conn(), t, false, COMMON_DF).unwrap()))
                 .collect();
-            let found = search(store.conn(), Lane::Words, &counted, &scope).unwrap();
+            let found = search(store.conn(), Lane::Words, &counted, &scope, COMMON_DF).unwrap();
             assert!(!found.is_empty(), "{question}");
         }
         let reprepared = |sql: String| {
             let stmt = store.conn().prepare_cached(&sql).unwrap();
             stmt.get_status(StatementStatus::RePrepare)
         };
-        assert_eq!(reprepared(count_sql(Lane::Words)), 0);
+        assert_eq!(reprepared(count_sql(Lane::Words, COMMON_DF)), 0);
         // SQLite 3.54 may still plan the ranked statement again once, for its second MATCH
         // value; with a bound limit it did so for every new value.
         assert!(reprepared(ranked_sql(Lane::Words)) <= 1);

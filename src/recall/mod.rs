@@ -39,6 +39,10 @@ pub struct Options {
     /// pay for trigram phrases: they search it only for words the word index lacks in scripts
     /// written without spaces.
     pub substrings: bool,
+    /// A term matching more memories than this is common: it counts toward coverage but pulls
+    /// no candidates, and the terms that do pull them match no more together (`lanes`). Lower
+    /// ranks fewer memories, faster; the hooks use less than the default `lanes::COMMON_DF`.
+    pub common: i64,
 }
 
 impl Options {
@@ -58,6 +62,7 @@ impl Default for Options {
             floor: true,
             drift: true,
             substrings: true,
+            common: lanes::COMMON_DF,
         }
     }
 }
@@ -152,7 +157,7 @@ fn recall_in(store: &Store, scope: &Scope, query: &str, options: &Options) -> Re
             .collect();
         (recent, fuse::Floor::default())
     } else {
-        candidates(store, scope, &terms, &stemmer, options.substrings)?
+        candidates(store, scope, &terms, &stemmer, options)?
     };
 
     let items: Vec<Item> = candidates
@@ -236,15 +241,16 @@ fn candidates(
     scope: &Scope,
     terms: &Terms,
     stemmer: &WordStemmer,
-    substrings: bool,
+    options: &Options,
 ) -> Result<(Vec<Candidate>, fuse::Floor)> {
+    let (conn, common) = (store.conn(), options.common);
     let counted = terms
         .kept
         .iter()
-        .map(|t| Ok((t, Counts::of(store.conn(), t, substrings)?)))
+        .map(|t| Ok((t, Counts::of(conn, t, options.substrings, common)?)))
         .collect::<Result<Vec<_>>>()?;
-    let words = lanes::search(store.conn(), Lane::Words, &counted, scope)?;
-    let grams = lanes::search(store.conn(), Lane::Trigrams, &counted, scope)?;
+    let words = lanes::search(conn, Lane::Words, &counted, scope, common)?;
+    let grams = lanes::search(conn, Lane::Trigrams, &counted, scope, common)?;
     let fused = fuse::rrf(&words, &grams);
     let ids: Vec<i64> = fused.iter().map(|f| f.id).collect();
     let mut memories: std::collections::HashMap<i64, Memory> = store
