@@ -135,6 +135,12 @@ impl Store {
         conn.pragma_update(None, "cache_size", -65536)?;
         conn.pragma_update(None, "foreign_keys", "on")?;
         conn.pragma_update(None, "mmap_size", 1i64 << 30)?;
+        // Plan each statement once, whatever its bound values. Otherwise SQLite re-plans a
+        // statement whose plan looked at a bound value (FTS5's own index lookups, for one) on
+        // its first run with a new value: in a hook, which runs most statements once or twice,
+        // that was about a millisecond of parsing and planning again. The store keeps no
+        // statistics that bound values could refine a plan with.
+        conn.set_db_config(DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG, true)?;
         schema::migrate(&mut conn, &path)?;
         Ok(Store { conn, path })
     }
