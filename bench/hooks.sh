@@ -11,7 +11,8 @@
 # and one untracked file; makes a temporary data folder (SYNAPSE_DATA) and imports MEMORIES
 # generated project memories (examples/drift.rs) for that repository; writes one payload per hook;
 # and times, in one hyperfine invocation, each hook fed its payload on stdin, `sh -c true` and
-# `node -e 0`.
+# `node -e 0`. It also times UserPromptSubmit as Claude Code runs it, through the plugin's shell
+# launcher (bin/synapse-hook), for information: the targets are the hook binaries'.
 #
 # hyperfine 1.15 has no `--input`, and later versions take one input file for every command, so
 # each hook runs as `sh -c 'exec HOOK < PAYLOAD'`. `exec` keeps the shell from forking; what the
@@ -154,7 +155,8 @@ printf '   SessionStart prints %s chars (%s memories), UserPromptSubmit %s chars
 echo "== hyperfine: $WARMUP warmups, $RUNS runs"
 mkdir -p "$(dirname "$OUT")"
 if [ "$RESET" = 1 ]; then
-    prepare=(--prepare true --prepare "$RESET_CMD" --prepare "$RESET_CMD" --prepare true --prepare true)
+    prepare=(--prepare true --prepare "$RESET_CMD" --prepare "$RESET_CMD" --prepare true
+        --prepare "$RESET_CMD" --prepare true)
 else
     prepare=()
 fi
@@ -164,6 +166,8 @@ hyperfine -N --warmup "$WARMUP" --runs "$RUNS" --export-json "$OUT" --style basi
     -n SessionStart "sh -c 'exec $BIN/synapse-session-start < $WORK/session-start.json'" \
     -n UserPromptSubmit "sh -c 'exec $BIN/synapse-prompt-submit < $WORK/prompt-submit.json'" \
     -n Stop "sh -c 'exec $BIN/synapse-stop < $WORK/stop.json'" \
+    -n "UserPromptSubmit via bin/synapse-hook" \
+    "sh -c 'SYNAPSE_BIN_DIR=$BIN exec $ROOT/bin/synapse-hook prompt-submit < $WORK/prompt-submit.json'" \
     -n "node -e 0" "node -e 0"
 
 [ ! -e "$SYNAPSE_DATA/synapse.log" ] || fail "a hook failed while timed: $(cat "$SYNAPSE_DATA/synapse.log")"
@@ -186,6 +190,9 @@ jq -r '
       | ((($net | ms) <= $target) and ($ratio >= 5)) as $ok
       | [$name, ($m[$name] | ms | fmt), ($net | ms | fmt), ($ratio | fmt), ($cpu[$name] | ms | fmt),
          "<=\($target)ms,<=node/5", (if $ok then "yes" else "MISSED" end)] | @tsv),
+    ("UserPromptSubmit via bin/synapse-hook" as $l
+      | [$l, ($m[$l] | ms | fmt), ($m[$l] - $sh | ms | fmt), ($node / ($m[$l] - $sh) | fmt),
+         ($cpu[$l] | ms | fmt), "(the launcher)", ""] | @tsv),
     (["sh -c true", ($sh | ms | fmt), "", "", ($cpu["sh -c true"] | ms | fmt), "", ""] | @tsv),
     (["node -e 0", ($node | ms | fmt), "", "", ($cpu["node -e 0"] | ms | fmt), "", ""] | @tsv)
 ' "$OUT" | column -t -s $'\t'
