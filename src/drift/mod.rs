@@ -383,7 +383,6 @@ fn partners(
         }
     }
     let mut ids: Vec<i64> = Vec::new();
-    // The limit is written into the statement, not bound (see `recall::lanes`).
     let sql = match side {
         Partners::Newer => format!(
             "SELECT memory.rowid FROM memory JOIN memories m ON m.id = memory.rowid \

@@ -126,9 +126,7 @@ pub fn search(
 }
 
 /// A lane's best matches by bm25, within the scope. The statements of this module write their
-/// limits into the SQL rather than bind them: SQLite plans a bound `LIMIT` over a virtual table
-/// from the value it is first given, so binding one makes every process prepare the statement a
-/// second time (and a hook prepares each statement once, paying for every prepare).
+/// constant limits into the SQL, so that only the question's words are bound.
 fn ranked_sql(lane: Lane) -> String {
     format!(
         "SELECT {t}.rowid, {bm25} FROM {t} JOIN memories m ON m.id = {t}.rowid \
