@@ -33,9 +33,10 @@ const MAX_PROMPT: usize = 2_000;
 /// How long a hook waits for a locked store.
 const BUSY_MS: u64 = 250;
 /// A term matching more memories than this is common in the hooks' recall (`Options::common`):
-/// half the default, which ranks half as many memories per lane and stops counting each term's
-/// matches sooner; a prompt's common words rarely decide what is worth injecting unasked.
-const COMMON_DF: i64 = 250;
+/// half of `lanes::COMMON_DF`, which ranks half as many memories per lane and stops counting
+/// each term's matches sooner; a prompt's common words rarely decide what is worth injecting
+/// unasked.
+const HOOK_COMMON: i64 = 250;
 /// How long after it starts a hook waits for the changed files of a large checkout.
 const SIGNAL_WAIT: Duration = Duration::from_millis(3);
 
@@ -120,8 +121,8 @@ fn handle(event: Event, input: &str) -> Result<(Option<String>, Option<Store>)> 
     if !on {
         return Ok((None, None));
     }
-    // One lookup of the repository serves the scope and the task signal, whose changed files
-    // are listed while the store opens.
+    // One lookup of the repository serves the scope and the task signal. A large checkout's
+    // changed files are listed on a thread while the store opens (see `signal::Pending`).
     let repo = git2::Repository::discover(&payload.cwd).ok();
     let scope = Scope::of_folder_in(&payload.cwd, repo.as_ref())?;
     let pending = (event != Event::Stop).then(|| Pending::start(repo));
@@ -163,7 +164,7 @@ fn session_start(
         budget,
         drift: false,
         substrings: false,
-        common: COMMON_DF,
+        common: HOOK_COMMON,
         ..Options::default()
     };
     let found = recall::recall(store, scope, &signal.query(), &options)?;
@@ -197,7 +198,7 @@ pub fn prompt_start(prompt: &str) -> &str {
 }
 
 /// How UserPromptSubmit recalls: the lean budget, three memories at most, no substring search
-/// (see `Options::substrings`), fewer ranked memories (`COMMON_DF`), and drift checked later, on
+/// (see `Options::substrings`), fewer ranked memories (`HOOK_COMMON`), and drift checked later, on
 /// what is offered (`drift_of`).
 pub fn prompt_options() -> Options {
     Options {
@@ -205,7 +206,7 @@ pub fn prompt_options() -> Options {
         limit: Some(3),
         drift: false,
         substrings: false,
-        common: COMMON_DF,
+        common: HOOK_COMMON,
         ..Options::default()
     }
 }

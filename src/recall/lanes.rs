@@ -4,9 +4,9 @@
 //! Ranking work is bounded, whatever the store size: bm25 scores every memory that holds a
 //! ranked term, so terms pull candidates rarest first, and only while together they match at
 //! most `common` memories (`COMMON_DF` unless `recall::Options` says less; at most
-//! `MAX_RANKED_TERMS` terms). The commoner terms still
-//! count, as coverage, among the candidates the rarer ones pulled. A query made only of common
-//! terms takes its newest matches, newest first.
+//! `MAX_RANKED_TERMS` terms). The commoner terms still count, as coverage, among the candidates
+//! the rarer ones pulled. A query made only of common terms takes its newest matches, newest
+//! first.
 
 use anyhow::Result;
 use rusqlite::Connection;
