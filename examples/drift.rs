@@ -14,6 +14,7 @@ use std::time::Instant;
 use anyhow::{bail, Context, Result};
 use serde_json::json;
 use synapse::drift::{self, Kind};
+use synapse::secrets::Secrets;
 use synapse::store::{Scope, Store};
 
 const SERVICES: &[&str] = &[
@@ -95,7 +96,7 @@ fn main() -> Result<()> {
     let key = checkout.canonicalize()?.display().to_string();
     let mut store = Store::open(&dir.path().join("data"))?;
     let scope = Scope::project(key.clone());
-    let report = store.import(&corpus(count, &key), &scope)?;
+    let report = store.import(&corpus(count, &key), &scope, Secrets::Mask)?;
 
     let mut times = Vec::new();
     let mut findings = Vec::new();

@@ -25,6 +25,7 @@ use serde_json::{json, Value};
 use synapse::eval::{self, Case};
 use synapse::hook::{self, Event};
 use synapse::recall::{self, Hit};
+use synapse::secrets::Secrets;
 use synapse::signal::Signal;
 use synapse::store::{Scope, Store};
 
@@ -64,7 +65,7 @@ fn main() -> Result<()> {
 
     let dir = tempfile::tempdir().context("could not make a temporary folder")?;
     let mut store = Store::open(&dir.path().join("data"))?;
-    let report = store.import(&text, &Scope::global())?;
+    let report = store.import(&text, &Scope::global(), Secrets::Mask)?;
 
     let (mut answerable, mut gold, mut gold_recalled, mut gold_over_floor) = (0, 0, 0, 0);
     let limit = hook::prompt_options().max_results();
@@ -247,7 +248,7 @@ fn check_against_hook(text: &str, cases: &[Case], rule: &[Injected], tmp: &Path)
         mapped.push('\n');
     }
     let data = tmp.join("hook-data");
-    Store::open(&data)?.import(&mapped, &Scope::global())?;
+    Store::open(&data)?.import(&mapped, &Scope::global(), Secrets::Mask)?;
     // SAFETY of the environment change: this example is single-threaded.
     std::env::set_var("SYNAPSE_DATA", &data);
     for var in [

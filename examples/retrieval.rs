@@ -16,6 +16,7 @@ use anyhow::{bail, Context, Result};
 use serde_json::json;
 use synapse::config::Budget;
 use synapse::recall::{self, Options};
+use synapse::secrets::Secrets;
 use synapse::store::{Scope, Store};
 
 const SELECTIVE: &str = "zephyrine";
@@ -30,7 +31,7 @@ fn main() -> Result<()> {
     let corpus = corpus(count);
     let started = Instant::now();
     let mut store = Store::open(dir.path())?;
-    let report = store.import(&corpus, &Scope::global())?;
+    let report = store.import(&corpus, &Scope::global(), Secrets::Mask)?;
     let seed_ms = ms(started);
     if report.stored != count {
         bail!("seeded {} of {count} memories", report.stored);

@@ -188,9 +188,7 @@ pub fn run(
                 rank,
                 returned: results
                     .iter()
-                    .map(|(id, _, sent)| {
-                        (*id, crate::recall::pack::cut_chars(sent, 100).to_owned())
-                    })
+                    .map(|(id, _, sent)| (*id, crate::text::cut_chars(sent, 100).to_owned()))
                     .collect(),
             });
         }

@@ -5,6 +5,8 @@
 //!   was not given before.
 //! - UserPromptSubmit: recall for the prompt and the signal; print only memories that clear a
 //!   stricter floor and that this session has not been given.
+//! - UserPromptSubmit with `/synapse:remember`, `recall`, `read` or `forget`: run the command on
+//!   the text as typed and print its answer (see `slash`).
 //! - Stop: record `remember:` lines and `<remember>` blocks of the last reply as project
 //!   memories, secrets masked; print nothing (printing would make Claude continue).
 //!
@@ -12,7 +14,7 @@
 //! the data folder, prints nothing, and exits 0.
 
 use std::io::{Read, Write};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::{Context, Result};
@@ -23,6 +25,8 @@ use crate::drift;
 use crate::inject;
 use crate::recall::{self, Hit, Options};
 use crate::signal::{Pending, Signal};
+use crate::slash;
+use crate::store::spool;
 use crate::store::write::NewMemory;
 use crate::store::{Scope, Store};
 
@@ -30,8 +34,6 @@ use crate::store::{Scope, Store};
 const MAX_INPUT: u64 = 4 << 20;
 /// The most prompt text recall looks at.
 const MAX_PROMPT: usize = 2_000;
-/// How long a hook waits for a locked store.
-const BUSY_MS: u64 = 250;
 /// A term matching more memories than this is common in the hooks' recall (`Options::common`):
 /// half of `lanes::COMMON_DF`, which ranks half as many memories per lane and stops counting
 /// each term's matches sooner; a prompt's common words rarely decide what is worth injecting
@@ -74,37 +76,73 @@ pub struct Payload {
     pub last_assistant_message: Option<String>,
 }
 
-/// Run one hook as a whole process: read stdin, act, print, and always exit 0.
+/// Run one hook as a whole process: read stdin, act, print, and always exit 0. A panic is caught
+/// too: it prints nothing (the default panic message could quote a payload) and logs where it
+/// happened.
 pub fn main(event: Event) -> std::process::ExitCode {
-    let mut input = String::new();
-    let outcome = std::io::stdin()
-        .take(MAX_INPUT)
-        .read_to_string(&mut input)
-        .context("could not read the hook payload from stdin")
-        .and_then(|_| handle(event, &input))
-        .and_then(|(out, store)| {
-            if let Some(text) = out {
-                let mut stdout = std::io::stdout().lock();
-                stdout.write_all(text.as_bytes())?;
-                stdout
-                    .flush()
-                    .context("could not write the hook's output")?;
-            }
-            // The process ends here, with everything written committed. Closing the store would
-            // unmap it and free its page cache piece by piece, about half a millisecond that
-            // exit spends at once.
-            std::mem::forget(store);
-            Ok(())
+    std::panic::set_hook(Box::new(|info| {
+        let place = info.location().map_or("an unknown place".to_owned(), |l| {
+            format!("{}:{}", l.file(), l.line())
         });
+        if let Ok(mut slot) = PANICKED_AT.lock() {
+            *slot = Some(place);
+        }
+    }));
+    let outcome = std::panic::catch_unwind(|| run_process(event)).unwrap_or_else(|_| {
+        let place = PANICKED_AT
+            .lock()
+            .ok()
+            .and_then(|mut slot| slot.take())
+            .unwrap_or_default();
+        Err(anyhow::anyhow!(
+            "panicked at {place} (a bug in Synapse; please report it)"
+        ))
+    });
     if let Err(e) = outcome {
         log_failure(event, &e);
     }
     std::process::ExitCode::SUCCESS
 }
 
+/// Where the last panic happened, set by the panic hook `main` installs.
+static PANICKED_AT: std::sync::Mutex<Option<String>> = std::sync::Mutex::new(None);
+
+fn run_process(event: Event) -> Result<()> {
+    let mut input = String::new();
+    std::io::stdin()
+        .take(MAX_INPUT)
+        .read_to_string(&mut input)
+        .context("could not read the hook payload from stdin")?;
+    // Debug builds only: lets the tests prove that a panic, whatever it quotes, stays silent.
+    if cfg!(debug_assertions) && std::env::var_os("SYNAPSE_TEST_PANIC").is_some() {
+        panic!("a test panic quoting the payload: {input}");
+    }
+    let (out, store) = handle(event, &input)?;
+    if let Some(text) = out {
+        let mut stdout = std::io::stdout().lock();
+        stdout.write_all(text.as_bytes())?;
+        stdout
+            .flush()
+            .context("could not write the hook's output")?;
+    }
+    if let Some(store) = store {
+        // After the output is out: a checkpoint that fails cannot cost the session its context.
+        store.trim_log()?;
+        // The process ends here, with everything written committed. Closing the store would
+        // unmap it and free its page cache piece by piece, about half a millisecond that exit
+        // spends at once.
+        std::mem::forget(store);
+    }
+    Ok(())
+}
+
 /// Handle one payload; `Some(text)` is what the hook prints.
 pub fn run(event: Event, input: &str) -> Result<Option<String>> {
-    Ok(handle(event, input)?.0)
+    let (out, store) = handle(event, input)?;
+    if let Some(store) = store {
+        store.trim_log()?;
+    }
+    Ok(out)
 }
 
 /// `run`, handing back the store it opened (none when the hook is off).
@@ -113,11 +151,18 @@ fn handle(event: Event, input: &str) -> Result<(Option<String>, Option<Store>)> 
         .with_context(|| format!("{} payload is not the expected JSON", event.name()))?;
     let dir = data_dir()?;
     let settings = Settings::load(&dir)?;
-    let on = match event {
-        Event::SessionStart => settings.hooks.session_start,
-        Event::UserPromptSubmit => settings.hooks.prompt_submit,
-        Event::Stop => settings.hooks.stop,
+    // A Synapse slash command in the prompt is run here, on the text as typed (see `slash`),
+    // whether or not memories are added to prompts.
+    let command = match event {
+        Event::UserPromptSubmit => payload.prompt.as_deref().and_then(slash::parse),
+        _ => None,
     };
+    let on = command.is_some()
+        || match event {
+            Event::SessionStart => settings.hooks.session_start,
+            Event::UserPromptSubmit => settings.hooks.prompt_submit,
+            Event::Stop => settings.hooks.stop,
+        };
     if !on {
         return Ok((None, None));
     }
@@ -125,19 +170,45 @@ fn handle(event: Event, input: &str) -> Result<(Option<String>, Option<Store>)> 
     // changed files are listed on a thread while the store opens (see `signal::Pending`).
     let repo = git2::Repository::discover(&payload.cwd).ok();
     let scope = Scope::of_folder_in(&payload.cwd, repo.as_ref())?;
-    let pending = (event != Event::Stop).then(|| Pending::start(repo));
-    let mut store = Store::open(&dir)?;
-    store.for_hook(BUSY_MS)?;
+    let wants_signal = event != Event::Stop && command.is_none();
+    let pending = wants_signal.then(|| Pending::start(repo));
+    let mut store = match Store::open_for_hook(&dir) {
+        Ok(store) => store,
+        // Even opening may wait on another process (one recovering the write-ahead log, say):
+        // a lesson is never dropped for that.
+        Err(e) if event == Event::Stop && crate::store::is_busy(&e) => {
+            for memory in lessons(&scope, &payload) {
+                spool::append(&dir, spooled(&memory))?;
+            }
+            return Ok((None, None));
+        }
+        Err(e) => return Err(e),
+    };
     let signal = || pending.map_or_else(Signal::default, |p| p.wait(SIGNAL_WAIT));
-    let out = match event {
-        Event::SessionStart => {
+    let out = match (event, &command) {
+        (Event::UserPromptSubmit, Some(command)) => {
+            slash::run(&mut store, &scope, command, settings.budget).map(Some)
+        }
+        (Event::SessionStart, _) => {
             session_start(&mut store, &scope, &payload, signal(), settings.budget)
         }
-        Event::UserPromptSubmit => prompt_submit(&mut store, &scope, &payload, signal()),
-        Event::Stop => stop(&mut store, &scope, &payload).map(|_| None),
+        (Event::UserPromptSubmit, None) => prompt_submit(&mut store, &scope, &payload, signal()),
+        (Event::Stop, _) => stop(&mut store, &scope, &payload).map(|_| None),
     }?;
-    store.trim_log()?;
     Ok((out, Some(store)))
+}
+
+/// Make a hook's write, or, when another process holds the store's lock longer than a hook may
+/// wait, leave it in the spool for the next process that holds the lock.
+fn write_or_spool(
+    store: &mut Store,
+    write: impl FnOnce(&mut Store) -> Result<()>,
+    entry: impl FnOnce() -> spool::Entry,
+) -> Result<()> {
+    match write(store) {
+        Err(e) if crate::store::is_busy(&e) => spool::append(store.dir(), entry()),
+        other => other,
+    }
 }
 
 fn session_start(
@@ -149,7 +220,14 @@ fn session_start(
 ) -> Result<Option<String>> {
     let source = payload.source.as_deref().unwrap_or("startup");
     if matches!(source, "compact" | "clear") {
-        store.clear_injected(&payload.session_id)?;
+        let session = &payload.session_id;
+        write_or_spool(
+            store,
+            |store| store.clear_injected(session),
+            || spool::Entry::Clear {
+                session: session.clone(),
+            },
+        )?;
     }
     if signal.is_empty() {
         if source == "resume" {
@@ -191,10 +269,7 @@ fn prompt_submit(
 
 /// The part of a prompt recall looks at: its first `MAX_PROMPT` characters.
 pub fn prompt_start(prompt: &str) -> &str {
-    prompt
-        .char_indices()
-        .nth(MAX_PROMPT)
-        .map_or(prompt, |(at, _)| &prompt[..at])
+    crate::text::cut_chars(prompt, MAX_PROMPT)
 }
 
 /// How UserPromptSubmit recalls: the lean budget, three memories at most, no substring search
@@ -253,7 +328,15 @@ fn offer(
         return Ok(None);
     };
     given.extend(&left.ids);
-    store.mark_injected(&payload.session_id, &given)?;
+    let session = &payload.session_id;
+    write_or_spool(
+        store,
+        |store| store.mark_injected(session, &given),
+        || spool::Entry::Injected {
+            session: session.clone(),
+            ids: given.clone(),
+        },
+    )?;
     Ok(Some(text))
 }
 
@@ -265,7 +348,7 @@ pub fn drift_of(store: &Store, scope: &Scope, hits: &[Hit]) -> Result<Vec<drift:
         return Ok(Vec::new());
     }
     let ids: Vec<i64> = hits.iter().map(|h| h.id).collect();
-    let memories = store.live_by_ids(&ids, scope)?;
+    let memories = store.live_openings_by_ids(&ids, scope, drift::READ_BYTES)?;
     drift::check(store, scope, &memories, drift::Partners::Newer)
 }
 
@@ -278,44 +361,66 @@ fn naming_changed_files_first(hits: Vec<Hit>, files: &[String]) -> Vec<Hit> {
     first
 }
 
+/// Record the lessons of the last reply. Each is stored on its own, so one that fails (too long,
+/// say) costs no other; a lesson that cannot get the store's lock in time waits in the spool.
 fn stop(store: &mut Store, scope: &Scope, payload: &Payload) -> Result<()> {
-    let Some(message) = payload.last_assistant_message.as_deref() else {
-        return Ok(());
-    };
-    let day = crate::store::today();
-    let short: String = payload.session_id.chars().take(8).collect();
-    for lesson in crate::lessons::marked(message) {
-        let memory = NewMemory {
-            body: crate::lessons::mask_secrets(&lesson),
-            source: format!("session {short} {day}"),
-            project: scope.key().map(str::to_owned),
-            created_at: None,
-        };
-        store.remember(&memory, &[], scope)?;
+    let mut failed = Vec::new();
+    for (n, memory) in lessons(scope, payload).into_iter().enumerate() {
+        let written = write_or_spool(
+            store,
+            |store| store.remember(&memory, &[], scope).map(drop),
+            || spooled(&memory),
+        );
+        if let Err(e) = written {
+            failed.push(format!("lesson {}: {e:#}", n + 1));
+        }
+    }
+    if !failed.is_empty() {
+        anyhow::bail!("{}", failed.join("; "));
     }
     Ok(())
 }
 
-/// One line in `synapse.log` in the data folder: the hook's only way to report.
+/// The lessons marked in the last reply, as memories of this project, masked already: the
+/// spool must not hold a secret either.
+fn lessons(scope: &Scope, payload: &Payload) -> Vec<NewMemory> {
+    let Some(message) = payload.last_assistant_message.as_deref() else {
+        return Vec::new();
+    };
+    let day = crate::store::today();
+    let short: String = payload.session_id.chars().take(8).collect();
+    crate::lessons::marked(message)
+        .into_iter()
+        .map(|lesson| NewMemory {
+            body: crate::secrets::mask(&lesson).text,
+            source: format!("session {short} {day}"),
+            project: scope.key().map(str::to_owned),
+            ..NewMemory::default()
+        })
+        .collect()
+}
+
+/// A lesson as the spool keeps it.
+fn spooled(memory: &NewMemory) -> spool::Entry {
+    spool::Entry::Remember {
+        body: memory.body.clone(),
+        source: memory.source.clone(),
+        project: memory.project.clone(),
+        created_at: crate::store::now(),
+    }
+}
+
+/// One line in `synapse.log` in the data folder: the hook's only way to report. It names what
+/// failed, never the payload's text.
 fn log_failure(event: Event, error: &anyhow::Error) {
     let Ok(dir) = data_dir() else {
         return;
     };
     let line = format!(
-        "{} {} failed: {}\n",
+        "{} {} failed: {error:#}",
         crate::store::today(),
-        event.name(),
-        format!("{error:#}").replace('\n', " ")
+        event.name()
     );
-    let written = append(&dir.join("synapse.log"), &line);
     // Nowhere is left to report a log that cannot be written; the session goes on regardless.
-    drop(written);
-}
-
-fn append(path: &Path, line: &str) -> std::io::Result<()> {
-    std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(path)?
-        .write_all(line.as_bytes())
+    drop(crate::files::log(&dir, &line));
 }

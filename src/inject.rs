@@ -6,7 +6,7 @@
 //! block's tags, so no memory can forge the framing. The whole block stays under `MAX_CHARS`
 //! (Claude Code replaces hook output over 10,000 characters with a file path).
 
-use crate::recall::Hit;
+use crate::recall::{Hit, Recalled};
 
 /// The most characters a block may have.
 pub const MAX_CHARS: usize = 9_000;
@@ -28,6 +28,29 @@ pub fn prompt_block(hits: &[Hit], left_out: Option<&str>, now: i64) -> Option<(S
     let header = "Synapse notes from earlier sessions that may bear on this prompt (advisory, \
                   possibly outdated).";
     block(header, hits, left_out, now)
+}
+
+/// What `/synapse:recall QUERY` shows the model: the results framed like the injected blocks,
+/// then the drift findings on them.
+pub fn recall_block(query: &str, found: &Recalled, now: i64) -> String {
+    let asked = crate::text::cut_chars(query, 300);
+    let ellipsis = if asked.len() < query.len() { "…" } else { "" };
+    let header = format!(
+        "Synapse memories for \"{}{ellipsis}\", best first. They are notes from earlier \
+         sessions: advisory, possibly outdated; check one against the code before relying on it.",
+        defuse(asked)
+    );
+    let drift: Vec<String> = found.drift.iter().take(8).map(|f| f.describe()).collect();
+    let drift = (!drift.is_empty()).then(|| {
+        format!(
+            "Drift (nothing was changed; `synapse supersede OLD NEW` settles a pair):\n{}",
+            drift.join("\n")
+        )
+    });
+    match block(&header, &found.results, drift.as_deref(), now) {
+        Some((text, _)) => text,
+        None => format!("{OPEN}\n{header}\n\nNo memories match.\n{CLOSE}\n"),
+    }
 }
 
 /// The one line SessionStart says when there is no signal to recall from.

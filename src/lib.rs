@@ -1,6 +1,10 @@
 //! Synapse: a small, current and honest memory for Claude Code.
 //!
 //! The map: each module owns one thing.
+//!
+//! No string is sliced by a computed byte index anywhere in the crate (`clippy::string_slice`):
+//! memory text is any UTF-8, and an index inside a character is a panic.
+#![deny(clippy::string_slice)]
 
 /// Command-line verbs: one file per subcommand, each parsing into the library and printing.
 pub mod cmd;
@@ -10,6 +14,8 @@ pub mod config;
 pub mod drift;
 /// Relevance evaluation: run labeled cases through recall and score the answers.
 pub mod eval;
+/// Private files: the data folder, files created 0600, atomic whole-file writes, the log.
+pub mod files;
 /// The Claude Code hooks: payloads in, the injected block or a recorded lesson out.
 pub mod hook;
 /// The blocks the hooks inject, framed so memory text cannot forge them.
@@ -20,8 +26,12 @@ pub mod lessons;
 pub mod read;
 /// Recall: query terms, the two search lanes, fusion, the coverage floor, budget packing.
 pub mod recall;
+/// Secrets in memory text, masked by one detector on every write path.
+pub mod secrets;
 /// The task signal: branch, changed files and prompt, from git without reading file contents.
 pub mod signal;
+/// Slash commands that take text, run by the prompt hook on the prompt exactly as typed.
+pub mod slash;
 /// The SQLite store: schema, migrations, scope, writes and history.
 pub mod store;
 /// Text folding and stemming shared by query terms and coverage counting.

@@ -90,7 +90,7 @@ pub fn read(
 }
 
 /// The longest prefix of `bytes` of at most `limit` bytes that ends on a character boundary.
-fn whole_chars(bytes: &[u8], limit: usize) -> Result<String> {
+pub(crate) fn whole_chars(bytes: &[u8], limit: usize) -> Result<String> {
     let mut cut = &bytes[..bytes.len().min(limit)];
     if let Err(e) = std::str::from_utf8(cut) {
         if e.error_len().is_some() {

@@ -32,6 +32,23 @@ pub fn words(folded: &str) -> impl Iterator<Item = &str> {
         .filter(|w| !w.is_empty())
 }
 
+/// The first `n` characters of `text`.
+pub fn cut_chars(text: &str, n: usize) -> &str {
+    match text.char_indices().nth(n) {
+        Some((at, _)) => text.get(..at).unwrap_or(text),
+        None => text,
+    }
+}
+
+/// The longest prefix of `text` of at most `n` bytes that ends on a character boundary.
+pub fn cut_bytes(text: &str, n: usize) -> &str {
+    let mut end = text.len().min(n);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    text.get(..end).unwrap_or_default()
+}
+
 /// Stems words with the English Snowball stemmer (the successor of the Porter stemmer the
 /// index uses; the two agree on the common suffixes that matter for counting coverage).
 pub struct WordStemmer(Stemmer);

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use synapse::config::Budget;
 use synapse::eval::{self, Case, Method, Report};
 use synapse::recall::{self, Options};
+use synapse::secrets::Secrets;
 use synapse::store::{Scope, Store};
 use tempfile::TempDir;
 
@@ -22,7 +23,9 @@ fn coding_set() -> (TempDir, Store, Vec<Case>) {
     let dir = tempfile::tempdir().unwrap();
     let mut store = Store::open(dir.path()).unwrap();
     let memories = std::fs::read_to_string(set_dir().join("memories.jsonl")).unwrap();
-    let report = store.import(&memories, &Scope::global()).unwrap();
+    let report = store
+        .import(&memories, &Scope::global(), Secrets::Mask)
+        .unwrap();
     assert_eq!(report.stored, 188, "the set's memories all load");
     let cases = eval::load(&set_dir().join("cases.toml")).unwrap();
     assert_eq!(cases.len(), 205, "the set's cases all load");

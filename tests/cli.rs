@@ -672,55 +672,6 @@ fn a_newer_schema_is_refused_and_the_file_left_unchanged() {
 }
 
 #[test]
-fn an_older_schema_is_backed_up_then_migrated_keeping_every_memory() {
-    let env = Env::new();
-    env.json(&["remember", "kept across the upgrade", "--project", "p"]);
-    let db = env.data.join("synapse.db");
-    {
-        // Undo migrations 4 (the `injected` table) and 3 (the `folded` column): a version-2 file.
-        let conn = rusqlite::Connection::open(&db).unwrap();
-        conn.execute_batch(
-            "DROP TABLE injected; DROP INDEX memories_folded; \
-             ALTER TABLE memories DROP COLUMN folded; \
-             CREATE INDEX memories_body ON memories(project, substr(body, 1, 64)); \
-             PRAGMA user_version = 2;",
-        )
-        .unwrap();
-    }
-
-    let listed = env.json(&["list", "--project", "p"]);
-    assert!(
-        listed.to_string().contains("kept across the upgrade"),
-        "{listed}"
-    );
-    let found = env.json(&["recall", "upgrade", "--project", "p"]);
-    assert_eq!(found["results"].as_array().unwrap().len(), 1, "{found}");
-
-    let version = |path: &std::path::Path| -> i64 {
-        rusqlite::Connection::open(path)
-            .unwrap()
-            .pragma_query_value(None, "user_version", |r| r.get(0))
-            .unwrap()
-    };
-    assert!(version(&db) > 2);
-    let folded: Option<i64> = rusqlite::Connection::open(&db)
-        .unwrap()
-        .query_row("SELECT folded FROM memories", [], |r| r.get(0))
-        .unwrap();
-    assert!(
-        folded.is_some(),
-        "migration 3 fills in the hash of existing memories"
-    );
-    let backup = env.data.join("synapse.db.v2.bak");
-    assert_eq!(version(&backup), 2, "the backup is the file as it was");
-    let body: String = rusqlite::Connection::open(&backup)
-        .unwrap()
-        .query_row("SELECT body FROM memories", [], |r| r.get(0))
-        .unwrap();
-    assert_eq!(body, "kept across the upgrade");
-}
-
-#[test]
 fn the_data_folder_is_private() {
     let mut env = Env::new();
     env.data = env.root().join("nested").join("data");
@@ -750,4 +701,69 @@ fn doctor_shows_where_everything_is_and_fails_on_bad_settings() {
     std::fs::write(env.data.join("config.toml"), "budget = \"huge\"\n").unwrap();
     let message = env.fail(&["doctor"]);
     assert!(message.contains("config.toml"), "{message}");
+}
+
+/// `synapse list | head -1`: the reader goes away after one line, and synapse stops quietly
+/// with exit 0 instead of panicking on the closed pipe.
+#[test]
+fn a_closed_pipe_ends_the_command_quietly() {
+    let env = Env::new();
+    let lines: String = (0..3_000)
+        .map(|i| format!("{{\"body\": \"note {i} about nothing in particular\"}}\n"))
+        .collect();
+    let file = env.root().join("many.jsonl");
+    std::fs::write(&file, lines).unwrap();
+    env.json(&["import", file.to_str().unwrap(), "--project", "p"]);
+    for verb in ["list", "export"] {
+        let out = Command::new("bash")
+            .args([
+                "-c",
+                &format!(
+                    "set -o pipefail; {} {verb} --project p | head -1",
+                    env!("CARGO_BIN_EXE_synapse")
+                ),
+            ])
+            .env("SYNAPSE_DATA", &env.data)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{verb}: {out:?}");
+        assert!(out.stderr.is_empty(), "{verb}: {out:?}");
+        assert_eq!(String::from_utf8_lossy(&out.stdout).lines().count(), 1);
+    }
+}
+
+/// A write the disk refuses (here a file-size limit, as a full disk would) fails with a message
+/// that says what happened, no guess at a wrong cause, and the store keeps what it held.
+#[test]
+fn a_write_the_disk_refuses_fails_clearly_and_loses_nothing() {
+    let env = Env::new();
+    env.json(&["remember", "kept before the failure", "--project", "p"]);
+    let big = "word ".repeat(200_000);
+    let out = Command::new("bash")
+        .args([
+            "-c",
+            &format!(
+                "trap '' XFSZ; ulimit -f 300; exec {} remember --project p -",
+                env!("CARGO_BIN_EXE_synapse")
+            ),
+        ])
+        .env("SYNAPSE_DATA", &env.data)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .and_then(|mut child| {
+            use std::io::Write;
+            child.stdin.take().unwrap().write_all(big.as_bytes())?;
+            child.wait_with_output()
+        })
+        .unwrap();
+    assert!(!out.status.success(), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        (err.contains("full") || err.contains("I/O error")) && !err.contains("synapse store?"),
+        "{err}"
+    );
+    let listed = env.json(&["list", "--project", "p"]);
+    assert_eq!(listed["memories"].as_array().unwrap().len(), 1, "{listed}");
 }

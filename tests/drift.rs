@@ -99,6 +99,7 @@ fn load_from(path: &str) -> Loaded {
             source: "fixture".into(),
             project: scope.key().map(str::to_owned),
             created_at: Some(clock),
+            ..NewMemory::default()
         };
         let id = store.remember(&memory, &[], &scope).unwrap().id();
         by_id.insert(id, body);

@@ -706,7 +706,7 @@ fn hooks_inject_memories_and_stop_records_the_reply() {
     );
 }
 
-/// `/synapse:recall QUESTION` runs the CLI and hands its output to the model.
+/// `/synapse:recall QUESTION`: the prompt hook searches and hands the results to the model.
 #[test]
 fn recall_command_hands_over_matching_memories() {
     let Some(mut fx) = Fixture::new() else { return };
@@ -714,12 +714,15 @@ fn recall_command_hands_over_matching_memories() {
 
     let run = fx.claude("/synapse:recall webhook retries");
     run.expect_success();
-    // A `!` line the permission check refuses skips the model call yet exits 0.
     run.main_request();
     run.expect_text("/synapse:recall", Origin::NotHook, "the command invocation");
-    run.expect_text(WEBHOOK, Origin::NotHook, "recall output");
+    run.expect_text(WEBHOOK, Origin::Hook("UserPromptSubmit"), "recall output");
     let tag = format!("[{webhook}]");
-    run.expect_text(&tag, Origin::NotHook, "recall output's memory id");
+    run.expect_text(
+        &tag,
+        Origin::Hook("UserPromptSubmit"),
+        "recall output's memory id",
+    );
 }
 
 /// `/synapse:read ID` hands the memory's exact text to the model.
@@ -737,7 +740,96 @@ fn read_command_hands_over_the_memory_text() {
     run.expect_success();
     run.main_request();
     run.expect_text("/synapse:read", Origin::NotHook, "the command invocation");
-    run.expect_text(WEBHOOK, Origin::NotHook, "read output");
+    run.expect_text(WEBHOOK, Origin::Hook("UserPromptSubmit"), "read output");
+}
+
+/// Texts a user may well type after a slash command that a shell would have mangled or run:
+/// quotes, expansions, substitutions, separators, globs, line breaks, leading dashes. Each
+/// reaches Synapse exactly as typed.
+const HOSTILE: &[&str] = &[
+    "We don't retry 4xx responses",
+    "Paths live in $HOME/.config and ${XDG_DATA_HOME:-~/.local/share}",
+    "Run `cargo test` first; `whoami` is not a command here",
+    "Output of $(id -u) and $((1+2)) is text",
+    "deploys; touch {CANARY}-semicolon",
+    "a && touch {CANARY}-and || echo no",
+    "logs | grep ERROR > /dev/null",
+    "Globs: src/*.rs, tests/**/*.rs and ~/.ssh/id_*",
+    "\"double quotes\" and 'single quotes' and \"mixed' ones",
+    "First line of the lesson\nsecond line\n\tthird, indented",
+    "-rf --help is how it starts",
+    "back\\slash \\n and \\$ stay",
+    "100% of the time, #hash and !bang !! and ^caret",
+    "<remember>a tag</remember> & <b>html</b> & ampersands",
+    "Ünïcödé ✓, 日本語 and emoji 🚀 stay whole",
+    "redirect < input.txt >> output.txt 2>&1",
+    "$ARGUMENTS and $1 are not placeholders here",
+];
+
+/// Every hostile text reaches the store exactly as typed through `/synapse:remember` in the
+/// real client, and none of them runs anything.
+#[test]
+fn slash_command_text_reaches_synapse_exactly_as_typed() {
+    let Some(mut fx) = Fixture::new() else { return };
+    let canary = fx.dir.path().join("ran");
+    let canary = canary.to_str().unwrap();
+    let mut failures = Vec::new();
+    for template in HOSTILE {
+        let text = template.replace("{CANARY}", canary);
+        let run = fx.claude(&format!("/synapse:remember {text}"));
+        run.expect_success();
+        let listed = fx.synapse_json(&["list", "--json", "--project", fx.repo_arg()]);
+        let stored = listed["memories"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|m| m["body"].as_str() == Some(text.as_str()));
+        let reported = run
+            .texts()
+            .iter()
+            .any(|t| t.contains("Synapse ran /synapse:remember") && t.contains("remembered as"));
+        if !stored || !reported {
+            failures.push(format!(
+                "{text:?}: stored exactly {stored}, reported to the model {reported}\n{run}"
+            ));
+        }
+    }
+    for (i, template) in HOSTILE.iter().enumerate().take(5) {
+        let text = template.replace("{CANARY}", canary);
+        let run = fx.claude(&format!("/synapse:recall {text}"));
+        run.expect_success();
+        let echoed = format!("Synapse memories for \"{text}\"");
+        if !run.texts().iter().any(|t| t.contains(&echoed)) {
+            failures.push(format!(
+                "recall {i} {text:?}: the search was not for the text\n{run}"
+            ));
+        }
+    }
+    for typed in ["1; touch {CANARY}-forget", "$(touch {CANARY}-read)"] {
+        let typed = typed.replace("{CANARY}", canary);
+        let verb = if typed.starts_with('1') {
+            "forget"
+        } else {
+            "read"
+        };
+        let run = fx.claude(&format!("/synapse:{verb} {typed}"));
+        run.expect_success();
+        if !run
+            .texts()
+            .iter()
+            .any(|t| t.contains(&format!("Synapse ran /synapse:{verb}")))
+        {
+            failures.push(format!("/synapse:{verb} {typed:?}: no answer\n{run}"));
+        }
+    }
+    let ran: Vec<_> = fs::read_dir(fx.dir.path())
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("ran"))
+        .collect();
+    assert!(ran.is_empty(), "a command ran: {ran:?}");
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
 
 /// The client's own validator accepts the plugin manifest (and the marketplace manifest, when

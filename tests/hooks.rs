@@ -297,14 +297,29 @@ fn every_failure_exits_zero_silently_and_logs_one_line() {
     assert_eq!(stdout(out), "");
     assert_eq!(repo.log_lines(), before + 1);
 
-    // A locked store: another process holds the write lock.
+    // A locked store: another process holds the write lock longer than a hook may wait. The
+    // lesson waits in the spool, and the next write stores it.
     let conn = rusqlite::Connection::open(repo.data.join("synapse.db")).unwrap();
     conn.execute_batch("BEGIN EXCLUSIVE").unwrap();
     let before = repo.log_lines();
-    assert_eq!(repo.stop("s", "remember: locked out"), "");
-    assert_eq!(repo.log_lines(), before + 1);
+    assert_eq!(repo.stop("s", "remember: locked out of the store"), "");
+    assert_eq!(repo.log_lines(), before, "a spooled lesson is no failure");
+    let spool = std::fs::read_to_string(repo.data.join("spool.jsonl")).unwrap();
+    assert!(spool.contains("locked out of the store"), "{spool}");
     conn.execute_batch("ROLLBACK").unwrap();
     drop(conn);
+    repo.remember("Any later write drains the spool first");
+    assert!(
+        repo.bodies().iter().any(|b| b == "locked out of the store"),
+        "{:?}",
+        repo.bodies()
+    );
+    assert_eq!(
+        std::fs::metadata(repo.data.join("spool.jsonl"))
+            .unwrap()
+            .len(),
+        0
+    );
 
     // A corrupt store.
     let corrupt = repo._dir.path().join("corrupt");
@@ -373,4 +388,59 @@ fn hooks_can_be_switched_off() {
         json!({"session_id": "s", "cwd": repo.path, "last_assistant_message": "remember: y"});
     stdout(repo.hook("synapse-stop", &payload, &[("SYNAPSE_STOP", "off")]));
     assert_eq!(repo.bodies().len(), 1);
+}
+
+/// A reply whose lesson put a multibyte character where the old masker cut bytes made the Stop
+/// hook panic (exit 101, the secret in the panic message, the later lessons lost).
+#[test]
+fn a_multibyte_secret_in_a_lesson_is_masked_and_the_next_lesson_kept() {
+    let repo = Repo::new();
+    let reply = "Done.\nremember: the staging password=\"ñu-2024\" rotates monthly\n\
+                 remember: staging deploys need an approval";
+    let out = repo.hook(
+        "synapse-stop",
+        &json!({"session_id": "s", "cwd": repo.path, "last_assistant_message": reply}),
+        &[],
+    );
+    assert!(out.status.success(), "{out:?}");
+    assert!(out.stdout.is_empty() && out.stderr.is_empty(), "{out:?}");
+    assert_eq!(repo.log_lines(), 0);
+    let bodies = repo.bodies();
+    assert!(
+        bodies
+            .iter()
+            .any(|b| b == "staging deploys need an approval"),
+        "{bodies:?}"
+    );
+    let masked = bodies
+        .iter()
+        .find(|b| b.contains("staging password"))
+        .unwrap();
+    assert!(!masked.contains("ñu-2024"), "{masked}");
+}
+
+/// Whatever panics inside a hook, the session sees nothing: exit 0, no output, nothing on
+/// stderr, and one log line that names the place but never the payload.
+#[test]
+fn a_panic_in_a_hook_is_silent_and_logged_without_the_payload() {
+    let repo = Repo::new();
+    let payload = json!({"session_id": "s", "cwd": repo.path,
+        "last_assistant_message": "remember: hunter2-is-the-password"});
+    for hook in [
+        "synapse-session-start",
+        "synapse-prompt-submit",
+        "synapse-stop",
+    ] {
+        let out = repo.hook(hook, &payload, &[("SYNAPSE_TEST_PANIC", "1")]);
+        assert_eq!(out.status.code(), Some(0), "{hook}: {out:?}");
+        assert!(out.stdout.is_empty(), "{hook}: {out:?}");
+        assert!(out.stderr.is_empty(), "{hook}: {out:?}");
+    }
+    let log = std::fs::read_to_string(repo.data.join("synapse.log")).unwrap();
+    assert_eq!(log.lines().count(), 3, "{log}");
+    assert!(
+        log.lines().all(|l| l.contains("panicked at src/hook.rs")),
+        "{log}"
+    );
+    assert!(!log.contains("hunter2"), "{log}");
 }

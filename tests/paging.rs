@@ -7,6 +7,7 @@ use std::process::Output;
 
 use synapse::config::Budget;
 use synapse::read::{read, Page, SOURCE_BYTES};
+use synapse::secrets::Secrets;
 use synapse::store::write::NewMemory;
 use synapse::store::{Scope, Store};
 
@@ -64,7 +65,7 @@ fn store_body(store: &mut Store, scope: &Scope, body: &str, source: &str) -> i64
         body: body.to_owned(),
         source: source.to_owned(),
         project: scope.key().map(str::to_owned),
-        created_at: None,
+        ..NewMemory::default()
     };
     store.remember(&memory, &[], scope).expect("remember").id()
 }
@@ -330,7 +331,11 @@ fn an_imported_memory_without_a_source_is_readable() {
     let mut store = open(dir.path());
     let scope = Scope::project("paging");
     let report = store
-        .import("{\"body\": \"imported with no source\"}\n", &scope)
+        .import(
+            "{\"body\": \"imported with no source\"}\n",
+            &scope,
+            Secrets::Mask,
+        )
         .unwrap();
     let id = report.first_id.unwrap();
     let page = read(&store, &scope, id, 0, LEAN).unwrap().unwrap();

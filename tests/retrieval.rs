@@ -3,7 +3,8 @@
 
 use synapse::config::Budget;
 use synapse::recall::{self, Options, Recalled};
-use synapse::store::write::{NewMemory, Remembered};
+use synapse::secrets::Secrets;
+use synapse::store::write::NewMemory;
 use synapse::store::{Scope, Store};
 use tempfile::TempDir;
 
@@ -27,6 +28,7 @@ fn new_memory(body: &str, project: Option<&str>, created_at: Option<i64>) -> New
         source: "session".to_owned(),
         project: project.map(str::to_owned),
         created_at,
+        ..NewMemory::default()
     }
 }
 
@@ -35,10 +37,12 @@ fn remember_at(store: &mut Store, body: &str, project: Option<&str>, at: Option<
     let outcome = store
         .remember(&new_memory(body, project, at), &[], &scope_of(project))
         .unwrap();
-    match outcome {
-        Remembered::Stored(id) => id,
-        Remembered::Duplicate(id) => panic!("{body:?} unexpectedly repeats memory {id}"),
-    }
+    assert!(
+        !outcome.duplicate,
+        "{body:?} unexpectedly repeats memory {}",
+        outcome.id
+    );
+    outcome.id
 }
 
 fn remember(store: &mut Store, body: &str, project: Option<&str>) -> i64 {
@@ -303,8 +307,8 @@ fn an_exact_duplicate_is_stored_once() {
     let second = store
         .remember(&new_memory(body, Some(PROJECT_A), None), &[], &scope)
         .unwrap();
-    assert!(matches!(first, Remembered::Stored(_)));
-    assert_eq!(second, Remembered::Duplicate(first.id()));
+    assert!(!first.duplicate);
+    assert!(second.duplicate && second.id == first.id);
     assert_eq!(ids(&ask(&store, &scope, "sqlx migrations")), [first.id()]);
 }
 
@@ -562,8 +566,10 @@ fn a_limit_caps_the_count_below_the_budget() {
 #[test]
 fn the_top_result_is_returned_even_when_longer_than_the_whole_budget() {
     let (_dir, mut store) = empty_store();
-    let filler = "the quarterly numbers were reviewed again by finance. ".repeat(120);
+    // Longer than the lean budget twice over, shorter than the head search reads (8 KiB).
+    let filler = "the quarterly numbers were reviewed again by finance. ".repeat(60);
     let body = format!("{filler}The ledger export runs nightly. {filler}");
+    assert!(body.len() < 8 << 10);
     assert!(body.chars().count() > 2 * Budget::Lean.max_chars().unwrap());
     let id = remember(&mut store, &body, None);
 
@@ -747,7 +753,9 @@ fn common_terms_count_as_coverage_without_pulling_candidates() {
     let lines: String = (0..=recall::lanes::COMMON_DF)
         .map(|i| format!("{{\"body\": \"release note number {i}\"}}\n"))
         .collect();
-    store.import(&lines, &Scope::global()).unwrap();
+    store
+        .import(&lines, &Scope::global(), Secrets::Mask)
+        .unwrap();
     let alone = remember(&mut store, "The canary stage takes ten minutes", None);
     let both = remember(
         &mut store,

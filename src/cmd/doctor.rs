@@ -54,6 +54,15 @@ pub fn run(_args: Args, json: bool) -> Result<()> {
         .ok()
         .and_then(|l| l.lines().last().map(str::to_owned));
     let claude = find("claude");
+    let mut warnings: Vec<String> = crate::files::dir_warning(&dir).into_iter().collect();
+    let spooled =
+        std::fs::metadata(dir.join(crate::store::spool::SPOOL_FILE)).map_or(0, |m| m.len());
+    if spooled > 0 {
+        warnings.push(format!(
+            "{spooled} bytes of writes wait in the spool (a hook could not get the store's lock); \
+             the next write stores them"
+        ));
+    }
 
     if json {
         super::print_json(&json!({
@@ -75,12 +84,13 @@ pub fn run(_args: Args, json: bool) -> Result<()> {
             "claude": claude,
             "log": log,
             "last_log_line": last_log,
+            "warnings": warnings,
             "problems": problems,
         }))?;
     } else {
-        println!("data folder   {}", dir.display());
-        println!("database      {}", dir.join("synapse.db").display());
-        println!(
+        outln!("data folder   {}", dir.display());
+        outln!("database      {}", dir.join("synapse.db").display());
+        outln!(
             "settings      {} (budget {:?}; hooks: session start {}, prompt {}, stop {})",
             Settings::path(&dir).display(),
             settings.budget,
@@ -88,26 +98,29 @@ pub fn run(_args: Args, json: bool) -> Result<()> {
             on(settings.hooks.prompt_submit),
             on(settings.hooks.stop)
         );
-        println!(
+        outln!(
             "project       {} ({here} memories visible here, {total} global)",
             scope.key().unwrap_or("-")
         );
-        println!(
+        outln!(
             "signal        branch {}, {} changed files",
             signal.branch.as_deref().unwrap_or("-"),
             signal.files.len()
         );
         for (name, path) in &hooks {
-            println!("{name:<22}{}", shown(path.as_deref()));
+            outln!("{name:<22}{}", shown(path.as_deref()));
         }
-        println!("claude        {}", shown(claude.as_deref()));
-        println!(
+        outln!("claude        {}", shown(claude.as_deref()));
+        outln!(
             "log           {} (last: {})",
             log.display(),
             last_log.as_deref().unwrap_or("empty")
         );
+        for warning in &warnings {
+            outln!("warning: {warning}");
+        }
         if problems.is_empty() {
-            println!("everything works");
+            outln!("everything works");
         }
     }
     if !problems.is_empty() {

@@ -40,7 +40,7 @@ pub fn run(args: Args, json: bool) -> Result<()> {
             "duplicate": of(Kind::Duplicate),
         }));
     }
-    println!(
+    outln!(
         "{} finding(s) among {visible} memories visible from {} (nothing was changed)",
         findings.len(),
         dir.display()
@@ -68,11 +68,11 @@ pub fn run(args: Args, json: bool) -> Result<()> {
         if group.is_empty() {
             continue;
         }
-        println!("\n{title} ({})", group.len());
+        outln!("\n{title} ({})", group.len());
         for f in group {
             match f.newer {
-                None => println!("  {}: {}\n      {}", f.id, f.why, text(f.id)),
-                Some(newer) => println!(
+                None => outln!("  {}: {}\n      {}", f.id, f.why, text(f.id)),
+                Some(newer) => outln!(
                     "  {} (older) vs {newer} (newer): {}\n      old: {}\n      new: {}",
                     f.id,
                     f.why,
@@ -88,8 +88,10 @@ pub fn run(args: Args, json: bool) -> Result<()> {
 /// The first line of a memory, cut to 100 characters.
 fn abridge(body: &str) -> String {
     let line = body.lines().next().unwrap_or("");
-    match line.char_indices().nth(100) {
-        Some((cut, _)) => format!("{}…", &line[..cut]),
-        None => line.to_owned(),
+    let cut = crate::text::cut_chars(line, 100);
+    if cut.len() < line.len() {
+        format!("{cut}…")
+    } else {
+        cut.to_owned()
     }
 }

@@ -61,15 +61,15 @@ pub fn run(args: Args, json: bool) -> Result<()> {
         let rank = miss
             .rank
             .map_or("not found".to_owned(), |r| format!("rank {r}"));
-        println!("miss ({rank}): {}", miss.query);
+        outln!("miss ({rank}): {}", miss.query);
         for e in &miss.expect {
-            println!("    want: {}", crate::recall::pack::cut_chars(e, 100));
+            outln!("    want: {}", crate::text::cut_chars(e, 100));
         }
         for (id, text) in &miss.returned {
-            println!("    got [{id}] {text}");
+            outln!("    got [{id}] {text}");
         }
     }
-    println!(
+    outln!(
         "{} cases ({} answerable): top1 {:.3}  found {:.3}  mrr {:.3}  survived {:.3}  noise {:.2}  surplus {:.2}",
         report.cases,
         report.answerable,

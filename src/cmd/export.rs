@@ -1,6 +1,5 @@
 //! `synapse export [FILE]`: every memory visible from here, in every state, as JSON Lines.
 
-use std::fs::File;
 use std::io::BufWriter;
 use std::path::PathBuf;
 
@@ -11,7 +10,7 @@ use crate::store::{Scope, Store};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Write here instead of standard output.
+    /// Write here instead of standard output (created 0600, replaced whole when complete).
     file: Option<PathBuf>,
     /// Export this project (a folder or a key) instead of the current folder's.
     #[arg(long)]
@@ -25,12 +24,15 @@ pub fn run(args: Args, json: bool) -> Result<()> {
         store.export(&scope, &mut std::io::stdout().lock())?;
         return Ok(());
     };
-    let file =
-        File::create(&path).with_context(|| format!("could not create {}", path.display()))?;
-    let count = store.export(&scope, &mut BufWriter::new(file))?;
+    let mut file = BufWriter::new(crate::files::AtomicFile::create(&path)?);
+    let count = store.export(&scope, &mut file)?;
+    file.into_inner()
+        .map_err(|e| e.into_error())
+        .with_context(|| format!("could not write {}", path.display()))?
+        .commit()?;
     if json {
         return super::print_json(&json!({ "exported": count, "file": path }));
     }
-    println!("exported {count} memories to {}", path.display());
+    outln!("exported {count} memories to {}", path.display());
     Ok(())
 }

@@ -21,6 +21,6 @@ pub fn run(args: Args, json: bool) -> Result<()> {
     if json {
         return super::print_json(&json!({ "forgotten": args.id }));
     }
-    println!("forgot {} (undo: synapse restore {})", args.id, args.id);
+    outln!("forgot {} (undo: synapse restore {})", args.id, args.id);
     Ok(())
 }

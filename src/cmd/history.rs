@@ -22,10 +22,10 @@ pub fn run(args: Args, json: bool) -> Result<()> {
     if json {
         return super::print_json(&json!({ "memory": memory, "history": entries }));
     }
-    println!("{}: {}", memory.id, super::headline(&memory.body, 100));
+    outln!("{}: {}", memory.id, super::headline(&memory.body, 100));
     for e in &entries {
         let other = e.other_id.map(|o| format!(" ({o})")).unwrap_or_default();
-        println!("  {}  {}{other}", e.at, e.action);
+        outln!("  {}  {}{other}", e.at, e.action);
     }
     Ok(())
 }

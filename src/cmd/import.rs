@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 
+use super::secrets;
 use crate::store::{Scope, Store};
 
 #[derive(Debug, clap::Args)]
@@ -14,7 +15,15 @@ pub struct Args {
     /// Project for lines without a `project` field (a folder or a key; default: this folder's).
     #[arg(long)]
     project: Option<String>,
+    /// Store bodies as given, even the parts that look like secrets (otherwise masked).
+    #[arg(long)]
+    allow_secrets: bool,
 }
+
+/// Imports longer than this many lines say first how long they will hold the store's lock.
+const NOTICE_LINES: usize = 20_000;
+/// About how many lines an import stores a second, for that notice.
+const LINES_PER_SECOND: usize = 10_000;
 
 pub fn run(args: Args, json: bool) -> Result<()> {
     let text = if args.file.as_os_str() == "-" {
@@ -29,13 +38,28 @@ pub fn run(args: Args, json: bool) -> Result<()> {
     };
     let scope = Scope::resolve(args.project.as_deref())?;
     let mut store = Store::open_default()?;
-    let report = store.import(&text, &scope)?;
+    let lines = text.lines().filter(|l| !l.trim().is_empty()).count();
+    if lines > NOTICE_LINES {
+        eprintln!(
+            "synapse: importing {lines} memories in one transaction holds the store's write lock \
+             for about {} s; other writes wait and hooks keep their lessons in the spool until then",
+            lines.div_ceil(LINES_PER_SECOND)
+        );
+    }
+    let report = store.import(&text, &scope, secrets(args.allow_secrets))?;
     if json {
         return super::print_json(&report);
     }
-    println!(
+    outln!(
         "imported {} memories ({} duplicates skipped)",
-        report.stored, report.duplicates
+        report.stored,
+        report.duplicates
     );
+    if report.masked > 0 {
+        outln!(
+            "masked {} secrets as [secret]; `--allow-secrets` stores text as given",
+            report.masked
+        );
+    }
     Ok(())
 }

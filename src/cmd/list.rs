@@ -23,7 +23,7 @@ pub fn run(args: Args, json: bool) -> Result<()> {
         return super::print_json(&json!({ "memories": memories }));
     }
     if memories.is_empty() {
-        println!("no memories here yet");
+        outln!("no memories here yet");
     }
     for m in &memories {
         let state = match (&m.forgotten_at, m.superseded_by) {
@@ -33,7 +33,7 @@ pub fn run(args: Args, json: bool) -> Result<()> {
         };
         let scope = if m.project.is_none() { " (global)" } else { "" };
         let date = m.created_at.get(..10).unwrap_or(&m.created_at);
-        println!(
+        outln!(
             "{:>6}  {date}{scope}{state}  {}",
             m.id,
             super::headline(&m.body, 100)

@@ -1,4 +1,28 @@
 //! The command-line verbs, one file each: parse into the library, print for a person or as JSON.
+//!
+//! Output goes through `out!` and `outln!`, which hand a failed write back as an error: when the
+//! reader of a pipe goes away (`synapse list | head -1`), the command stops there and exits
+//! quietly (see `is_closed_pipe`), where `println!` would panic.
+
+/// `print!` that returns a failed write as an error (the caller's `?`).
+macro_rules! out {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        write!(std::io::stdout().lock(), $($arg)*)?
+    }};
+}
+
+/// `println!` that returns a failed write as an error (the caller's `?`).
+macro_rules! outln {
+    () => {{
+        use std::io::Write as _;
+        writeln!(std::io::stdout().lock())?
+    }};
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        writeln!(std::io::stdout().lock(), $($arg)*)?
+    }};
+}
 
 mod doctor;
 mod drift;
@@ -14,7 +38,7 @@ mod remember;
 mod restore;
 mod supersede;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
 use serde::Serialize;
 
@@ -81,8 +105,46 @@ pub fn run(cli: Cli) -> Result<()> {
 
 /// Print a value as one line of JSON.
 fn print_json(value: &impl Serialize) -> Result<()> {
-    println!("{}", serde_json::to_string(value)?);
+    outln!("{}", serde_json::to_string(value)?);
     Ok(())
+}
+
+/// Standard input as text, refusing more than a memory may hold before reading it all (a
+/// runaway pipe must not fill the memory of the machine).
+fn read_stdin(what: &str) -> Result<String> {
+    use std::io::Read as _;
+    let limit = crate::store::write::MAX_BODY_BYTES;
+    let mut bytes = Vec::new();
+    std::io::stdin()
+        .take(limit as u64 + 1)
+        .read_to_end(&mut bytes)
+        .with_context(|| format!("could not read {what} from standard input"))?;
+    if bytes.len() > limit {
+        anyhow::bail!(
+            "{what} on standard input is longer than a memory may hold ({} MiB)",
+            limit >> 20
+        );
+    }
+    String::from_utf8(bytes).with_context(|| format!("{what} on standard input is not UTF-8"))
+}
+
+/// What `--allow-secrets` asks of a write.
+fn secrets(allow: bool) -> crate::secrets::Secrets {
+    if allow {
+        crate::secrets::Secrets::Allow
+    } else {
+        crate::secrets::Secrets::Mask
+    }
+}
+
+/// Whether a command failed only because its output's reader went away (a closed pipe): not a
+/// failure worth a message or a non-zero exit, as in ripgrep and zoxide.
+pub fn is_closed_pipe(error: &anyhow::Error) -> bool {
+    error.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+    })
 }
 
 /// The opening line of a text, cut to `n` characters, for one-line listings.
@@ -92,7 +154,7 @@ fn headline(text: &str, n: usize) -> String {
         .find(|l| !l.trim().is_empty())
         .unwrap_or("")
         .trim();
-    let cut = crate::recall::pack::cut_chars(line, n);
+    let cut = crate::text::cut_chars(line, n);
     if cut.len() < line.len() || text.trim().lines().count() > 1 {
         format!("{cut}…")
     } else {

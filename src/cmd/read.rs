@@ -43,19 +43,25 @@ pub fn run(args: Args, json: bool) -> Result<()> {
             args.id
         );
     };
-    print!("{}", page.body);
+    out!("{}", page.body);
     if !page.body.ends_with('\n') {
-        println!();
+        outln!();
     }
     let end = page.offset + page.body.len();
     match page.next {
-        Some(next) => println!(
+        Some(next) => outln!(
             "--- memory {}: bytes {}..{end} of {}; more: synapse read {} --offset {next}",
-            page.id, page.offset, page.total, page.id
+            page.id,
+            page.offset,
+            page.total,
+            page.id
         ),
-        None => println!(
+        None => outln!(
             "--- memory {}: bytes {}..{end} of {} (end) · source: {}",
-            page.id, page.offset, page.total, page.source
+            page.id,
+            page.offset,
+            page.total,
+            page.source
         ),
     }
     Ok(())

@@ -8,7 +8,8 @@ use crate::store::{Scope, Store};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The question; its words are OR terms (no search syntax is interpreted).
+    /// The question; its words are OR terms (no search syntax is interpreted). `-` reads it
+    /// from standard input.
     query: Vec<String>,
     /// Search this project (a folder or a key) instead of the current folder's.
     #[arg(long)]
@@ -33,27 +34,31 @@ pub fn run(args: Args, json: bool) -> Result<()> {
         explain: args.explain,
         ..Options::default()
     };
-    let recalled = recall::recall(&store, &scope, &args.query.join(" "), &options)?;
+    let query = if args.query == ["-"] {
+        super::read_stdin("the question")?
+    } else {
+        args.query.join(" ")
+    };
+    let recalled = recall::recall(&store, &scope, &query, &options)?;
     if json {
         return super::print_json(&recalled);
     }
-    print_human(&recalled);
-    Ok(())
+    print_human(&recalled)
 }
 
-fn print_human(r: &Recalled) {
+fn print_human(r: &Recalled) -> Result<()> {
     if let Some(explain) = &r.explain {
         let kept: Vec<&str> = r.terms.kept.iter().map(|t| t.word.as_str()).collect();
-        println!("terms kept: {}", kept.join(" "));
-        println!("terms dropped: {}", r.terms.dropped.join(" "));
+        outln!("terms kept: {}", kept.join(" "));
+        outln!("terms dropped: {}", r.terms.dropped.join(" "));
         if !r.terms.skipped.is_empty() {
-            println!("terms skipped: {}", r.terms.skipped.join(" "));
+            outln!("terms skipped: {}", r.terms.skipped.join(" "));
         }
         for e in explain {
             let lane = |p: Option<crate::recall::fuse::LanePlace>| {
                 p.map_or("-".to_owned(), |p| format!("#{} ({:.2})", p.rank, p.bm25))
             };
-            println!(
+            outln!(
                 "  {:>6}  words {:<14} trigrams {:<14} fused {:.4}  coverage {} [{}]  {}",
                 e.id,
                 lane(e.words),
@@ -64,11 +69,11 @@ fn print_human(r: &Recalled) {
                 e.outcome
             );
         }
-        println!();
+        outln!();
     }
     if r.results.is_empty() {
-        println!("no memories match");
-        return;
+        outln!("no memories match");
+        return Ok(());
     }
     for hit in &r.results {
         let date = hit.created_at.get(..10).unwrap_or(&hit.created_at);
@@ -77,15 +82,16 @@ fn print_human(r: &Recalled) {
         } else {
             String::new()
         };
-        println!("[{}] {date} · {}{abridged}", hit.id, hit.source);
+        outln!("[{}] {date} · {}{abridged}", hit.id, hit.source);
         for line in hit.text.lines() {
-            println!("    {line}");
+            outln!("    {line}");
         }
     }
     if !r.drift.is_empty() {
-        println!("\ndrift (nothing was changed; `synapse supersede OLD NEW` settles a pair):");
+        outln!("\ndrift (nothing was changed; `synapse supersede OLD NEW` settles a pair):");
         for finding in &r.drift {
-            println!("  {}", finding.describe());
+            outln!("  {}", finding.describe());
         }
     }
+    Ok(())
 }

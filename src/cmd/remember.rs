@@ -1,12 +1,9 @@
 //! `synapse remember`: store a memory, or name the one it repeats.
 
-use std::io::Read;
-
-use anyhow::{Context, Result};
+use anyhow::Result;
 use serde_json::json;
 
-use crate::drift::{Finding, Kind};
-use crate::store::write::{NewMemory, Remembered};
+use crate::store::write::NewMemory;
 use crate::store::{Scope, Store};
 
 #[derive(Debug, clap::Args)]
@@ -25,15 +22,15 @@ pub struct Args {
     /// Mark this older memory as replaced by the new one (repeatable).
     #[arg(long = "supersedes", value_name = "ID")]
     supersedes: Vec<i64>,
+    /// Store the text as given, even the parts that look like secrets (keys, tokens,
+    /// passwords), which are otherwise replaced by `[secret]`.
+    #[arg(long)]
+    allow_secrets: bool,
 }
 
 pub fn run(args: Args, json: bool) -> Result<()> {
     let body = if args.text.is_empty() || args.text == ["-"] {
-        let mut text = String::new();
-        std::io::stdin()
-            .read_to_string(&mut text)
-            .context("could not read the memory from standard input")?;
-        text
+        super::read_stdin("the memory")?
     } else {
         args.text.join(" ")
     };
@@ -49,54 +46,38 @@ pub fn run(args: Args, json: bool) -> Result<()> {
         source: args.source,
         project: home.key().map(str::to_owned),
         created_at: None,
+        secrets: super::secrets(args.allow_secrets),
     };
     let outcome = store.remember(&memory, &args.supersedes, &visible)?;
-    let (duplicate_of, drift) = match outcome {
-        Remembered::Duplicate(id) => (Some(id), Vec::new()),
-        Remembered::Stored(id) => {
-            let stored = store.require(id, &visible)?;
-            (
-                None,
-                crate::drift::check(&store, &visible, &[stored], crate::drift::Partners::Older)?,
-            )
-        }
+    let id = outcome.id;
+    let drift = if outcome.duplicate {
+        Vec::new()
+    } else {
+        let stored = store.head(id, &visible)?;
+        crate::drift::check(&store, &visible, &[stored], crate::drift::Partners::Older)?
     };
     if json {
         return super::print_json(&json!({
-            "id": outcome.id(),
-            "duplicate_of": duplicate_of,
+            "id": id,
+            "duplicate_of": outcome.duplicate.then_some(id),
             "superseded": args.supersedes,
+            "masked": outcome.masked,
             "drift": drift,
         }));
     }
-    match outcome {
-        Remembered::Stored(id) => println!("remembered as {id}"),
-        Remembered::Duplicate(id) => println!("already remembered as {id}; nothing stored"),
+    if outcome.duplicate {
+        outln!("already remembered as {id}; nothing stored");
+    } else {
+        outln!("remembered as {id}");
+    }
+    if let Some(line) = outcome.masked_line() {
+        outln!("{line}; `--allow-secrets` stores text as given");
     }
     for old in args.supersedes {
-        println!("{old} is now superseded by {}", outcome.id());
+        outln!("{old} is now superseded by {id}");
     }
     for finding in &drift {
-        println!("{}", report(finding, outcome.id()));
+        outln!("{}", finding.about_new(id));
     }
     Ok(())
-}
-
-/// A finding about the memory just stored, from its side.
-fn report(finding: &Finding, new: i64) -> String {
-    match (finding.kind, finding.newer) {
-        (Kind::Conflict, Some(n)) if n == new => format!(
-            "it contradicts {} ({}); both are kept: `synapse supersede {} {new}` if it replaces it",
-            finding.id, finding.why, finding.id
-        ),
-        (Kind::Duplicate, Some(n)) if n == new => format!(
-            "it repeats {} (same text once case and punctuation are ignored); \
-             `synapse forget {new}` if one is enough",
-            finding.id
-        ),
-        (Kind::Stale, _) if finding.id == new => {
-            format!("it names a path that does not exist: {}", finding.why)
-        }
-        _ => finding.describe(),
-    }
 }

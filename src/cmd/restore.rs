@@ -21,6 +21,6 @@ pub fn run(args: Args, json: bool) -> Result<()> {
     if json {
         return super::print_json(&json!({ "restored": args.id, "undid": undone }));
     }
-    println!("restored {} (undid its {undone})", args.id);
+    outln!("restored {} (undid its {undone})", args.id);
     Ok(())
 }

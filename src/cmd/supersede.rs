@@ -23,9 +23,11 @@ pub fn run(args: Args, json: bool) -> Result<()> {
     if json {
         return super::print_json(&json!({ "superseded": args.old, "by": args.new }));
     }
-    println!(
+    outln!(
         "{} is now superseded by {} (undo: synapse restore {})",
-        args.old, args.new, args.old
+        args.old,
+        args.new,
+        args.old
     );
     Ok(())
 }

@@ -640,12 +640,14 @@ fn valueish(w: &Word) -> bool {
 fn clauses(text: &str) -> Vec<Vec<Word>> {
     let mut out = vec![Vec::new()];
     let mut rest = text;
-    while let Some(start) = rest.find(|c: char| !c.is_whitespace()) {
-        rest = &rest[start..];
+    loop {
+        rest = rest.trim_start();
+        if rest.is_empty() {
+            break;
+        }
         if let Some(body) = rest.strip_prefix('`') {
-            if let Some(end) = body.find('`') {
-                let inner = fold(body[..end].trim());
-                let after = &body[end + 1..];
+            if let Some((inner, after)) = body.split_once('`') {
+                let inner = fold(inner.trim());
                 let pause = after.starts_with(',') || after.trim_start().starts_with('(');
                 if !inner.is_empty() {
                     out.last_mut().expect("one clause").push(Word {
@@ -665,9 +667,9 @@ fn clauses(text: &str) -> Vec<Vec<Word>> {
         let end = rest
             .find(|c: char| c.is_whitespace() || c == '`')
             .unwrap_or(rest.len());
-        let raw = &rest[..end];
-        let newline_after = rest[end..].starts_with(['\n', '\r']);
-        rest = &rest[end..];
+        let (raw, tail) = rest.split_at_checked(end).unwrap_or((rest, ""));
+        let newline_after = tail.starts_with(['\n', '\r']);
+        rest = tail;
         let trimmed = raw.trim_end_matches(['"', '\'', ')', ']', '}', '>', '*', '!', '?']);
         let ends_sentence = trimmed.ends_with(['.', ';', '!', '?'])
             || raw.ends_with(['!', '?'])
@@ -721,7 +723,9 @@ fn clauses(text: &str) -> Vec<Vec<Word>> {
 fn value_at(clause: &[Word], i: usize) -> Option<(Said, usize)> {
     let w = &clause[i];
     let t = w.text.as_str();
-    let reference = t.starts_with('#') && t[1..].chars().all(|c| c.is_ascii_digit());
+    let reference = t
+        .strip_prefix('#')
+        .is_some_and(|n| n.chars().all(|c| c.is_ascii_digit()));
     if is_date(t) || reference {
         return None;
     }

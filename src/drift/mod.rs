@@ -69,16 +69,73 @@ impl Finding {
     }
 }
 
+impl Finding {
+    /// One line about a memory just stored (`new`), from its side.
+    pub fn about_new(&self, new: i64) -> String {
+        match (self.kind, self.newer) {
+            (Kind::Conflict, Some(n)) if n == new => format!(
+                "it contradicts {} ({}); both are kept: `synapse supersede {} {new}` if it \
+                 replaces it",
+                self.id, self.why, self.id
+            ),
+            (Kind::Duplicate, Some(n)) if n == new => format!(
+                "it repeats {} (same text once case and punctuation are ignored); \
+                 `synapse forget {new}` if one is enough",
+                self.id
+            ),
+            (Kind::Stale, _) if self.id == new => {
+                format!("it names a path that does not exist: {}", self.why)
+            }
+            _ => self.describe(),
+        }
+    }
+}
+
 /// How many memories nearest in storage order, sharing a subject word, `check` compares with each.
 const PARTNERS: i64 = 12;
 /// How many subject words `check` searches for.
 const SUBJECT_WORDS: usize = 10;
 /// How much of a newer memory a finding quotes.
 const QUOTE_CHARS: usize = 300;
+/// A memory up to this long is judged whole for conflicts; a longer one by its first line,
+/// at most this long. A note states its claims whole; a pasted log or document says in its first
+/// line what it is, and comparing the rest claim by claim would cost every check far more than
+/// a note does (and find numbers that differ everywhere).
+pub const CLAIM_CHARS: usize = 500;
+/// How much of a memory drift reads at most: the first 2 KiB, where it looks for the paths a
+/// memory names and its claims (`claimed`).
+pub const READ_BYTES: usize = 2 << 10;
+
+/// The part of a memory's text drift reads: its first `READ_BYTES`, cut on a character.
+fn opening(m: &Memory) -> &str {
+    crate::text::cut_bytes(&m.body, READ_BYTES)
+}
+
+/// The part of a memory's text whose claims drift compares.
+fn claimed(m: &Memory) -> &str {
+    let short = crate::text::cut_chars(&m.body, CLAIM_CHARS);
+    if short.len() == m.body.len() && m.is_whole() {
+        return short;
+    }
+    let first = m.body.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+    crate::text::cut_chars(first, CLAIM_CHARS)
+}
+
+/// Whether two memories repeat each other: the same folded text (`duplicate::key`). The hash of
+/// it stored with each memory rules out nearly every pair at once; the keys themselves are
+/// compared only for whole bodies (a memory longer than its head was hashed whole when stored).
+fn repeats(a: &Memory, b: &Memory) -> bool {
+    a.folded == b.folded
+        && if a.is_whole() && b.is_whole() {
+            duplicate::key(&a.body) == duplicate::key(&b.body)
+        } else {
+            a.bytes == b.bytes
+        }
+}
 
 /// Every finding among the live memories `scope` sees, grouped by kind, then by id.
 pub fn audit(store: &Store, scope: &Scope) -> Result<Vec<Finding>> {
-    let memories = store.list(scope, false)?;
+    let memories = store.live_heads(scope)?;
     let home = home();
     let mut findings = Vec::new();
     for m in &memories {
@@ -86,24 +143,28 @@ pub fn audit(store: &Store, scope: &Scope) -> Result<Vec<Finding>> {
     }
 
     let mut pairs: HashMap<(usize, usize), Finding> = HashMap::new();
-    let mut by_key: HashMap<String, Vec<usize>> = HashMap::new();
+    let mut by_hash: HashMap<i64, Vec<usize>> = HashMap::new();
     for (i, m) in memories.iter().enumerate() {
-        by_key.entry(duplicate::key(&m.body)).or_default().push(i);
+        by_hash.entry(m.folded).or_default().push(i);
     }
-    for group in by_key.values().filter(|g| g.len() > 1) {
-        let newest = *group
-            .iter()
-            .max_by_key(|&&i| order(&memories[i]))
-            .expect("a group");
-        for &i in group.iter().filter(|&&i| i != newest) {
-            pairs.insert(key(i, newest), repeat(&memories[i], &memories[newest]));
+    for group in by_hash.values().filter(|g| g.len() > 1) {
+        // Newest first: each memory repeats the newest one it matches.
+        let mut group = group.clone();
+        group.sort_by_key(|&i| std::cmp::Reverse(order(&memories[i])));
+        for (n, &i) in group.iter().enumerate().skip(1) {
+            let newer = group[..n]
+                .iter()
+                .find(|&&j| repeats(&memories[i], &memories[j]));
+            if let Some(&newest) = newer {
+                pairs.insert(key(i, newest), repeat(&memories[i], &memories[newest]));
+            }
         }
     }
 
     let stemmer = WordStemmer::default();
     let profiles: Vec<Profile> = memories
         .iter()
-        .map(|m| Profile::of(&m.body, &stemmer))
+        .map(|m| Profile::of(claimed(m), &stemmer))
         .collect();
     let best = conflicts_among(&memories, &profiles, &pairs);
     for ((i, j), (_, why)) in best {
@@ -300,7 +361,7 @@ pub fn check(
         findings.extend(stale_in(m, home.as_deref()));
         let profile = profiles
             .entry(m.id)
-            .or_insert_with(|| Profile::of(&m.body, &stemmer));
+            .or_insert_with(|| Profile::of(claimed(m), &stemmer));
         let partners = partners(store, scope, m, profile, side)?;
         for p in partners.iter().filter(|p| p.id != m.id) {
             let ids = (m.id.min(p.id), m.id.max(p.id));
@@ -308,13 +369,13 @@ pub fn check(
                 continue;
             }
             let (older, newer) = oldest_first(m, p);
-            let finding = if duplicate::key(&older.body) == duplicate::key(&newer.body) {
+            let finding = if repeats(older, newer) {
                 Some(repeat(older, newer))
             } else {
                 for x in [older, newer] {
                     profiles
                         .entry(x.id)
-                        .or_insert_with(|| Profile::of(&x.body, &stemmer));
+                        .or_insert_with(|| Profile::of(claimed(x), &stemmer));
                 }
                 conflict::disagreement(&profiles[&older.id], &profiles[&newer.id])
                     .map(|why| pair(Kind::Conflict, older, newer, why))
@@ -405,14 +466,14 @@ fn partners(
             ids.push(id?);
         }
     }
+    // The stored hash of the whole body (`m` may hold only its head), read by a join: as a
+    // subquery's value it would keep SQLite from searching the index by it.
     let mut same = store.conn().prepare_cached(
-        "SELECT m.id FROM memories m WHERE m.folded = ?2 AND m.id != ?3 \
+        "SELECT m.id FROM memories s CROSS JOIN memories m \
+         WHERE s.id = ?2 AND m.folded = s.folded AND m.id != ?2 \
          AND (m.project IS ?1 OR m.project IS NULL) LIMIT 8",
     )?;
-    let repeats = same.query_map(
-        rusqlite::params![scope.key(), duplicate::hash(&m.body), m.id],
-        |r| r.get::<_, i64>(0),
-    )?;
+    let repeats = same.query_map(rusqlite::params![scope.key(), m.id], |r| r.get::<_, i64>(0))?;
     for id in repeats {
         let id = id?;
         let on_side = match side {
@@ -423,7 +484,8 @@ fn partners(
             ids.push(id);
         }
     }
-    store.live_by_ids(&ids, scope)
+    // Drift reads no more than the opening of a memory.
+    store.live_openings_by_ids(&ids, scope, READ_BYTES)
 }
 
 /// `"a" OR "b"` for words that are plain words (code words are searched by their parts).
@@ -448,7 +510,7 @@ fn stale_in(m: &Memory, home: Option<&Path>) -> Vec<Finding> {
         .map(Path::new)
         .filter(|p| p.is_absolute() && p.is_dir());
     let roots: Vec<&Path> = checkout.into_iter().chain(home).collect();
-    stale::named(&m.body, &roots)
+    stale::named(opening(m), &roots)
         .into_iter()
         .filter_map(|named| {
             let place = stale::locate(&named, checkout, home)?;
@@ -502,9 +564,11 @@ fn key(i: usize, j: usize) -> (usize, usize) {
 }
 
 fn quote(body: &str) -> String {
-    match body.char_indices().nth(QUOTE_CHARS) {
-        Some((cut, _)) => format!("{}…", &body[..cut]),
-        None => body.to_owned(),
+    let cut = crate::text::cut_chars(body, QUOTE_CHARS);
+    if cut.len() < body.len() {
+        format!("{cut}…")
+    } else {
+        cut.to_owned()
     }
 }
 

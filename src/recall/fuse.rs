@@ -75,32 +75,136 @@ pub fn rrf(words: &Ranked, trigrams: &Ranked) -> Vec<Fused> {
 /// words has the same stem, or, for terms the trigram lane searches, when the text contains it
 /// (so "webhook" is held by "StripeWebhookHandler").
 pub fn held_terms(terms: &[Term], text: &str, stemmer: &WordStemmer) -> Vec<usize> {
-    let folded = fold(&text.replace('\u{2019}', "'"));
-    let mut held = vec![false; terms.len()];
-    for (i, term) in terms.iter().enumerate() {
-        if term.word.contains('\'') || term.for_trigrams() {
-            held[i] = folded.contains(&term.word);
+    Matcher::new(terms).held(text, stemmer)
+}
+
+/// The terms of one question, made ready to be looked for in many texts (every candidate of a
+/// recall): the word openings that can hold a term, and, for every word looked at so far, which
+/// terms it holds. Stemming is the cost of counting coverage, and long memories repeat most of
+/// their words, so each distinct word is stemmed once per question, and only if it begins like
+/// some term. A question has at most `terms::MAX_TERMS` terms; a `Matcher` looks for the first 64.
+pub struct Matcher<'a> {
+    terms: &'a [Term],
+    /// Bit `b0 << 8 | b1` is set when a term's stem begins with the bytes b0 b1.
+    pairs: Vec<u64>,
+    /// Byte b is set when a term's stem is that one byte.
+    single: [bool; 256],
+    /// The terms (bit i: term i) each word looked at holds by its stem. Hashed with foldhash
+    /// (already in every binary through SQLite's statement cache): the standard hasher cost
+    /// half the time of counting coverage on long memories.
+    words: HashMap<String, u64, foldhash::fast::RandomState>,
+}
+
+impl<'a> Matcher<'a> {
+    pub fn new(terms: &'a [Term]) -> Matcher<'a> {
+        let terms = terms.get(..64).unwrap_or(terms);
+        let mut pairs = vec![0u64; 1024];
+        let mut single = [false; 256];
+        for term in terms {
+            match term.stem.as_bytes() {
+                [b0, b1, ..] => {
+                    let bit = usize::from(*b0) << 8 | usize::from(*b1);
+                    pairs[bit / 64] |= 1 << (bit % 64);
+                }
+                [b0] => single[usize::from(*b0)] = true,
+                [] => {}
+            }
+        }
+        Matcher {
+            terms,
+            pairs,
+            single,
+            words: HashMap::default(),
         }
     }
-    for word in words(&folded) {
-        if held.iter().all(|h| *h) {
-            break;
+
+    /// Whether some term's stem could share this word's opening.
+    fn may_open(&self, word: &[u8]) -> bool {
+        match word {
+            [b0, b1, ..] => {
+                let bit = usize::from(*b0) << 8 | usize::from(*b1);
+                self.pairs[bit / 64] & (1 << (bit % 64)) != 0 || self.single[usize::from(*b0)]
+            }
+            [b0] => self.single[usize::from(*b0)],
+            [] => false,
         }
+    }
+
+    /// The terms one folded word holds by its stem.
+    fn of_word(&mut self, word: &str, stemmer: &WordStemmer) -> u64 {
+        if let Some(&held) = self.words.get(word) {
+            return held;
+        }
+        let mut held = 0;
         let mut stem: Option<String> = None;
-        for (i, term) in terms.iter().enumerate() {
-            if held[i] || !shares_opening(word, &term.stem) {
-                continue;
-            }
-            let stem = stem.get_or_insert_with(|| stemmer.stem(word));
-            if *stem == term.stem {
-                held[i] = true;
+        for (i, term) in self.terms.iter().enumerate() {
+            if shares_opening(word, &term.stem)
+                && *stem.get_or_insert_with(|| stemmer.stem(word)) == term.stem
+            {
+                held |= 1 << i;
             }
         }
+        self.words.insert(word.to_owned(), held);
+        held
     }
-    held.iter()
-        .enumerate()
-        .filter_map(|(i, h)| h.then_some(i))
-        .collect()
+
+    /// Which terms `text` holds (see `held_terms`).
+    pub fn held(&mut self, text: &str, stemmer: &WordStemmer) -> Vec<usize> {
+        let folded = if text.contains('\u{2019}') {
+            fold(&text.replace('\u{2019}', "'"))
+        } else {
+            fold(text)
+        };
+        let all = if self.terms.len() == 64 {
+            u64::MAX
+        } else {
+            (1 << self.terms.len()) - 1
+        };
+        let mut held = 0u64;
+        if folded.is_ascii() {
+            // The common case, a byte at a time: splitting on characters costs several times
+            // more, and a long memory's head is 8 KiB of them.
+            for word in folded.as_bytes().split(|b| !b.is_ascii_alphanumeric()) {
+                if held == all {
+                    break;
+                }
+                if self.may_open(word) {
+                    if let Ok(word) = std::str::from_utf8(word) {
+                        held |= self.of_word(word, stemmer);
+                    }
+                }
+            }
+        } else {
+            for word in words(&folded) {
+                if held == all {
+                    break;
+                }
+                if self.may_open(word.as_bytes()) {
+                    held |= self.of_word(word, stemmer);
+                }
+            }
+        }
+        for (i, term) in self.terms.iter().enumerate() {
+            let inside = term.word.contains('\'') || term.for_trigrams();
+            if held & (1 << i) == 0 && inside && folded.contains(&term.word) {
+                held |= 1 << i;
+            }
+        }
+        (0..self.terms.len())
+            .filter(|i| held & (1 << i) != 0)
+            .collect()
+    }
+}
+
+/// Which term (index into `terms`) one word of a text holds, if any: the word-by-word form of
+/// `held_terms`, for finding where in a text the matches are.
+pub fn term_at(terms: &[Term], word: &str, stemmer: &WordStemmer) -> Option<usize> {
+    let folded = fold(&word.replace('\u{2019}', "'"));
+    terms.iter().position(|term| {
+        let inside = term.word.contains('\'') || term.for_trigrams();
+        (inside && folded.contains(&term.word))
+            || words(&folded).any(|w| shares_opening(w, &term.stem) && stemmer.stem(w) == term.stem)
+    })
 }
 
 /// A cheap test before stemming: a word can only share a stem that it begins like. Only the first

@@ -83,7 +83,8 @@ pub struct Hit {
     pub score: f64,
     /// How many distinct query terms it holds.
     pub coverage: usize,
-    /// The whole stored body, for callers that check answers (eval); not sent.
+    /// The stored body, or its head for a memory longer than that (`Memory::body`), for callers
+    /// that check answers (eval) or paths (the hooks); not sent.
     #[serde(skip)]
     pub body: String,
     /// Seconds since the epoch, for ages; not sent.
@@ -166,6 +167,8 @@ fn recall_in(store: &Store, scope: &Scope, query: &str, options: &Options) -> Re
         .map(|(rank, c)| Item {
             id: c.memory.id,
             body: &c.memory.body,
+            whole: c.memory.is_whole(),
+            bytes: c.memory.bytes,
             cut: (options.floor && rank > 0 && !c.first_in_a_lane() && !floor.passes(&c.held))
                 .then_some(Cut::Floor),
         })
@@ -174,7 +177,7 @@ fn recall_in(store: &Store, scope: &Scope, query: &str, options: &Options) -> Re
         max_results,
         max_chars: options.budget.max_chars(),
     };
-    let packed = pack::pack(store.conn(), &items, &terms.kept, &limits, &stemmer)?;
+    let packed = pack::pack(&items, &terms.kept, &limits, &stemmer);
 
     let mut results = Vec::new();
     let mut explain = options.explain.then(Vec::new);
@@ -207,7 +210,7 @@ fn recall_in(store: &Store, scope: &Scope, query: &str, options: &Options) -> Re
                 created_at: c.memory.created_at.clone(),
                 text,
                 abridged,
-                bytes: c.memory.body.len(),
+                bytes: c.memory.bytes,
                 score: c.fused,
                 coverage: c.held.len(),
                 body: c.memory.body.clone(),
@@ -258,13 +261,14 @@ fn candidates(
         .into_iter()
         .map(|m| (m.id, m))
         .collect();
+    let mut matcher = fuse::Matcher::new(&terms.kept);
     let mut candidates: Vec<Candidate> = fused
         .into_iter()
         .filter_map(|f| {
             let memory = memories.remove(&f.id)?;
             let text = format!("{}\n{}", memory.body, memory.source);
             Some(Candidate {
-                held: fuse::held_terms(&terms.kept, &text, stemmer),
+                held: matcher.held(&text, stemmer),
                 memory,
                 words: f.words,
                 trigrams: f.trigrams,

@@ -11,6 +11,8 @@
 //! than a short one far more often than not, and the index cannot be asked which is rarer without
 //! paying the lookups this bound saves.
 
+use std::collections::HashSet;
+
 use serde::Serialize;
 
 use crate::text::{fold, words, WordStemmer};
@@ -47,42 +49,89 @@ pub struct Terms {
     pub kept: Vec<Term>,
     /// Function words.
     pub dropped: Vec<String>,
-    /// Content words beyond the `MAX_TERMS` most specific.
+    /// Content words beyond the `MAX_TERMS` most specific (the first `MAX_SHOWN` of them).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub skipped: Vec<String>,
+    /// How many content words were skipped in all.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub skipped_count: usize,
 }
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+/// The most dropped or skipped words a `Terms` lists (a pasted log may hold thousands).
+pub const MAX_SHOWN: usize = 64;
+/// Up to this many distinct content words, a question has every one stemmed, and the first of
+/// each stem searched; a longer one (a pasted log) only its most specific.
+const STEM_ALL: usize = 256;
 
 impl Terms {
     /// Split a query into terms. A query of nothing but function words keeps no terms: it asks
     /// for nothing in particular, and recall answers it with the newest memories.
+    ///
+    /// Linear in the query: each distinct word is looked at once (a pasted log repeats most of
+    /// its words). A question of more than `STEM_ALL` distinct content words has only as many
+    /// stemmed as it takes to find its `MAX_TERMS` most specific terms.
     pub fn parse(query: &str, stemmer: &WordStemmer) -> Terms {
         let mut terms = Terms::default();
         let folded = fold(&query.replace('\u{2019}', "'"));
+        let mut seen: HashSet<&str> = HashSet::new();
+        let mut content: Vec<&str> = Vec::new();
         for raw in folded.split(|c: char| !(crate::text::is_word_char(c) || c == '\'')) {
             let word = raw.trim_matches('\'');
             let word = word.strip_suffix("'s").unwrap_or(word);
-            if word.is_empty() {
+            if word.is_empty() || words(word).next().is_none() || !seen.insert(word) {
                 continue;
             }
             if is_function_word(word) {
-                if !terms.dropped.iter().any(|d| d == word) {
+                if terms.dropped.len() < MAX_SHOWN {
                     terms.dropped.push(word.to_owned());
                 }
-                continue;
+            } else {
+                content.push(word);
             }
+        }
+        // Which content words to stem, in question order: all of them, or, for a long question,
+        // the most specific until `MAX_TERMS` stems are found.
+        let mut chosen: Vec<usize> = (0..content.len()).collect();
+        if content.len() > STEM_ALL {
+            chosen.sort_by_key(|&i| std::cmp::Reverse(specificity(content[i])));
+        }
+        let mut stems: HashSet<String> = HashSet::new();
+        let mut kept: Vec<(usize, Term)> = Vec::new();
+        for &i in &chosen {
+            if content.len() > STEM_ALL && kept.len() == MAX_TERMS {
+                break;
+            }
+            let word = content[i];
             // A contraction is matched as the phrase of its parts; its stem is the whole word.
             let stem = if word.contains('\'') {
                 word.to_owned()
             } else {
                 stemmer.stem(word)
             };
-            if words(word).next().is_some() && !terms.kept.iter().any(|t| t.stem == stem) {
-                terms.kept.push(Term {
-                    word: word.to_owned(),
-                    stem,
-                });
+            if stems.insert(stem.clone()) {
+                let word = word.to_owned();
+                kept.push((i, Term { word, stem }));
             }
         }
+        if content.len() > STEM_ALL {
+            kept.sort_by_key(|(i, _)| *i);
+            let taken: HashSet<usize> = kept.iter().map(|(i, _)| *i).collect();
+            for (_, word) in content
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| !taken.contains(i))
+            {
+                terms.skipped_count += 1;
+                if terms.skipped.len() < MAX_SHOWN {
+                    terms.skipped.push((*word).to_owned());
+                }
+            }
+        }
+        terms.kept = kept.into_iter().map(|(_, t)| t).collect();
         terms.keep_most_specific();
         terms
     }
@@ -104,7 +153,10 @@ impl Terms {
             let kept = keep[index];
             index += 1;
             if !kept {
-                self.skipped.push(term.word.clone());
+                self.skipped_count += 1;
+                if self.skipped.len() < MAX_SHOWN {
+                    self.skipped.push(term.word.clone());
+                }
             }
             kept
         });

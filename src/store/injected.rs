@@ -3,6 +3,7 @@
 use std::collections::HashSet;
 
 use anyhow::Result;
+use rusqlite::Connection;
 
 use super::Store;
 
@@ -18,23 +19,29 @@ impl Store {
 
     /// Note that `ids` were injected into `session`.
     pub fn mark_injected(&mut self, session: &str, ids: &[i64]) -> Result<()> {
-        let tx = self.conn_mut().transaction()?;
-        {
-            let mut stmt = tx.prepare_cached(
-                "INSERT OR IGNORE INTO injected(session, memory_id, at) VALUES (?1, ?2, ?3)",
-            )?;
-            for id in ids {
-                stmt.execute(rusqlite::params![session, id, super::now()])?;
-            }
-        }
-        tx.commit()?;
-        Ok(())
+        self.write(|conn| mark(conn, session, ids))
     }
 
     /// Forget what `session` was given: its context was compacted or cleared.
-    pub fn clear_injected(&self, session: &str) -> Result<()> {
-        self.conn()
-            .execute("DELETE FROM injected WHERE session = ?1", [session])?;
-        Ok(())
+    pub fn clear_injected(&mut self, session: &str) -> Result<()> {
+        self.write(|conn| clear(conn, session))
     }
+}
+
+/// `mark_injected` inside the caller's write transaction.
+pub(crate) fn mark(conn: &Connection, session: &str, ids: &[i64]) -> Result<()> {
+    let mut stmt = conn.prepare_cached(
+        "INSERT OR IGNORE INTO injected(session, memory_id, at) VALUES (?1, ?2, ?3)",
+    )?;
+    for id in ids {
+        stmt.execute(rusqlite::params![session, id, super::now()])?;
+    }
+    Ok(())
+}
+
+/// `clear_injected` inside the caller's write transaction.
+pub(crate) fn clear(conn: &Connection, session: &str) -> Result<()> {
+    conn.prepare_cached("DELETE FROM injected WHERE session = ?1")?
+        .execute([session])?;
+    Ok(())
 }

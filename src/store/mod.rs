@@ -1,7 +1,14 @@
 //! The SQLite store: one file, `synapse.db`, in the data folder.
 //!
 //! This module opens it (WAL, a busy timeout, private permissions, migrations) and reads rows;
-//! `write` changes them, `history` records every change, `scope` decides what a caller sees.
+//! `write` changes them, `history` records every change, `scope` decides what a caller sees,
+//! `spool` keeps what a hook could not write in time.
+//!
+//! Several processes share one store (every Claude Code session runs its own hooks, and the
+//! command line may run beside them). Readers never wait: the write-ahead log gives each a
+//! snapshot. Writers take the write lock when their transaction begins (`Store::write`), so a
+//! busy store makes them wait their turn, up to the busy timeout, instead of failing half-way
+//! through a read-then-write.
 
 pub mod history;
 pub mod import;
@@ -9,16 +16,15 @@ pub mod index;
 pub mod injected;
 pub mod schema;
 pub mod scope;
+pub mod spool;
 pub mod write;
 
-use std::fs::{DirBuilder, OpenOptions};
-use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{Context, Result};
 use rusqlite::config::DbConfig;
-use rusqlite::{Connection, OptionalExtension, Row};
+use rusqlite::{Connection, ErrorCode, OptionalExtension, Row, TransactionBehavior};
 use serde::Serialize;
 
 pub use scope::Scope;
@@ -26,6 +32,14 @@ pub use scope::Scope;
 /// How long the write-ahead log may grow between a hook's checkpoints: about 32 pages (a hook
 /// writes two or three).
 const HOOK_LOG_BYTES: u64 = 128 << 10;
+/// How long a command waits for another process's write to finish. An import of 100,000
+/// memories holds the lock for about ten seconds; anything longer is worth telling the user.
+const BUSY: Duration = Duration::from_secs(30);
+/// How long a hook waits for a lock: it must never hold a session up. A hook that cannot write
+/// in time leaves its write in the spool.
+pub const HOOK_BUSY: Duration = Duration::from_millis(250);
+/// How long a hook waits while opening the store for another process creating or migrating it.
+const HOOK_OPEN_BUSY: Duration = Duration::from_secs(2);
 
 /// The database file's name inside the data folder.
 pub const DB_FILE: &str = "synapse.db";
@@ -41,7 +55,16 @@ pub struct Memory {
     pub updated_at: String,
     pub superseded_by: Option<i64>,
     pub forgotten_at: Option<String>,
+    /// The text: whole, or, from the `heads` readers, only its indexed head (`index::head`)
+    /// when `bytes` is larger.
     pub body: String,
+    /// The whole body's size in bytes (what `read` pages through).
+    #[serde(skip)]
+    pub bytes: usize,
+    /// The hash of the whole body's folded text (`drift::duplicate::hash`), stored with it:
+    /// equal for repeats.
+    #[serde(skip)]
+    pub folded: i64,
     /// Seconds since the Unix epoch, for ordering and ages.
     #[serde(skip)]
     pub created_unix: i64,
@@ -52,6 +75,11 @@ impl Memory {
     pub fn is_live(&self) -> bool {
         self.superseded_by.is_none() && self.forgotten_at.is_none()
     }
+
+    /// Whether `body` is the whole text, not only its head.
+    pub fn is_whole(&self) -> bool {
+        self.body.len() == self.bytes
+    }
 }
 
 /// The columns `Memory::from_row` reads, in order (prefix `m.` as the alias of `memories`).
@@ -59,10 +87,27 @@ pub(crate) const MEMORY_COLUMNS: &str = "m.id, m.project, m.source, \
     strftime('%Y-%m-%dT%H:%M:%SZ', m.created_at, 'unixepoch'), \
     strftime('%Y-%m-%dT%H:%M:%SZ', m.updated_at, 'unixepoch'), \
     m.superseded_by, strftime('%Y-%m-%dT%H:%M:%SZ', m.forgotten_at, 'unixepoch'), \
-    m.body, m.created_at";
+    m.body, m.created_at, coalesce(m.folded, 0)";
+
+/// `MEMORY_COLUMNS` with the body read only when it is no longer than its head (`index::HEAD_BYTES`,
+/// written out below) (a long one is
+/// NULL here, and `Heads` reads its head through SQLite's incremental blob I/O), and the body's
+/// size, which SQLite reads from the row's header without loading the body.
+pub(crate) const HEAD_COLUMNS: &str = "m.id, m.project, m.source, \
+    strftime('%Y-%m-%dT%H:%M:%SZ', m.created_at, 'unixepoch'), \
+    strftime('%Y-%m-%dT%H:%M:%SZ', m.updated_at, 'unixepoch'), \
+    m.superseded_by, strftime('%Y-%m-%dT%H:%M:%SZ', m.forgotten_at, 'unixepoch'), \
+    CASE WHEN octet_length(m.body) <= 8192 THEN m.body END, m.created_at, coalesce(m.folded, 0), \
+    octet_length(m.body)";
+
+const _: () = assert!(
+    index::HEAD_BYTES == 8192,
+    "HEAD_COLUMNS spells out HEAD_BYTES"
+);
 
 impl Memory {
     pub(crate) fn from_row(row: &Row) -> rusqlite::Result<Memory> {
+        let body: String = row.get(7)?;
         Ok(Memory {
             id: row.get(0)?,
             project: row.get(1)?,
@@ -71,10 +116,55 @@ impl Memory {
             updated_at: row.get(4)?,
             superseded_by: row.get(5)?,
             forgotten_at: row.get(6)?,
-            body: row.get(7)?,
+            bytes: body.len(),
+            body,
             created_unix: row.get(8)?,
+            folded: row.get(9)?,
         })
     }
+
+    /// A row of `HEAD_COLUMNS`; a long body is left empty for `Heads::fill` to read.
+    fn from_head_row(row: &Row) -> rusqlite::Result<Memory> {
+        let bytes: i64 = row.get(10)?;
+        Ok(Memory {
+            id: row.get(0)?,
+            project: row.get(1)?,
+            source: row.get(2)?,
+            created_at: row.get(3)?,
+            updated_at: row.get(4)?,
+            superseded_by: row.get(5)?,
+            forgotten_at: row.get(6)?,
+            body: row.get::<_, Option<String>>(7)?.unwrap_or_default(),
+            bytes: bytes as usize,
+            created_unix: row.get(8)?,
+            folded: row.get(9)?,
+        })
+    }
+}
+
+/// Rows read by `HEAD_COLUMNS`, with the first `limit` bytes (at most `index::HEAD_BYTES`) of
+/// their long bodies then read in place: bounded work per memory however long it is.
+fn heads(conn: &Connection, mut rows: Vec<Memory>, limit: usize) -> Result<Vec<Memory>> {
+    for m in rows.iter_mut().filter(|m| m.body.len() > limit) {
+        let cut = crate::read::whole_chars(m.body.as_bytes(), limit)?;
+        m.body = cut;
+    }
+    let mut blob: Option<rusqlite::blob::Blob> = None;
+    for m in rows.iter_mut().filter(|m| m.body.is_empty() && m.bytes > 0) {
+        let blob = match blob.as_mut() {
+            Some(b) => {
+                b.reopen(m.id)?;
+                b
+            }
+            None => {
+                blob.insert(conn.blob_open(rusqlite::MAIN_DB, "memories", "body", m.id, true)?)
+            }
+        };
+        let mut bytes = vec![0u8; limit.min(index::HEAD_BYTES).min(m.bytes)];
+        blob.read_at_exact(&mut bytes, 0)?;
+        m.body = crate::read::whole_chars(&bytes, bytes.len())?;
+    }
+    Ok(rows)
 }
 
 /// SQL that is true when the row aliased `m` is visible from the scope bound at `?1`.
@@ -86,6 +176,7 @@ pub(crate) const LIVE: &str = "(m.superseded_by IS NULL AND m.forgotten_at IS NU
 pub struct Store {
     conn: Connection,
     path: PathBuf,
+    dir: PathBuf,
 }
 
 impl Store {
@@ -95,40 +186,48 @@ impl Store {
     }
 
     /// Open (creating if needed) the store in `dir`: the folder is made private (0700), the file
-    /// 0600, and the schema brought up to date.
+    /// 0600, and the schema brought up to date. Writers wait up to `BUSY` for one another.
     pub fn open(dir: &Path) -> Result<Store> {
-        if !dir.exists() {
-            DirBuilder::new()
-                .recursive(true)
-                .mode(0o700)
-                .create(dir)
-                .with_context(|| format!("could not create the data folder {}", dir.display()))?;
-        }
+        Store::open_waiting(dir, BUSY)
+    }
+
+    /// Open the store for a hook, a short process that must never hold a session up: it waits at
+    /// most `HOOK_BUSY` for a lock, and does not checkpoint on close (copying the write-ahead log
+    /// into the database and syncing it would cost every hook about a millisecond); the hook
+    /// calls `trim_log` when it is done instead.
+    pub fn open_for_hook(dir: &Path) -> Result<Store> {
+        // Opening waits longer: it only ever waits for another process creating or migrating
+        // the store (the write-ahead log lets it read past any other writer), which happens
+        // once, and a hook that gives up then has nothing to show.
+        let store = Store::open_waiting(dir, HOOK_OPEN_BUSY)?;
+        store.conn.busy_timeout(HOOK_BUSY)?;
+        store
+            .conn
+            .set_db_config(DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true)?;
+        Ok(store)
+    }
+
+    fn open_waiting(dir: &Path, busy: Duration) -> Result<Store> {
+        crate::files::private_dir(dir)?;
         let path = dir.join(DB_FILE);
-        if !path.exists() {
-            OpenOptions::new()
-                .write(true)
-                .create_new(true)
-                .mode(0o600)
-                .open(&path)
-                .with_context(|| format!("could not create {}", path.display()))?;
-        } else {
-            let mut perms = std::fs::metadata(&path)
-                .with_context(|| format!("could not read {}", path.display()))?
-                .permissions();
-            if perms.mode() & 0o077 != 0 {
-                perms.set_mode(0o600);
-                std::fs::set_permissions(&path, perms)
-                    .with_context(|| format!("could not make {} private", path.display()))?;
+        crate::files::private_file(&path)?;
+        let mut conn = Connection::open(&path).map_err(|e| explain(e, &path))?;
+        conn.busy_timeout(busy)?;
+        // Turning the log on can fail at once, not waiting, while another process creates the
+        // same new store: it is retried for as long as a lock would be waited for.
+        let started = std::time::Instant::now();
+        loop {
+            match conn.pragma_update_and_check(None, "journal_mode", "wal", |_| Ok(())) {
+                Err(e) if is_busy_error(&e) && started.elapsed() < busy => {
+                    std::thread::sleep(Duration::from_millis(5));
+                }
+                done => {
+                    done.map_err(|e| explain(e, &path))
+                        .context("could not turn on its write-ahead log")?;
+                    break;
+                }
             }
         }
-        let mut conn = Connection::open(&path)
-            .with_context(|| format!("could not open the store {}", path.display()))?;
-        conn.busy_timeout(Duration::from_secs(5))?;
-        conn.pragma_update_and_check(None, "journal_mode", "wal", |_| Ok(()))
-            .with_context(|| {
-                format!("could not open {} (is it a synapse store?)", path.display())
-            })?;
         conn.pragma_update(None, "synchronous", "normal")?;
         // A 64 MiB page cache (an upper bound, not an allocation): bulk imports merge FTS5
         // segments far larger than the default 2 MiB.
@@ -141,34 +240,56 @@ impl Store {
         // that was about a millisecond of parsing and planning again. The store keeps no
         // statistics that bound values could refine a plan with.
         conn.set_db_config(DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG, true)?;
-        schema::migrate(&mut conn, &path)?;
-        Ok(Store { conn, path })
+        schema::migrate(&mut conn, &path)
+            .map_err(|e| explain_any(e, &path))
+            .context("could not check its schema version")?;
+        Ok(Store {
+            conn,
+            path,
+            dir: dir.to_owned(),
+        })
     }
 
-    /// Set the store up for a hook, a short process that must never hold a session up: wait
-    /// at most `busy_ms` for a lock, and do not checkpoint on close (copying the write-ahead log
-    /// into the database and syncing it would cost every hook about a millisecond). The hook
-    /// calls `trim_log` when it is done instead.
-    pub fn for_hook(&self, busy_ms: u64) -> Result<()> {
-        self.conn.busy_timeout(Duration::from_millis(busy_ms))?;
-        self.conn
-            .set_db_config(DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true)?;
-        Ok(())
+    /// Run `change` in one write transaction, committed when it returns `Ok` and rolled back
+    /// otherwise. The transaction takes the write lock as it begins (`BEGIN IMMEDIATE`): a
+    /// deferred one that reads first and then writes cannot wait for a writer ahead of it (its
+    /// snapshot would be stale) and fails at once, however long the busy timeout. First, what the
+    /// spool holds is written, so that it lands before anything newer.
+    pub fn write<T>(&mut self, change: impl FnOnce(&Connection) -> Result<T>) -> Result<T> {
+        spool::drain(self)?;
+        self.write_only(change)
+    }
+
+    /// `write` without draining the spool (the drain itself).
+    fn write_only<T>(&mut self, change: impl FnOnce(&Connection) -> Result<T>) -> Result<T> {
+        let path = self.path.clone();
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(|e| explain(e, &path))?;
+        let out = change(&tx)?;
+        tx.commit().map_err(|e| explain(e, &path))?;
+        Ok(out)
     }
 
     /// Checkpoint the write-ahead log into the database and empty it once it is longer than
     /// `HOOK_LOG_BYTES`. A process that opens the store first reads the whole log back (SQLite
     /// rebuilds its index of the log then), and with one short process after another the log
-    /// would never restart by itself: left alone, it would grow, and every hook with it.
+    /// would never restart by itself: left alone, it would grow, and every hook with it. When
+    /// another process is reading or writing, the checkpoint is left to a later hook.
     pub fn trim_log(&self) -> Result<()> {
         let log = PathBuf::from(format!("{}-wal", self.path.display()));
         let bytes = std::fs::metadata(&log).map_or(0, |m| m.len());
-        if bytes > HOOK_LOG_BYTES {
-            self.conn
-                .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))
-                .with_context(|| format!("could not checkpoint {}", log.display()))?;
+        if bytes <= HOOK_LOG_BYTES {
+            return Ok(());
         }
-        Ok(())
+        match self
+            .conn
+            .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))
+        {
+            Err(e) if is_busy_error(&e) => Ok(()),
+            other => other.with_context(|| format!("could not checkpoint {}", log.display())),
+        }
     }
 
     /// The database file.
@@ -176,27 +297,23 @@ impl Store {
         &self.path
     }
 
+    /// The data folder the store lives in.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
     pub(crate) fn conn(&self) -> &Connection {
         &self.conn
     }
 
-    pub(crate) fn conn_mut(&mut self) -> &mut Connection {
-        &mut self.conn
-    }
-
     /// A memory visible from `scope`, in any state; `None` if missing or out of scope.
     pub fn get(&self, id: i64, scope: &Scope) -> Result<Option<Memory>> {
-        let sql = format!("SELECT {MEMORY_COLUMNS} FROM memories m WHERE {VISIBLE} AND m.id = ?2");
-        Ok(self
-            .conn
-            .query_row(&sql, rusqlite::params![scope.key(), id], Memory::from_row)
-            .optional()?)
+        get(&self.conn, id, scope)
     }
 
     /// Like `get`, but a missing id is an error that names it.
     pub fn require(&self, id: i64, scope: &Scope) -> Result<Memory> {
-        self.get(id, scope)?
-            .with_context(|| format!("no memory {id} in this scope (see `synapse list --all`)"))
+        require_in(&self.conn, id, scope)
     }
 
     /// Memories visible from `scope`, newest first; only live ones unless `all`.
@@ -211,37 +328,81 @@ impl Store {
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
-    /// The newest live memories visible from `scope`.
+    /// The newest live memories visible from `scope`, with their heads (see `Memory::body`).
     pub fn recent(&self, scope: &Scope, limit: usize) -> Result<Vec<Memory>> {
         let sql = format!(
-            "SELECT {MEMORY_COLUMNS} FROM memories m INDEXED BY memories_recent \
+            "SELECT {HEAD_COLUMNS} FROM memories m INDEXED BY memories_recent \
              WHERE {VISIBLE} AND {LIVE} ORDER BY m.created_at DESC, m.id DESC LIMIT ?2"
         );
         let mut stmt = self.conn.prepare_cached(&sql)?;
         let rows = stmt.query_map(
             rusqlite::params![scope.key(), limit as i64],
-            Memory::from_row,
+            Memory::from_head_row,
         )?;
-        Ok(rows.collect::<rusqlite::Result<_>>()?)
+        heads(
+            &self.conn,
+            rows.collect::<rusqlite::Result<_>>()?,
+            index::HEAD_BYTES,
+        )
     }
 
-    /// Live memories by id, in the order asked, skipping any not visible or not live. One
-    /// statement for the whole list (recall asks for a hundred or more candidates at once); the
-    /// `CROSS JOIN` keeps SQLite walking the list and looking each id up, in order.
+    /// Live memories by id with their heads (see `Memory::body`), in the order asked, skipping
+    /// any not visible or not live. One statement for the whole list (recall asks for a hundred
+    /// or more candidates at once); the `CROSS JOIN` keeps SQLite walking the list and looking
+    /// each id up, in order.
     pub fn live_by_ids(&self, ids: &[i64], scope: &Scope) -> Result<Vec<Memory>> {
+        self.live_openings_by_ids(ids, scope, index::HEAD_BYTES)
+    }
+
+    /// `live_by_ids`, reading at most the first `bytes` of each body: drift compares the
+    /// openings of many memories.
+    pub fn live_openings_by_ids(
+        &self,
+        ids: &[i64],
+        scope: &Scope,
+        bytes: usize,
+    ) -> Result<Vec<Memory>> {
         if ids.is_empty() {
             return Ok(Vec::new());
         }
         let sql = format!(
-            "SELECT {MEMORY_COLUMNS} FROM json_each(?2) AS asked CROSS JOIN memories m \
+            "SELECT {HEAD_COLUMNS} FROM json_each(?2) AS asked CROSS JOIN memories m \
              ON m.id = asked.value WHERE {VISIBLE} AND {LIVE} ORDER BY asked.key"
         );
         let mut stmt = self.conn.prepare_cached(&sql)?;
         let rows = stmt.query_map(
             rusqlite::params![scope.key(), serde_json::to_string(ids)?],
-            Memory::from_row,
+            Memory::from_head_row,
         )?;
-        Ok(rows.collect::<rusqlite::Result<_>>()?)
+        heads(&self.conn, rows.collect::<rusqlite::Result<_>>()?, bytes)
+    }
+
+    /// The live memories visible from `scope`, newest first, with their heads (see
+    /// `Memory::body`): what a drift audit reads.
+    pub fn live_heads(&self, scope: &Scope) -> Result<Vec<Memory>> {
+        let sql = format!(
+            "SELECT {HEAD_COLUMNS} FROM memories m WHERE {VISIBLE} AND {LIVE} \
+             ORDER BY m.created_at DESC, m.id DESC"
+        );
+        let mut stmt = self.conn.prepare(&sql)?;
+        let rows = stmt.query_map([scope.key()], Memory::from_head_row)?;
+        heads(
+            &self.conn,
+            rows.collect::<rusqlite::Result<_>>()?,
+            index::HEAD_BYTES,
+        )
+    }
+
+    /// One memory visible from `scope`, in any state, with its head (see `Memory::body`).
+    pub fn head(&self, id: i64, scope: &Scope) -> Result<Memory> {
+        let sql = format!("SELECT {HEAD_COLUMNS} FROM memories m WHERE {VISIBLE} AND m.id = ?2");
+        let row = self
+            .conn
+            .prepare_cached(&sql)?
+            .query_row(rusqlite::params![scope.key(), id], Memory::from_head_row)
+            .optional()?
+            .with_context(|| format!("no memory {id} in this scope (see `synapse list --all`)"))?;
+        Ok(heads(&self.conn, vec![row], index::HEAD_BYTES)?.remove(0))
     }
 
     /// Run `read` in one read transaction. Each statement outside a transaction is one of its
@@ -272,6 +433,93 @@ impl Store {
         let sql = format!("SELECT count(*) FROM memories m WHERE {VISIBLE} AND {LIVE}");
         Ok(self.conn.query_row(&sql, [scope.key()], |r| r.get(0))?)
     }
+}
+
+/// A memory visible from `scope`, in any state, read on `conn` (a transaction's, say).
+pub(crate) fn get(conn: &Connection, id: i64, scope: &Scope) -> Result<Option<Memory>> {
+    let sql = format!("SELECT {MEMORY_COLUMNS} FROM memories m WHERE {VISIBLE} AND m.id = ?2");
+    Ok(conn
+        .prepare_cached(&sql)?
+        .query_row(rusqlite::params![scope.key(), id], Memory::from_row)
+        .optional()?)
+}
+
+/// `get`, with a missing id an error that names it.
+pub(crate) fn require_in(conn: &Connection, id: i64, scope: &Scope) -> Result<Memory> {
+    get(conn, id, scope)?
+        .with_context(|| format!("no memory {id} in this scope (see `synapse list --all`)"))
+}
+
+/// Whether an error (anywhere in its chain) is SQLite saying another process holds the lock
+/// it waited for: the one failure a hook answers by spooling its write.
+pub fn is_busy(error: &anyhow::Error) -> bool {
+    error.chain().any(|cause| {
+        cause
+            .downcast_ref::<rusqlite::Error>()
+            .is_some_and(is_busy_error)
+    })
+}
+
+fn is_busy_error(error: &rusqlite::Error) -> bool {
+    matches!(
+        error.sqlite_error_code(),
+        Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked)
+    )
+}
+
+/// An SQLite error on the store at `path`, said the way a user can act on: what happened, not a
+/// guess at why.
+fn explain(error: rusqlite::Error, path: &Path) -> anyhow::Error {
+    let context = error
+        .sqlite_error_code()
+        .and_then(|code| said(code, path))
+        .unwrap_or_else(|| format!("store {}", path.display()));
+    anyhow::Error::new(error).context(context)
+}
+
+/// `explain` for an error that may wrap an SQLite one (migrations add their own context).
+fn explain_any(error: anyhow::Error, path: &Path) -> anyhow::Error {
+    let context = error
+        .chain()
+        .find_map(|c| c.downcast_ref::<rusqlite::Error>())
+        .and_then(rusqlite::Error::sqlite_error_code)
+        .and_then(|code| said(code, path));
+    match context {
+        Some(context) => error.context(context),
+        None => error,
+    }
+}
+
+/// What an SQLite result code means for the store at `path`, when it means something a user can
+/// act on.
+fn said(code: ErrorCode, path: &Path) -> Option<String> {
+    let shown = path.display();
+    Some(match code {
+        ErrorCode::DiskFull => format!("the disk holding {shown} is full; free some space"),
+        ErrorCode::ReadOnly => format!(
+            "{shown} is read-only: Synapse needs to write it and its folder (check the \
+             permissions, or point SYNAPSE_DATA at a writable folder)"
+        ),
+        ErrorCode::CannotOpen => format!(
+            "could not open {shown}: its folder must exist and be writable (check the \
+             permissions, or point SYNAPSE_DATA at another folder)"
+        ),
+        ErrorCode::PermissionDenied => format!("permission denied on {shown}"),
+        ErrorCode::NotADatabase => format!(
+            "{shown} is not an SQLite database; move it away or point SYNAPSE_DATA at another \
+             folder"
+        ),
+        ErrorCode::DatabaseCorrupt => format!(
+            "{shown} is damaged; `sqlite3 {shown} .recover` may save its contents, and a backup \
+             may sit beside it (synapse.db.vN.bak)"
+        ),
+        ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked => format!(
+            "{shown} is busy: another Synapse process (an import?) held its write lock longer \
+             than this one could wait; try again when it is done"
+        ),
+        ErrorCode::SystemIoFailure => format!("reading or writing {shown} failed (I/O error)"),
+        _ => return None,
+    })
 }
 
 /// Today's date in UTC, `YYYY-MM-DD` (for sources and log lines).

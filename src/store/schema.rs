@@ -6,8 +6,10 @@
 
 use std::path::Path;
 
+use std::os::unix::fs::OpenOptionsExt;
+
 use anyhow::{bail, Context, Result};
-use rusqlite::Connection;
+use rusqlite::{Connection, TransactionBehavior};
 
 /// Migration N (1-based) is `MIGRATIONS[N - 1]`.
 const MIGRATIONS: &[&str] = &[
@@ -76,47 +78,131 @@ const MIGRATIONS: &[&str] = &[
         PRIMARY KEY (session, memory_id)
     ) WITHOUT ROWID;
     "#,
+    // 5: the keys of spooled writes already applied (`spool`), so that a spool a crash left in
+    // place is never applied twice.
+    r#"
+    CREATE TABLE drained (
+        key TEXT PRIMARY KEY,
+        at  INTEGER NOT NULL
+    ) WITHOUT ROWID;
+    "#,
+    // 6: the body moves to the end of each row. SQLite stores a long value across overflow
+    // pages and reaches the columns after it by walking them, so a 4 MiB memory made every
+    // search that matched it read a thousand pages to learn its project. Long bodies are
+    // indexed by their head from now on (`index`); `index_heads_v6` re-indexes those that were
+    // indexed whole.
+    r#"
+    CREATE TABLE memories_v6 (
+        id            INTEGER PRIMARY KEY,
+        project       TEXT,
+        source        TEXT NOT NULL DEFAULT '',
+        created_at    INTEGER NOT NULL,
+        updated_at    INTEGER NOT NULL,
+        superseded_by INTEGER REFERENCES memories(id),
+        forgotten_at  INTEGER,
+        folded        INTEGER,
+        body          TEXT NOT NULL
+    );
+    INSERT INTO memories_v6(id, project, source, created_at, updated_at, superseded_by,
+                            forgotten_at, folded, body)
+        SELECT id, project, source, created_at, updated_at, superseded_by, forgotten_at,
+               folded, body FROM memories;
+    DROP TABLE memories;
+    ALTER TABLE memories_v6 RENAME TO memories;
+    CREATE INDEX memories_recent ON memories(created_at, id)
+        WHERE superseded_by IS NULL AND forgotten_at IS NULL;
+    CREATE INDEX memories_project ON memories(project, id);
+    CREATE INDEX memories_folded ON memories(project, folded);
+    "#,
 ];
 
 /// The schema version this build writes.
 pub const LATEST: i64 = MIGRATIONS.len() as i64;
 
 /// Bring the database at `path` (already open as `conn`) up to `LATEST`.
+///
+/// Many processes may open a store at once (a new session starts three hooks, and several
+/// sessions may start together), so each step takes the write lock first and reads the version
+/// again under it: the first process migrates, the others wait, then find nothing left to do.
 pub fn migrate(conn: &mut Connection, path: &Path) -> Result<()> {
-    let version: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
+    let version = user_version(conn)?;
+    refuse_newer(version, path)?;
+    if version == LATEST {
+        return Ok(());
+    }
+    if version > 0 {
+        backup(conn, path)?;
+    }
+    loop {
+        let version = user_version(conn)?;
+        refuse_newer(version, path)?;
+        if version == LATEST {
+            return Ok(());
+        }
+        let next = version + 1;
+        // A step that rebuilds a table must not have its rows' references checked half-way;
+        // the setting only takes effect outside a transaction, and the step checks them itself.
+        let rebuilds = next == 6;
+        if rebuilds {
+            conn.pragma_update(None, "foreign_keys", "off")?;
+        }
+        let stepped = step(conn, version, path);
+        if rebuilds {
+            conn.pragma_update(None, "foreign_keys", "on")?;
+        }
+        stepped.with_context(|| format!("migration {next} failed on {}", path.display()))?;
+    }
+}
+
+/// Run the migration after `version`, unless another process did so first.
+fn step(conn: &mut Connection, version: i64, path: &Path) -> Result<()> {
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let now = user_version(&tx)?;
+    if now != version {
+        return Ok(());
+    }
+    if version == 0 {
+        let tables: i64 = tx.query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0))?;
+        if tables > 0 {
+            bail!(
+                "{} is an SQLite file but not a synapse store (it has tables and no schema \
+                 version); move it away or point SYNAPSE_DATA at another folder",
+                path.display()
+            );
+        }
+    }
+    let next = version + 1;
+    tx.execute_batch(MIGRATIONS[version as usize])?;
+    match next {
+        3 => backfill_folded(&tx)?,
+        6 => {
+            index_heads_v6(&tx)?;
+            let broken: i64 =
+                tx.query_row("SELECT count(*) FROM pragma_foreign_key_check", [], |r| {
+                    r.get(0)
+                })?;
+            if broken > 0 {
+                bail!("{broken} references no longer hold after rebuilding the memories table");
+            }
+        }
+        _ => {}
+    }
+    tx.pragma_update(None, "user_version", next)?;
+    tx.commit()?;
+    Ok(())
+}
+
+fn user_version(conn: &Connection) -> Result<i64> {
+    Ok(conn.pragma_query_value(None, "user_version", |r| r.get(0))?)
+}
+
+fn refuse_newer(version: i64, path: &Path) -> Result<()> {
     if version > LATEST {
         bail!(
             "{} has schema version {version}, newer than this synapse understands ({LATEST}); \
              upgrade synapse, or point SYNAPSE_DATA at another folder",
             path.display()
         );
-    }
-    if version == LATEST {
-        return Ok(());
-    }
-    if version == 0 {
-        let tables: i64 = conn.query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0))?;
-        if tables > 0 {
-            bail!(
-                "{} is an SQLite file but not a synapse store (it has tables and no schema version); \
-                 move it away or point SYNAPSE_DATA at another folder",
-                path.display()
-            );
-        }
-    } else {
-        backup(conn, path, version)?;
-    }
-    for (index, sql) in MIGRATIONS.iter().enumerate().skip(version as usize) {
-        let next = index as i64 + 1;
-        let tx = conn.transaction()?;
-        tx.execute_batch(sql)
-            .with_context(|| format!("migration {next} failed on {}", path.display()))?;
-        if next == 3 {
-            backfill_folded(&tx)
-                .with_context(|| format!("migration {next} failed on {}", path.display()))?;
-        }
-        tx.pragma_update(None, "user_version", next)?;
-        tx.commit()?;
     }
     Ok(())
 }
@@ -134,17 +220,86 @@ fn backfill_folded(conn: &Connection) -> Result<()> {
     Ok(())
 }
 
-/// Copy the whole database aside (`synapse.db.v1.bak`) before changing its schema.
-fn backup(conn: &Connection, path: &Path, version: i64) -> Result<()> {
-    let target = path.with_extension(format!("db.v{version}.bak"));
-    if target.exists() {
-        std::fs::remove_file(&target)
-            .with_context(|| format!("could not replace the old backup {}", target.display()))?;
+/// The part of a body migration 6 indexes: the longest prefix of at most 8 KiB that ends on a
+/// character boundary. Frozen with the migration; `index::head` is the live rule.
+pub(crate) fn head_v6(body: &str) -> &str {
+    let mut end = body.len().min(8 << 10);
+    while !body.is_char_boundary(end) {
+        end -= 1;
     }
-    let target_text = target
-        .to_str()
-        .with_context(|| format!("backup path {} is not UTF-8", target.display()))?;
-    conn.execute("VACUUM INTO ?1", [target_text])
-        .with_context(|| format!("could not back up {} before migrating", path.display()))?;
+    body.get(..end).unwrap_or("")
+}
+
+/// Migration 6: live memories longer than their indexed head were indexed whole; index their
+/// head instead, as every write now does.
+fn index_heads_v6(conn: &Connection) -> Result<()> {
+    let long: Vec<(i64, String, String)> = conn
+        .prepare(
+            "SELECT id, body, source FROM memories WHERE octet_length(body) > 8192 \
+             AND superseded_by IS NULL AND forgotten_at IS NULL",
+        )?
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+        .collect::<rusqlite::Result<_>>()?;
+    for (id, body, source) in long {
+        let head = head_v6(&body);
+        conn.execute(
+            "INSERT INTO memory(memory, rowid, body, source) VALUES ('delete', ?1, ?2, ?3)",
+            rusqlite::params![id, body, source],
+        )?;
+        conn.execute(
+            "INSERT INTO memorygram(memorygram, rowid, body) VALUES ('delete', ?1, ?2)",
+            rusqlite::params![id, body],
+        )?;
+        conn.execute(
+            "INSERT INTO memory(rowid, body, source) VALUES (?1, ?2, ?3)",
+            rusqlite::params![id, head, source],
+        )?;
+        conn.execute(
+            "INSERT INTO memorygram(rowid, body) VALUES (?1, ?2)",
+            rusqlite::params![id, head],
+        )?;
+    }
     Ok(())
+}
+
+/// Copy the whole database aside (`synapse.db.vN.bak`, N its schema version) before changing
+/// its schema. The copy is made under a name of this process's own, private from the start, and
+/// renamed into place when whole; a copy of a store another process has already migrated is
+/// dropped (that process kept its own).
+fn backup(conn: &Connection, path: &Path) -> Result<()> {
+    let temp = path.with_extension(format!("db.{}.bak-tmp", std::process::id()));
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(0o600)
+        .open(&temp)
+        .with_context(|| format!("could not create the backup {}", temp.display()))?;
+    let temp_text = temp
+        .to_str()
+        .with_context(|| format!("backup path {} is not UTF-8", temp.display()))?;
+    let copied = conn
+        .execute("VACUUM INTO ?1", [temp_text])
+        .with_context(|| format!("could not back up {} before migrating", path.display()))
+        .and_then(|_| {
+            let copy = Connection::open(&temp)?;
+            user_version(&copy)
+        });
+    let version = match copied {
+        Ok(version) => version,
+        Err(e) => {
+            remove(&temp)?;
+            return Err(e);
+        }
+    };
+    if version == LATEST {
+        return remove(&temp);
+    }
+    let target = path.with_extension(format!("db.v{version}.bak"));
+    std::fs::rename(&temp, &target)
+        .with_context(|| format!("could not move the backup into {}", target.display()))
+}
+
+fn remove(path: &Path) -> Result<()> {
+    std::fs::remove_file(path).with_context(|| format!("could not remove {}", path.display()))
 }

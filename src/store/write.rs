@@ -1,13 +1,21 @@
 //! Writes: remember, supersede, forget, restore. Each runs in one transaction (the triggers of
 //! `schema` keep both indexes in step inside it) and leaves a history entry.
 
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 use rusqlite::{Connection, OptionalExtension};
+use serde::Serialize;
 
 use super::history::{self, Action};
 use super::index;
-use super::{now, Scope, Store};
+use super::{now, Memory, Scope, Store};
 use crate::drift::duplicate::hash;
+use crate::secrets::{self, Secrets};
+
+/// The largest memory, in bytes of UTF-8. A memory is a note, not an archive: 16 MiB holds a
+/// long log or a whole design document, and stays well inside what one SQLite value, one hook
+/// payload and one read of standard input can carry. Search and drift look at its first
+/// `index::HEAD_BYTES`; `read` pages through all of it.
+pub const MAX_BODY_BYTES: usize = 16 << 20;
 
 /// A memory about to be stored.
 #[derive(Clone, Debug, Default)]
@@ -18,29 +26,56 @@ pub struct NewMemory {
     pub project: Option<String>,
     /// Seconds since the epoch; `None` means now.
     pub created_at: Option<i64>,
+    /// Whether every secret `secrets::mask` finds becomes a marker (the default), or the body is
+    /// stored as given (`--allow-secrets`).
+    pub secrets: Secrets,
 }
 
-/// What `remember` did.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Remembered {
-    /// Stored under this new id.
-    Stored(i64),
-    /// The same body is already live in the same scope under this id; nothing was stored.
-    Duplicate(i64),
+/// What storing a memory did.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Remembered {
+    /// The new memory, or the live one it repeats.
+    pub id: i64,
+    /// The same body was already live in the same scope under `id`; nothing was stored.
+    pub duplicate: bool,
+    /// The secrets masked in the body before it was stored (or compared, for a duplicate).
+    pub masked: Vec<secrets::Found>,
 }
 
 impl Remembered {
-    pub fn id(self) -> i64 {
-        match self {
-            Remembered::Stored(id) | Remembered::Duplicate(id) => id,
+    pub fn id(&self) -> i64 {
+        self.id
+    }
+
+    /// One line on the secrets masked, if any: "masked 2 secrets (github token, password) as
+    /// [secret]".
+    pub fn masked_line(&self) -> Option<String> {
+        if self.masked.is_empty() {
+            return None;
         }
+        let kinds: Vec<&str> = self.masked.iter().map(|f| f.kind).collect();
+        Some(format!(
+            "masked {} secret{} ({}) as {}",
+            kinds.len(),
+            if kinds.len() == 1 { "" } else { "s" },
+            kinds.join(", "),
+            secrets::MARKER
+        ))
     }
 }
 
-/// Refuse bodies that would store nothing useful.
+/// Refuse bodies that would store nothing useful, or more than a memory may hold.
 pub(crate) fn check_body(body: &str) -> Result<()> {
     if body.trim().is_empty() {
         bail!("the memory text is empty; give the text as an argument or on standard input");
+    }
+    if body.len() > MAX_BODY_BYTES {
+        bail!(
+            "the memory text is {} bytes, more than a memory may hold ({} MiB); store a summary \
+             and keep the whole text in a file the memory names",
+            body.len(),
+            MAX_BODY_BYTES >> 20
+        );
     }
     Ok(())
 }
@@ -66,11 +101,60 @@ pub(crate) fn live_duplicate(
         .optional()?)
 }
 
-/// Insert one row (its body's `duplicate::hash` is `folded`) and its history entry; returns the
-/// new id.
-pub(crate) fn insert(
+/// Store `memory` (inside the caller's write transaction) unless the same body is already live in
+/// its scope: the one way a new body enters the store, so every write path masks secrets the
+/// same way and refuses the same bodies.
+pub(crate) fn store_new(
     conn: &Connection,
     memory: &NewMemory,
+    action: Action,
+) -> Result<Remembered> {
+    let masked = masked_body(memory)?;
+    let folded = hash(&masked.text);
+    let project = memory.project.as_deref();
+    if let Some(id) = live_duplicate(conn, project, &masked.text, folded, None)? {
+        return Ok(Remembered {
+            id,
+            duplicate: true,
+            masked: masked.found,
+        });
+    }
+    let id = insert(conn, memory, &masked.text, folded, action)?;
+    Ok(Remembered {
+        id,
+        duplicate: false,
+        masked: masked.found,
+    })
+}
+
+/// Store `memory` as a new row whatever else is live (an import's superseded or forgotten
+/// memories), masked like every other body; returns the new id.
+pub(crate) fn store_copy(conn: &Connection, memory: &NewMemory, action: Action) -> Result<i64> {
+    let masked = masked_body(memory)?;
+    insert(conn, memory, &masked.text, hash(&masked.text), action)
+}
+
+/// The body as it will be stored: checked, and with its secrets masked unless allowed.
+fn masked_body(memory: &NewMemory) -> Result<secrets::Masked> {
+    check_body(&memory.body)?;
+    let masked = if memory.secrets == Secrets::Allow {
+        secrets::Masked {
+            text: memory.body.clone(),
+            found: Vec::new(),
+        }
+    } else {
+        secrets::mask(&memory.body)
+    };
+    check_body(&masked.text)?;
+    Ok(masked)
+}
+
+/// Insert one row with `body` (whose `duplicate::hash` is `folded`) and its history entry;
+/// returns the new id.
+fn insert(
+    conn: &Connection,
+    memory: &NewMemory,
+    body: &str,
     folded: i64,
     action: Action,
 ) -> Result<i64> {
@@ -81,7 +165,7 @@ pub(crate) fn insert(
          VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
     )?
     .execute(rusqlite::params![
-        memory.body,
+        body,
         memory.source,
         memory.project,
         created,
@@ -89,7 +173,7 @@ pub(crate) fn insert(
         folded
     ])?;
     let id = conn.last_insert_rowid();
-    index::add(conn, id, &memory.body, &memory.source)?;
+    index::add(conn, id, body, &memory.source)?;
     history::record(conn, id, at, action, None)?;
     Ok(id)
 }
@@ -128,6 +212,15 @@ fn mark_superseded(conn: &Connection, old: i64, new: i64) -> Result<()> {
     history::record(conn, old, at, Action::Supersede, Some(new))
 }
 
+/// A memory visible from `scope` that must exist and be live.
+fn require_live(conn: &Connection, id: i64, scope: &Scope) -> Result<Memory> {
+    let m = super::require_in(conn, id, scope)?;
+    if !m.is_live() {
+        bail!("memory {id} is already superseded or forgotten; restore it first");
+    }
+    Ok(m)
+}
+
 impl Store {
     /// Store a memory unless the same body is already live in its scope; mark `supersedes` as
     /// replaced by it in the same transaction. Every id in `supersedes` must be live and visible
@@ -139,27 +232,19 @@ impl Store {
         visible: &Scope,
     ) -> Result<Remembered> {
         check_body(&memory.body)?;
-        for &old in supersedes {
-            let m = self.require(old, visible)?;
-            if !m.is_live() {
-                bail!("memory {old} is already superseded or forgotten; restore it first");
+        self.write(|conn| {
+            for &old in supersedes {
+                require_live(conn, old, visible)?;
             }
-        }
-        let tx = self.conn_mut().transaction()?;
-        let folded = hash(&memory.body);
-        let project = memory.project.as_deref();
-        let outcome = match live_duplicate(&tx, project, &memory.body, folded, None)? {
-            Some(id) => Remembered::Duplicate(id),
-            None => Remembered::Stored(insert(&tx, memory, folded, Action::Remember)?),
-        };
-        for &old in supersedes {
-            if old == outcome.id() {
-                bail!("memory {old} cannot supersede itself");
+            let outcome = store_new(conn, memory, Action::Remember)?;
+            for &old in supersedes {
+                if old == outcome.id {
+                    bail!("memory {old} cannot supersede itself");
+                }
+                mark_superseded(conn, old, outcome.id)?;
             }
-            mark_superseded(&tx, old, outcome.id())?;
-        }
-        tx.commit()?;
-        Ok(outcome)
+            Ok(outcome)
+        })
     }
 
     /// Mark `old` as replaced by `new`; both must be live and visible.
@@ -167,60 +252,54 @@ impl Store {
         if old == new {
             bail!("memory {old} cannot supersede itself");
         }
-        for id in [old, new] {
-            if !self.require(id, scope)?.is_live() {
-                bail!("memory {id} is already superseded or forgotten; restore it first");
-            }
-        }
-        let tx = self.conn_mut().transaction()?;
-        mark_superseded(&tx, old, new)?;
-        tx.commit()?;
-        Ok(())
+        self.write(|conn| {
+            require_live(conn, old, scope)?;
+            require_live(conn, new, scope)?;
+            mark_superseded(conn, old, new)
+        })
     }
 
     /// Hide a memory from recall and reading; `restore` brings it back.
     pub fn forget(&mut self, id: i64, scope: &Scope) -> Result<()> {
-        let m = self.require(id, scope)?;
-        if m.forgotten_at.is_some() {
-            bail!("memory {id} is already forgotten");
-        }
-        let tx = self.conn_mut().transaction()?;
-        let at = now();
-        set_state(&tx, id, m.superseded_by, Some(at), at)?;
-        history::record(&tx, id, at, Action::Forget, None)?;
-        tx.commit()?;
-        Ok(())
+        self.write(|conn| {
+            let m = super::require_in(conn, id, scope)?;
+            if m.forgotten_at.is_some() {
+                bail!("memory {id} is already forgotten");
+            }
+            let at = now();
+            set_state(conn, id, m.superseded_by, Some(at), at)?;
+            history::record(conn, id, at, Action::Forget, None)
+        })
     }
 
     /// Undo the latest hiding of a memory: a forget first, else a supersede. Returns what was
     /// undone.
     pub fn restore(&mut self, id: i64, scope: &Scope) -> Result<&'static str> {
-        let m = self.require(id, scope)?;
-        let tx = self.conn_mut().transaction()?;
-        let at = now();
-        let undone = if m.forgotten_at.is_some() {
-            set_state(&tx, id, m.superseded_by, None, at)?;
-            history::record(&tx, id, at, Action::RestoreForget, None)?;
-            "forget"
-        } else if let Some(by) = m.superseded_by {
-            set_state(&tx, id, None, None, at)?;
-            history::record(&tx, id, at, Action::RestoreSupersede, Some(by))?;
-            "supersede"
-        } else {
-            bail!("memory {id} is live: there is nothing to restore");
-        };
-        // Restoring could make two live copies of one body; refuse rather than repeat it.
-        let live_again = m.forgotten_at.is_none() || m.superseded_by.is_none();
-        if live_again {
-            let folded = hash(&m.body);
-            if let Some(dup) = live_duplicate(&tx, m.project.as_deref(), &m.body, folded, Some(id))?
-            {
-                bail!("memory {id} would repeat live memory {dup} exactly; forget {dup} first");
+        self.write(|conn| {
+            let m = super::require_in(conn, id, scope)?;
+            let at = now();
+            let undone = if m.forgotten_at.is_some() {
+                set_state(conn, id, m.superseded_by, None, at)?;
+                history::record(conn, id, at, Action::RestoreForget, None)?;
+                "forget"
+            } else if let Some(by) = m.superseded_by {
+                set_state(conn, id, None, None, at)?;
+                history::record(conn, id, at, Action::RestoreSupersede, Some(by))?;
+                "supersede"
+            } else {
+                bail!("memory {id} is live: there is nothing to restore");
+            };
+            // Restoring could make two live copies of one body; refuse rather than repeat it.
+            let live_again = m.forgotten_at.is_none() || m.superseded_by.is_none();
+            if live_again {
+                let folded = hash(&m.body);
+                let project = m.project.as_deref();
+                if let Some(dup) = live_duplicate(conn, project, &m.body, folded, Some(id))? {
+                    bail!("memory {id} would repeat live memory {dup} exactly; forget {dup} first");
+                }
             }
-        }
-        tx.commit()
-            .with_context(|| format!("could not restore memory {id}"))?;
-        Ok(undone)
+            Ok(undone)
+        })
     }
 }
 
@@ -244,7 +323,7 @@ mod tests {
         let first = store.remember(&note("same"), &[], &scope).unwrap().id();
         store.forget(first, &scope).unwrap();
         let second = store.remember(&note("same"), &[], &scope).unwrap();
-        assert!(matches!(second, Remembered::Stored(id) if id != first));
+        assert!(!second.duplicate && second.id != first);
         let err = store.restore(first, &scope).unwrap_err().to_string();
         assert!(err.contains("would repeat"), "{err}");
         assert!(store

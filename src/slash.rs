@@ -1,0 +1,220 @@
+//! The slash commands that take text (`/synapse:remember`, `/synapse:recall`, `/synapse:read`,
+//! `/synapse:forget`), run on the prompt exactly as the user typed it.
+//!
+//! Claude Code substitutes a command's arguments raw into the shell line of its markdown file,
+//! so quotes, `$VAR`, backticks, `;` and globs in them were the shell's to interpret: an
+//! apostrophe broke the command, `$HOME` was expanded, a backtick could run a program. The
+//! UserPromptSubmit hook, though, receives every prompt as typed, slash commands included, as a
+//! JSON string with no shell in between. So the hook runs these commands itself (see
+//! `hook::prompt_submit`) and prints the answer as context for the model; their markdown files
+//! run nothing and ask the model to report what the hook said.
+
+use anyhow::Result;
+
+use crate::config::Budget;
+use crate::drift::{self, Partners};
+use crate::recall::{self, Options};
+use crate::store::spool::{self, Entry};
+use crate::store::write::NewMemory;
+use crate::store::{is_busy, Scope, Store};
+
+/// The prefix of this plugin's commands in a prompt.
+const PREFIX: &str = "/synapse:";
+
+/// A command typed at the start of a prompt.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Command<'a> {
+    pub verb: Verb,
+    /// Everything after the command name and the one space (or line break) that ends it.
+    pub text: &'a str,
+}
+
+/// The commands the hook runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verb {
+    Remember,
+    Recall,
+    Read,
+    Forget,
+}
+
+impl Verb {
+    fn name(self) -> &'static str {
+        match self {
+            Verb::Remember => "remember",
+            Verb::Recall => "recall",
+            Verb::Read => "read",
+            Verb::Forget => "forget",
+        }
+    }
+}
+
+/// The command a prompt starts with, if it is one of these; `None` for any other prompt (other
+/// commands, such as `/synapse:drift`, take no text and run from their markdown file).
+pub fn parse(prompt: &str) -> Option<Command<'_>> {
+    let rest = prompt.strip_prefix(PREFIX)?;
+    let name_end = rest.find(|c: char| c.is_whitespace()).unwrap_or(rest.len());
+    let (name, tail) = rest.split_at_checked(name_end)?;
+    let verb = [Verb::Remember, Verb::Recall, Verb::Read, Verb::Forget]
+        .into_iter()
+        .find(|v| v.name() == name)?;
+    let mut chars = tail.chars();
+    let text = match chars.next() {
+        Some(' ' | '\t' | '\n') => chars.as_str(),
+        Some('\r') => chars.as_str().strip_prefix('\n').unwrap_or(chars.as_str()),
+        _ => tail,
+    };
+    Some(Command { verb, text })
+}
+
+/// Run `command` and say what happened, for the model to read. A request that cannot be done
+/// (an id that is not there, an empty text) is answered, not failed; only the store failing is
+/// an error.
+pub fn run(store: &mut Store, scope: &Scope, command: &Command, budget: Budget) -> Result<String> {
+    let name = command.verb.name();
+    let said = match command.verb {
+        Verb::Remember => remember(store, scope, command.text)?,
+        Verb::Recall => recall(store, scope, command.text, budget)?,
+        Verb::Read => read(store, scope, command.text, budget)?,
+        Verb::Forget => forget(store, scope, command.text)?,
+    };
+    Ok(format!(
+        "Synapse ran /synapse:{name} on the text exactly as typed:\n{said}\n"
+    ))
+}
+
+fn remember(store: &mut Store, scope: &Scope, text: &str) -> Result<String> {
+    if let Err(e) = crate::store::write::check_body(text) {
+        return Ok(format!("nothing stored: {e:#}"));
+    }
+    let memory = NewMemory {
+        body: text.to_owned(),
+        source: format!("slash-command {}", crate::store::today()),
+        project: scope.key().map(str::to_owned),
+        ..NewMemory::default()
+    };
+    let outcome = match store.remember(&memory, &[], scope) {
+        Ok(outcome) => outcome,
+        Err(e) if is_busy(&e) => {
+            // Masked before it touches the disk, as the store would mask it.
+            spool::append(
+                store.dir(),
+                Entry::Remember {
+                    body: crate::secrets::mask(text).text,
+                    source: memory.source,
+                    project: memory.project,
+                    created_at: crate::store::now(),
+                },
+            )?;
+            return Ok(
+                "the store is busy (another process holds it); the text waits in \
+                       Synapse's spool and is stored with the next write"
+                    .to_owned(),
+            );
+        }
+        Err(e) => return Err(e),
+    };
+    let id = outcome.id;
+    let mut lines = vec![if outcome.duplicate {
+        format!("already remembered as memory {id}; nothing stored")
+    } else {
+        format!("remembered as memory {id}")
+    }];
+    lines.extend(outcome.masked_line());
+    if !outcome.duplicate {
+        let stored = store.head(id, scope)?;
+        let findings = drift::check(store, scope, &[stored], Partners::Older)?;
+        lines.extend(findings.iter().map(|f| f.about_new(id)));
+    }
+    Ok(lines.join("\n"))
+}
+
+fn recall(store: &Store, scope: &Scope, query: &str, budget: Budget) -> Result<String> {
+    let options = Options {
+        budget,
+        ..Options::default()
+    };
+    let found = recall::recall(store, scope, query, &options)?;
+    let now = crate::store::now();
+    Ok(crate::inject::recall_block(query, &found, now))
+}
+
+fn read(store: &Store, scope: &Scope, args: &str, budget: Budget) -> Result<String> {
+    let words: Vec<&str> = args
+        .split_whitespace()
+        .filter(|w| *w != "--offset")
+        .collect();
+    let (id, offset) = match words.as_slice() {
+        [id] => (id.parse::<i64>().ok(), Some(0)),
+        [id, offset] => (id.parse::<i64>().ok(), offset.parse::<usize>().ok()),
+        _ => (None, None),
+    };
+    let (Some(id), Some(offset)) = (id, offset) else {
+        return Ok(format!(
+            "nothing read: expected a memory id and an optional byte offset, like \
+             `/synapse:read 12` or `/synapse:read 12 6000`, not {args:?}"
+        ));
+    };
+    let page = match crate::read::read(store, scope, id, offset, budget.page_bytes()) {
+        Ok(Some(page)) => page,
+        Ok(None) => {
+            return Ok(format!(
+                "no readable memory {id} in this project (it may be missing, superseded or \
+                 forgotten)"
+            ))
+        }
+        Err(e) => return Ok(format!("nothing read: {e:#}")),
+    };
+    let end = page.offset + page.body.len();
+    let more = match page.next {
+        Some(next) => format!("more: /synapse:read {id} {next}"),
+        None => "the end".to_owned(),
+    };
+    Ok(format!(
+        "memory {id}, bytes {}..{end} of {}, exactly as stored (source: {}):\n{}\n--- {more}",
+        page.offset, page.total, page.source, page.body
+    ))
+}
+
+fn forget(store: &mut Store, scope: &Scope, args: &str) -> Result<String> {
+    let ids: Vec<Option<i64>> = args.split_whitespace().map(|w| w.parse().ok()).collect();
+    if ids.is_empty() || ids.iter().any(Option::is_none) {
+        return Ok(format!(
+            "nothing forgotten: expected memory ids, like `/synapse:forget 12`, not {args:?}"
+        ));
+    }
+    let mut lines = Vec::new();
+    for id in ids.into_iter().flatten() {
+        lines.push(match store.forget(id, scope) {
+            Ok(()) => {
+                format!("forgot {id} (hidden, not deleted: `synapse restore {id}` undoes it)")
+            }
+            Err(e) if is_busy(&e) => return Err(e),
+            Err(e) => format!("could not forget {id}: {e:#}"),
+        });
+    }
+    Ok(lines.join("\n"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_text_is_everything_after_the_command_and_one_space() {
+        let typed = "/synapse:remember  We don't retry 4xx; $HOME `id` *.rs\nsecond line ";
+        assert_eq!(
+            parse(typed),
+            Some(Command {
+                verb: Verb::Remember,
+                text: " We don't retry 4xx; $HOME `id` *.rs\nsecond line "
+            })
+        );
+        assert_eq!(parse("/synapse:recall\nwebhooks").unwrap().text, "webhooks");
+        assert_eq!(parse("/synapse:read").unwrap().text, "");
+        assert_eq!(parse("/synapse:drift"), None);
+        assert_eq!(parse("/synapse:remembering x"), None);
+        assert_eq!(parse("please /synapse:remember x"), None);
+        assert_eq!(parse("/synapse:forgeté"), None);
+    }
+}
