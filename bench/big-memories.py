@@ -1,6 +1,7 @@
 """bench/big-memories.py N SIZE PROJECT: print N import lines, each a memory of SIZE bytes.
 
-Each is a pasted webhook delivery log (deterministic, seed 7) whose opening line says what it is,
+Each is a pasted webhook delivery log (deterministic, seed 7; the logs differ, their opening line
+does not) whose opening line says what it is,
 in the words the benchmark's prompt about webhook retries uses, so that every one of them
 matches that prompt. Used by bench/big.sh."""
 import json, random, sys
@@ -9,8 +10,10 @@ rng = random.Random(7)
 events = ["delivered", "timed out after 30s", "got 503 from receiver", "retry scheduled",
           "gave up after 3 attempts", "signature verified", "queued", "connection reset"]
 for i in range(n):
-    lines = [f"Webhook delivery log {i} pasted from the staging workers: deliveries give up after "
-             f"the retry count runs out; the request timeout is 30s (see retry_policy.rs)."]
+    # The same opening line for all: opening lines that differ only by a number would read to
+    # drift as one setting with two values, and the hooks would leave the older logs out.
+    lines = ["Webhook delivery log pasted from the staging workers: deliveries give up after "
+             "the retry count runs out; the request timeout is 30s (see retry_policy.rs)."]
     total = len(lines[0])
     while total < size:
         line = (f"2026-03-{rng.randint(1,28):02d}T{rng.randint(0,23):02d}:{rng.randint(0,59):02d}:"
