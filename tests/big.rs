@@ -5,9 +5,8 @@
 
 mod common;
 
-use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::path::PathBuf;
+use std::process::Output;
 
 use serde_json::{json, Value};
 
@@ -51,13 +50,7 @@ impl Place {
     fn new() -> Place {
         let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
         let repo = dir.path().join("repo");
-        std::fs::create_dir_all(&repo).unwrap();
-        let out = Command::new("git")
-            .args(["init", "-q", "-b", "deploy-canary"])
-            .current_dir(&repo)
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "{out:?}");
+        common::git_repo(&repo, "deploy-canary");
         Place {
             data: dir.path().join("data"),
             repo: repo.canonicalize().unwrap(),
@@ -82,23 +75,7 @@ impl Place {
     }
 
     fn hook(&self, name: &str, payload: &Value) -> String {
-        let bin = Path::new(env!("CARGO_BIN_EXE_synapse"))
-            .parent()
-            .unwrap()
-            .join(name);
-        let mut child = Command::new(bin)
-            .env("SYNAPSE_DATA", &self.data)
-            .env_remove("SYNAPSE_PROMPT_SUBMIT")
-            .env_remove("SYNAPSE_SESSION_START")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut stdin = child.stdin.take().unwrap();
-        stdin.write_all(payload.to_string().as_bytes()).unwrap();
-        drop(stdin);
-        let out = child.wait_with_output().unwrap();
+        let out = common::run_hook(name, &self.data, payload.to_string().as_bytes(), &[]);
         assert!(out.status.success() && out.stderr.is_empty(), "{out:?}");
         assert!(
             !self.data.join("synapse.log").exists(),

@@ -12,9 +12,8 @@
 mod common;
 
 use std::collections::{HashMap, HashSet};
-use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::path::PathBuf;
+use std::process::Output;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -25,13 +24,6 @@ fn setting(name: &str, default: u64) -> u64 {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(default)
-}
-
-fn binary(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_BIN_EXE_synapse"))
-        .parent()
-        .unwrap()
-        .join(name)
 }
 
 /// A git repository (the hooks' project) and a data folder.
@@ -45,22 +37,7 @@ impl Place {
     fn new() -> Place {
         let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
         let repo = dir.path().join("repo");
-        std::fs::create_dir_all(repo.join("src")).unwrap();
-        let git = |args: &[&str]| {
-            let out = Command::new("git")
-                .args(args)
-                .current_dir(&repo)
-                .output()
-                .unwrap();
-            assert!(out.status.success(), "git {args:?}: {out:?}");
-        };
-        git(&["init", "-q", "-b", "main"]);
-        git(&["config", "user.email", "t@example.com"]);
-        git(&["config", "user.name", "t"]);
-        std::fs::write(repo.join("src/retry.rs"), "fn retry() {}").unwrap();
-        git(&["add", "."]);
-        git(&["commit", "-q", "-m", "init"]);
-        git(&["checkout", "-q", "-b", "feature/webhook-retries"]);
+        common::git_repo(&repo, "feature/webhook-retries");
         Place {
             data: dir.path().join("data"),
             repo: repo.canonicalize().unwrap(),
@@ -73,20 +50,7 @@ impl Place {
     }
 
     fn hook(&self, name: &str, payload: &Value) -> Output {
-        let mut child = Command::new(binary(name))
-            .env("SYNAPSE_DATA", &self.data)
-            .env_remove("SYNAPSE_STOP")
-            .env_remove("SYNAPSE_PROMPT_SUBMIT")
-            .env_remove("SYNAPSE_SESSION_START")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut stdin = child.stdin.take().unwrap();
-        stdin.write_all(payload.to_string().as_bytes()).unwrap();
-        drop(stdin);
-        child.wait_with_output().unwrap()
+        common::run_hook(name, &self.data, payload.to_string().as_bytes(), &[])
     }
 }
 

@@ -7,7 +7,7 @@ mod common;
 
 use std::collections::HashMap;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -27,13 +27,6 @@ impl Lcg {
             .wrapping_add(1_442_695_040_888_963_407);
         (self.0 >> 33) % n
     }
-}
-
-fn binary(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_BIN_EXE_synapse"))
-        .parent()
-        .unwrap()
-        .join(name)
 }
 
 fn spawn(data: &Path, cwd: &Path, program: &Path, args: &[&str], stdin: &[u8]) -> Child {
@@ -124,7 +117,7 @@ fn writers_killed_at_random_points_lose_no_acknowledged_write() {
     let mut killed = 0;
     for i in 0..KILLS {
         let delay = Duration::from_micros(rng.below(30_000));
-        let synapse = binary("synapse");
+        let synapse = common::binary("synapse");
         match i % 4 {
             0 | 1 => {
                 let text = format!("crash note {i}");
@@ -141,7 +134,7 @@ fn writers_killed_at_random_points_lose_no_acknowledged_write() {
                 let lesson = format!("crash lesson {i}");
                 let payload = json!({"session_id": "s", "cwd": cwd,
                     "last_assistant_message": format!("remember: {lesson}")});
-                let stop = binary("synapse-stop");
+                let stop = common::binary("synapse-stop");
                 let child = spawn(&data, cwd, &stop, &[], payload.to_string().as_bytes());
                 match run_then_kill(child, delay) {
                     Some(_) => lessons.push(lesson),
@@ -233,7 +226,7 @@ fn a_spool_drain_cut_short_stores_each_lesson_exactly_once() {
             spawn(
                 &data,
                 cwd,
-                &binary("synapse-stop"),
+                &common::binary("synapse-stop"),
                 &[],
                 payload.to_string().as_bytes(),
             )
@@ -256,7 +249,13 @@ fn a_spool_drain_cut_short_stores_each_lesson_exactly_once() {
         assert!(attempts < 500, "no drain ever finished");
         let delay = Duration::from_micros(rng.below(20_000));
         let text = format!("drainer {attempts}");
-        let child = spawn(&data, cwd, &binary("synapse"), &["remember", &text], b"");
+        let child = spawn(
+            &data,
+            cwd,
+            &common::binary("synapse"),
+            &["remember", &text],
+            b"",
+        );
         let finished = run_then_kill(child, delay).is_some();
         let rows = check_store(&data, cwd);
         for lesson in &lessons {

@@ -3,9 +3,8 @@
 
 mod common;
 
-use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::path::PathBuf;
+use std::process::Output;
 
 use serde_json::{json, Value};
 
@@ -22,17 +21,8 @@ impl Repo {
         let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
         let path = dir.path().join("repo");
         std::fs::create_dir_all(path.join("src/webhooks")).unwrap();
-        let git = |args: &[&str]| {
-            let out = Command::new("git")
-                .args(args)
-                .current_dir(&path)
-                .output()
-                .unwrap();
-            assert!(out.status.success(), "git {args:?}: {out:?}");
-        };
-        git(&["init", "-q", "-b", "main"]);
-        git(&["config", "user.email", "t@example.com"]);
-        git(&["config", "user.name", "t"]);
+        common::git_repo(&path, "main");
+        let git = |args: &[&str]| common::git(&path, args);
         std::fs::write(path.join("README.md"), "x").unwrap();
         std::fs::write(path.join("src/webhooks/retry.rs"), "fn retry() {}").unwrap();
         git(&["add", "."]);
@@ -71,7 +61,7 @@ impl Repo {
     }
 
     fn hook(&self, binary: &str, payload: &Value, env: &[(&str, &str)]) -> Output {
-        run_hook(binary, &self.data, payload.to_string().as_bytes(), env)
+        common::run_hook(binary, &self.data, payload.to_string().as_bytes(), env)
     }
 
     fn start(&self, session: &str, source: &str) -> String {
@@ -95,34 +85,6 @@ impl Repo {
     fn log_lines(&self) -> usize {
         std::fs::read_to_string(self.data.join("synapse.log")).map_or(0, |l| l.lines().count())
     }
-}
-
-fn binary(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_BIN_EXE_synapse"))
-        .parent()
-        .unwrap()
-        .join(name)
-}
-
-fn run_hook(name: &str, data: &Path, stdin: &[u8], env: &[(&str, &str)]) -> Output {
-    let mut command = Command::new(binary(name));
-    command
-        .env("SYNAPSE_DATA", data)
-        .env_remove("SYNAPSE_BUDGET")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    for (k, v) in env {
-        command.env(k, v);
-    }
-    let mut child = command.spawn().unwrap();
-    let mut pipe = child.stdin.take().unwrap();
-    // A hook may stop reading early (a payload over its limit); that is not this test's failure.
-    if let Err(e) = pipe.write_all(stdin) {
-        assert_eq!(e.kind(), std::io::ErrorKind::BrokenPipe);
-    }
-    drop(pipe);
-    child.wait_with_output().unwrap()
 }
 
 fn stdout(out: Output) -> String {
@@ -280,7 +242,7 @@ fn every_failure_exits_zero_silently_and_logs_one_line() {
     for input in [&b"not json"[..], b"", b"{\"cwd\": 5}"] {
         for hook in hooks {
             let before = repo.log_lines();
-            let out = run_hook(hook, &repo.data, input, &[]);
+            let out = common::run_hook(hook, &repo.data, input, &[]);
             assert_eq!(stdout(out), "", "{hook}");
             assert_eq!(repo.log_lines(), before + 1, "{hook} {input:?}");
         }
@@ -288,7 +250,7 @@ fn every_failure_exits_zero_silently_and_logs_one_line() {
 
     let huge = json!({"session_id": "s", "cwd": repo.path, "prompt": "x".repeat(5 << 20)});
     let before = repo.log_lines();
-    let out = run_hook(
+    let out = common::run_hook(
         "synapse-prompt-submit",
         &repo.data,
         huge.to_string().as_bytes(),
@@ -328,7 +290,7 @@ fn every_failure_exits_zero_silently_and_logs_one_line() {
     for hook in hooks {
         let payload = json!({"session_id": "s", "cwd": repo.path, "prompt": "webhook retries",
             "last_assistant_message": "remember: x"});
-        let out = run_hook(hook, &corrupt, payload.to_string().as_bytes(), &[]);
+        let out = common::run_hook(hook, &corrupt, payload.to_string().as_bytes(), &[]);
         assert_eq!(stdout(out), "", "{hook}");
     }
     let log = std::fs::read_to_string(corrupt.join("synapse.log")).unwrap();
@@ -339,7 +301,7 @@ fn every_failure_exits_zero_silently_and_logs_one_line() {
     std::fs::write(&blocked, "x").unwrap();
     for hook in hooks {
         let payload = json!({"session_id": "s", "cwd": repo.path, "prompt": "webhook"});
-        let out = run_hook(
+        let out = common::run_hook(
             hook,
             &blocked.join("data"),
             payload.to_string().as_bytes(),

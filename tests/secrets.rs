@@ -9,9 +9,7 @@
 mod common;
 
 use std::collections::HashMap;
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 
 use serde::Deserialize;
 use serde_json::json;
@@ -87,27 +85,8 @@ fn cases(c: &Corpus) -> Vec<Case> {
     secrets.chain(lookalikes).collect()
 }
 
-fn binary(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_BIN_EXE_synapse"))
-        .parent()
-        .unwrap()
-        .join(name)
-}
-
 fn hook(data: &Path, name: &str, payload: &serde_json::Value) {
-    let mut child = Command::new(binary(name))
-        .env("SYNAPSE_DATA", data)
-        .env_remove("SYNAPSE_STOP")
-        .env_remove("SYNAPSE_PROMPT_SUBMIT")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    stdin.write_all(payload.to_string().as_bytes()).unwrap();
-    drop(stdin);
-    let out = child.wait_with_output().unwrap();
+    let out = common::run_hook(name, data, payload.to_string().as_bytes(), &[]);
     assert!(out.status.success() && out.stderr.is_empty(), "{out:?}");
 }
 
