@@ -1,7 +1,7 @@
 //! Exact reading: one memory's stored bytes, a page at a time.
 //!
-//! SQLite hands back only the requested slice (`substr` over the body as a blob), so paging a
-//! large memory never loads it whole. Pages end on a character boundary, and concatenating them
+//! The page is read through SQLite's incremental blob I/O, which reads only the pages of the
+//! database that hold the requested bytes: paging a 16 MiB memory never loads it whole. Pages end on a character boundary, and concatenating them
 //! gives the stored text byte for byte: NULs, multibyte text, code and whitespace included.
 
 use anyhow::{bail, Context, Result};
@@ -38,35 +38,47 @@ pub fn read(
     offset: usize,
     page_bytes: usize,
 ) -> Result<Option<Page>> {
-    let row: Option<(i64, Vec<u8>, i64, Vec<u8>)> = store
+    // One snapshot for the checks and the bytes.
+    store.read(|| read_in(store, scope, id, offset, page_bytes))
+}
+
+fn read_in(
+    store: &Store,
+    scope: &Scope,
+    id: i64,
+    offset: usize,
+    page_bytes: usize,
+) -> Result<Option<Page>> {
+    let row: Option<(i64, i64, Vec<u8>)> = store
         .conn()
         .prepare_cached(
-            // `substr` of an empty blob is NULL, hence the `coalesce`s (an empty source label).
-            "SELECT length(CAST(m.body AS BLOB)), \
-                    coalesce(substr(CAST(m.body AS BLOB), ?3 + 1, ?4), X''), \
-                    length(CAST(m.source AS BLOB)), \
-                    coalesce(substr(CAST(m.source AS BLOB), 1, ?5), X'') \
+            // `octet_length` of the body reads its size from the row, not the body; `substr` of
+            // an empty blob is NULL, hence the `coalesce` (an empty source label).
+            "SELECT octet_length(m.body), length(CAST(m.source AS BLOB)), \
+                    coalesce(substr(CAST(m.source AS BLOB), 1, ?3), X'') \
              FROM memories m WHERE (m.project IS NULL OR m.project = ?1) AND m.id = ?2 \
              AND m.superseded_by IS NULL AND m.forgotten_at IS NULL",
         )?
         .query_row(
-            rusqlite::params![
-                scope.key(),
-                id,
-                offset as i64,
-                page_bytes as i64,
-                SOURCE_BYTES as i64
-            ],
-            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+            rusqlite::params![scope.key(), id, SOURCE_BYTES as i64],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
         )
         .optional()
         .with_context(|| format!("could not read memory {id}"))?;
-    let Some((total, slice, source_total, source)) = row else {
+    let Some((total, source_total, source)) = row else {
         return Ok(None);
     };
     let (total, source_total) = (total as usize, source_total as usize);
     if offset > total {
         bail!("offset {offset} is past the end of memory {id} ({total} bytes)");
+    }
+    let mut slice = vec![0u8; page_bytes.min(total - offset)];
+    if !slice.is_empty() {
+        store
+            .conn()
+            .blob_open(rusqlite::MAIN_DB, "memories", "body", id, true)?
+            .read_at_exact(&mut slice, offset)
+            .with_context(|| format!("could not read memory {id}"))?;
     }
     if slice.first().is_some_and(|b| (0x80..0xC0).contains(b)) {
         bail!(
