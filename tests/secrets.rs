@@ -3,8 +3,9 @@
 //! lesson in a reply (the Stop hook), and `synapse import`. Every secret must be masked whole and
 //! every look-alike stored unchanged.
 //!
-//! The detector was tuned on `dev.toml` only; `test.toml` is the held-out half. Both are run; the
-//! figures of each are printed (`--nocapture`).
+//! The detector was tuned on `dev.toml` and `dev2.toml` (a second set, written later by another
+//! hand); `test.toml` is the held-out half. All are run and their figures printed
+//! (`--nocapture`); the tuning sets must pass whole, the held-out one is reported.
 
 mod common;
 
@@ -173,7 +174,7 @@ fn store_one(path: &str, data: &Path, text: &str, folder: &Path, part: usize) {
 fn every_write_path_masks_every_secret_and_keeps_look_alikes() {
     let root = tempfile::tempdir().unwrap();
     let mut failures = Vec::new();
-    for half in ["dev", "test"] {
+    for half in ["dev", "dev2", "test"] {
         let cases = cases(&corpus(half));
         let secrets = cases.iter().filter(|c| !c.secrets.is_empty()).count();
         let lookalikes = cases.len() - secrets;
@@ -205,7 +206,7 @@ fn every_write_path_masks_every_secret_and_keeps_look_alikes() {
                 secrets - leaked,
                 100.0 * changed as f64 / lookalikes as f64
             );
-            if half == "dev" {
+            if half != "test" {
                 assert!(leaked == 0 && missing == 0, "{failures:#?}");
                 assert!(changed * 50 <= lookalikes, "{failures:#?}");
             }

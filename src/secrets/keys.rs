@@ -29,6 +29,9 @@ pub(super) enum Test {
     UserPass,
     /// `user:password` if there is a colon, else the whole value (`redis-cli -a`, `auth:`).
     MaybeUserPass,
+    /// The key says the value comes on standard input (`--password-stdin`): the value echoed
+    /// into the pipe or given as a here-string on the same line.
+    Stdin,
 }
 
 /// Where a key word counts.
@@ -89,6 +92,8 @@ const KEY_WORDS: &[KeyWord] = &[
     kw("a", "password", Form::Flag, Test::MaybeUserPass),
     // `sshpass -p pw`, `zip -P pw` (a port or a path after `-p` fails the strict test)
     kw("p", "password", Form::Flag, Test::Password),
+    // `ldapsearch -w pw` (a width or a word after `-w` fails the password test)
+    kw("w", "password", Form::Flag, Test::Password),
     kw("passin", "password", Form::Flag, Test::Keyed),
     kw("passout", "password", Form::Flag, Test::Keyed),
 ];
@@ -111,6 +116,16 @@ const TAILS: &[&str] = &[
     "text", "bytes", "enc", "encoded",
 ];
 
+/// Words that end in `pass` and name no password (`bypass`, `compass`, a render pass).
+#[rustfmt::skip]
+const NOT_PASS: &[&str] = &[
+    "bypass", "buypass", "compass", "overpass", "underpass", "surpass", "trespass", "encompass",
+    "multipass", "renderpass", "subpass",
+];
+
+/// A word after the key word that says the value is piped in (`--password-stdin`).
+const STDIN: &[&str] = &["stdin"];
+
 /// Words before the key word that make it something else: public halves, lookups, paging,
 /// tokenizers and counts.
 #[rustfmt::skip]
@@ -125,12 +140,12 @@ const NOT_SECRET: &[&str] = &[
 
 /// Words before `key` that make it a credential (`API key`, `account_key`, `SECRET_KEY`).
 #[rustfmt::skip]
-const KEY_QUALIFIERS: &[&str] = &[
+pub(super) const KEY_QUALIFIERS: &[&str] = &[
     "api", "secret", "private", "access", "signing", "sign", "license", "licence", "master",
     "admin", "app", "client", "service", "account", "auth", "encryption", "encrypt", "hmac", "jwt",
     "session", "shared", "consumer", "storage", "write", "deploy", "root", "aes", "cipher",
     "webhook", "server", "subscription", "integration", "ingest", "management", "personal", "bot",
-    "sas", "crypto", "otp", "totp", "mfa", "recovery", "sdk",
+    "sas", "crypto", "otp", "totp", "mfa", "recovery", "sdk", "preshared", "psk", "wifi", "wpa",
 ];
 
 /// The key words (not flags) and suffix endings, the tails, and the flag words, as filters
@@ -161,6 +176,11 @@ pub(super) const FILTERS: [WordFilter; 3] = {
         tails = tails.word(TAILS[i]);
         i += 1;
     }
+    let mut i = 0;
+    while i < STDIN.len() {
+        tails = tails.word(STDIN[i]);
+        i += 1;
+    }
     [heads, tails, flags]
 };
 
@@ -180,10 +200,10 @@ pub(super) fn could_name(word: &[u8], alone: bool, flag: bool) -> bool {
 
 #[inline(never)]
 fn listed(word: &[u8]) -> bool {
-    lookup(word, true).is_some() || is(word, TAILS)
+    lookup(word, true).is_some() || is(word, TAILS) || is(word, STDIN)
 }
 
-fn is(word: &[u8], list: &[&str]) -> bool {
+pub(super) fn is(word: &[u8], list: &[&str]) -> bool {
     list.iter().any(|w| word.eq_ignore_ascii_case(w.as_bytes()))
 }
 
@@ -222,9 +242,16 @@ fn words(key: &[u8]) -> impl Iterator<Item = &[u8]> {
     word_ranges(key).filter_map(|(a, z)| key.get(a..z))
 }
 
+/// The first word of a key (`set` in `setPassword`).
+pub(super) fn first_word(key: &[u8]) -> Option<&[u8]> {
+    words(key).next()
+}
+
 /// What a key names, if a secret.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Named {
+    /// The key word itself (`password`, `authorization`, `u`).
+    pub word: &'static str,
     pub kind: &'static str,
     pub form: Form,
     pub test: Test,
@@ -236,6 +263,9 @@ fn lookup(word: &[u8], flag: bool) -> Option<KeyWord> {
         .find(|k| word.eq_ignore_ascii_case(k.word.as_bytes()))
     {
         return (k.form != Form::Flag || flag).then_some(*k);
+    }
+    if is(word, NOT_PASS) {
+        return None;
     }
     SUFFIXES.iter().find_map(|&(suffix, kind)| {
         let s = suffix.as_bytes();
@@ -252,6 +282,7 @@ pub(super) fn named(key: &[u8], flag: bool, before: Option<&[u8]>) -> Option<Nam
     let mut qualifier: Option<&[u8]> = before;
     let mut previous: Option<&[u8]> = before;
     let mut tails_ok = true;
+    let mut stdin = false;
     let mut aws = false;
     let mut count = 0;
     for w in words(key) {
@@ -261,8 +292,11 @@ pub(super) fn named(key: &[u8], flag: bool, before: Option<&[u8]>) -> Option<Nam
             head = Some(k);
             qualifier = previous;
             tails_ok = true;
+            stdin = false;
         } else if head.is_some() {
-            tails_ok &= is(w, TAILS);
+            // `stdin` ends a key (`--password-stdin`); a tail may come before it
+            tails_ok &= !stdin && (is(w, TAILS) || is(w, STDIN));
+            stdin |= is(w, STDIN);
         }
         previous = Some(w);
     }
@@ -271,6 +305,7 @@ pub(super) fn named(key: &[u8], flag: bool, before: Option<&[u8]>) -> Option<Nam
         return None;
     }
     let mut named = Named {
+        word: head.word,
         kind: head.kind,
         form: head.form,
         test: head.test,
@@ -292,6 +327,9 @@ pub(super) fn named(key: &[u8], flag: bool, before: Option<&[u8]>) -> Option<Nam
     }
     if aws && head.word == "secret" {
         named.kind = "aws secret key";
+    }
+    if stdin {
+        named.test = Test::Stdin;
     }
     Some(named)
 }

@@ -5,18 +5,44 @@
 
 use super::{at, before, value, Span};
 
+/// What the line rules remember along one text.
+#[derive(Default)]
+pub(super) struct Lines {
+    /// `data:` blocks have been read to here, so that nested ones are not read again
+    data_until: usize,
+    /// the YAML document is a Kubernetes ConfigMap (`kind: ConfigMap`), whose `data:` is
+    /// plain configuration
+    config_map: bool,
+}
+
 /// A key run followed by `:` (see [`super::walk`]). If it starts its line (after indentation
 /// or `*:` wildcard fields), the line may be a credential by its shape: a `.pgpass` line
 /// (`host:port:database:user:password`), or the `data:` of a Kubernetes Secret, whose values
-/// are base64. `data_until` is how far `data:` blocks have been read, so that nested ones are
-/// not read again.
-pub(super) fn line_run(text: &str, s: usize, data_until: &mut usize, spans: &mut Vec<Span>) {
+/// are base64. A `.pgpass` line may also stand in a code span (`` `h:5432:*:u:pw` ``), or in quotes
+/// on a line that names `.pgpass`.
+pub(super) fn line_run(text: &str, s: usize, state: &mut Lines, spans: &mut Vec<Span>) {
     let b = text.as_bytes();
     let mut i = s;
     while i > 0 && matches!(before(b, i), b' ' | b'\t' | b'*' | b':') {
         i -= 1;
     }
-    if i > 0 && before(b, i) != b'\n' {
+    let quote = before(b, i);
+    if matches!(quote, b'`' | b'"' | b'\'') && i == s {
+        // a quoted line: up to the closing quote on the same line
+        let n = run_of(b, s, |c| c != quote && c != b'\n');
+        // in quotes, only where the line says what it is (`echo '...' >> ~/.pgpass`)
+        let rest = b.get(s + n..).unwrap_or_default();
+        let rest = rest.get(..rest.len().min(256)).unwrap_or_default();
+        let line = rest
+            .get(..run_of(rest, 0, |c| c != b'\n'))
+            .unwrap_or_default();
+        let said = quote == b'`' || line.windows(6).any(|w| w == b"pgpass");
+        if at(b, s + n) == quote && said {
+            pgpass(text, s, b.get(s..s + n).unwrap_or_default(), spans);
+        }
+        return;
+    }
+    if i > 0 && quote != b'\n' {
         return;
     }
     let line_start = i;
@@ -24,9 +50,23 @@ pub(super) fn line_run(text: &str, s: usize, data_until: &mut usize, spans: &mut
     let line_end = content_start + run_of(b, content_start, |c| c != b'\n');
     let content = b.get(content_start..line_end).unwrap_or_default();
     let content = content.strip_suffix(b"\r").unwrap_or(content);
+    if content_start == line_start {
+        if content.starts_with(b"apiVersion:") {
+            state.config_map = false;
+        } else if let Some(kind) = content.strip_prefix(b"kind:") {
+            state.config_map = kind.trim_ascii() == b"ConfigMap";
+        }
+    }
     if matches!(content, b"data:" | b"stringData:") {
-        if line_end >= *data_until {
-            *data_until = data_block(text, line_end + 1, content_start - line_start, spans);
+        if line_end >= state.data_until && !state.config_map {
+            let found = spans.len();
+            let end = data_block(text, line_end + 1, content_start - line_start, spans);
+            // `kind: ConfigMap` right after the block (kubectl prints `data` before `kind`)
+            let next = b.get(end..).unwrap_or_default();
+            if next.starts_with(b"kind: ConfigMap") {
+                spans.truncate(found);
+            }
+            state.data_until = end;
         }
     } else if s == content_start || at(b, content_start) == b'*' {
         pgpass(text, content_start, content, spans);

@@ -7,16 +7,25 @@
 //!
 //! - [`tokens`]: vendor tokens by their own shape, a table of prefixes with alphabet and length
 //!   (AWS, GitHub, GitLab, Slack, Stripe, Google, OpenAI, Anthropic, npm, SendGrid, Twilio,
-//!   ...), JWTs, a few prefix-less shapes, and ids that announce the secret after them.
+//!   ...), JWTs, Discord bot tokens, base64 of a PEM private key, a few prefix-less shapes, and
+//!   ids that announce the secret after them.
 //! - [`pem`]: PEM private key blocks.
-//! - [`urls`]: the password in a URL's userinfo (`scheme://user:password@host`).
+//! - [`urls`]: the password in a URL's userinfo (`scheme://user:password@host`), and in
+//!   `user/password@host` logins.
 //! - [`keys`] and [`assignments`]: a key that names a secret (a table of key words: password,
 //!   secret, token, api_key, auth, credential, ...) and its value, in `KEY=value`,
-//!   `key: value`, `"key": "value"`, `key is value`, `--flag value`, `<key>value</key>` and
-//!   `Authorization: Bearer value` forms.
-//! - [`lines`]: lines that are credentials by their shape (`.pgpass`, Kubernetes `data:`).
+//!   `key: value`, `"key": "value"`, `key is value`, `--flag value`, `/switch:value`,
+//!   `<key>value</key>`, `KEY["x"] = value`, `f("KEY", "value")`, `setKey("value")`,
+//!   `auth=("user", "password")`, `KEY value` directive lines, YAML block scalars, a key given
+//!   as a label (`name: KEY` then `value: ...`), Markdown table cells and columns,
+//!   `Authorization: <scheme> value`, and a value piped into `--password-stdin`.
+//! - [`lines`]: lines that are credentials by their shape (`.pgpass`, also in a code span;
+//!   Kubernetes `data:`, not a ConfigMap's).
 //! - [`prose`]: a value shaped like a password near a word such as "password" or "secret" in
-//!   a sentence (`the root password was reset to X`).
+//!   a sentence (`the root password was reset to X`), in several languages, also inside words
+//!   of scripts written without spaces (`密码是 X`).
+//!
+//! A value found once is then masked wherever else it stands in the text ([`repeats`]).
 //! - [`value`]: whether a value looks like a secret at all: not a reference, template,
 //!   placeholder, path, number, version, digest, identifier or plain word; then character
 //!   classes, case and digit mixing, and entropy.
@@ -74,7 +83,80 @@ pub struct Masked {
 pub fn mask(text: &str) -> Masked {
     let mut spans = Vec::new();
     walk(text, &mut spans);
+    repeats(text, &mut spans);
     replace(text, spans)
+}
+
+/// The most distinct secrets whose other occurrences are looked for, and how many may share a
+/// first byte.
+const REPEATS: usize = 64;
+const REPEATS_PER_BYTE: usize = 8;
+
+/// A secret found once is a secret wherever else it stands in the text (`'<key>'` in code and
+/// `adminApiKey: <key>` in the comment after it): every other occurrence of a found value of 8
+/// bytes or more that is surely a secret (a vendor token, or a value after a key that names a
+/// secret and that looks generated or like a password; not a guess from prose or a bare `key`),
+/// as a whole word, is masked too. One pass over the text; the bytes compared
+/// are capped at a small multiple of its length, so the time stays linear.
+fn repeats(text: &str, spans: &mut Vec<Span>) {
+    if spans.is_empty() {
+        return;
+    }
+    let b = text.as_bytes();
+    let mut values: Vec<(&[u8], &'static str)> = Vec::new();
+    // by first byte: indexes into `values`
+    let mut by_byte: Vec<Vec<u8>> = vec![Vec::new(); 256];
+    for sp in spans.iter() {
+        let Some(v) = b.get(sp.start..sp.end) else {
+            continue;
+        };
+        if !(8..=value::MAX_VALUE).contains(&v.len()) || values.iter().any(|(w, _)| *w == v) {
+            continue;
+        }
+        // (only what is surely a secret: a doubtful value found once stays one doubt)
+        let sure = sp.rank == 0
+            || (sp.rank <= 3
+                && std::str::from_utf8(v).is_ok_and(|v| v.is_ascii() && value::certain(v)));
+        if !sure {
+            continue;
+        }
+        let Some(list) = v.first().and_then(|&c| by_byte.get_mut(usize::from(c))) else {
+            continue;
+        };
+        if list.len() >= REPEATS_PER_BYTE || values.len() >= REPEATS {
+            continue;
+        }
+        list.push(u8::try_from(values.len()).unwrap_or(u8::MAX));
+        values.push((v, sp.kind));
+    }
+    if values.is_empty() {
+        return;
+    }
+    let mut budget = b.len().saturating_mul(8).max(1 << 16);
+    let mut found = Vec::new();
+    for (i, &c) in b.iter().enumerate() {
+        let Some(list) = by_byte.get(usize::from(c)).filter(|l| !l.is_empty()) else {
+            continue;
+        };
+        if before(b, i).is_ascii_alphanumeric() {
+            continue;
+        }
+        for &k in list {
+            let Some(&(v, kind)) = values.get(usize::from(k)) else {
+                continue;
+            };
+            let n = v.len();
+            budget = budget.saturating_sub(n);
+            if budget == 0 {
+                spans.append(&mut found);
+                return;
+            }
+            if b.get(i..i + n) == Some(v) && !at(b, i + n).is_ascii_alphanumeric() {
+                found.push(Span::new(i, i + n, kind, 5));
+            }
+        }
+    }
+    spans.append(&mut found);
 }
 
 /// Byte classes, for the hot loops: one load instead of a chain of comparisons.
@@ -225,8 +307,7 @@ fn walk(text: &str, spans: &mut Vec<Span>) {
     let mut keys_from = 0;
     let mut windows = prose::Windows::default();
     let mut pem = pem::Pem::default();
-    // Kubernetes `data:` blocks have been read to here
-    let mut data_until = 0;
+    let mut lines = lines::Lines::default();
     let mut i = 0;
     while let Some(k) = b
         .get(i..)
@@ -253,7 +334,8 @@ fn walk(text: &str, spans: &mut Vec<Span>) {
         };
         let last = run.get(ls..le).unwrap_or_default();
         let glued_p = at(run, 0) == b'-' && at(run, 1) == b'p';
-        if glued_p || GATE.may_be(last) || (last.len() > 3 && GATE.may_end(last)) {
+        let cluster = at(run, 0) == b'-' && assignments::cluster(b, s, e);
+        if glued_p || cluster || GATE.may_be(last) || (last.len() > 3 && GATE.may_end(last)) {
             if s >= keys_from {
                 let before_word = prev
                     .filter(|&(_, end)| end + 1 == s && at(b, end) == b' ')
@@ -272,8 +354,12 @@ fn walk(text: &str, spans: &mut Vec<Span>) {
             if at(b, e + 1) == b'/' && at(b, e + 2) == b'/' {
                 urls::at_scheme(text, e, spans);
             } else {
-                lines::line_run(text, s, &mut data_until, spans);
+                lines::line_run(text, s, &mut lines, spans);
             }
+        }
+        // `user/password@host` (sqlplus and the like)
+        if at(b, e) == b'/' && matches!(before(b, s), 0 | b' ' | b'\t' | b'\n' | b'"' | b'\'') {
+            urls::slash_login(text, s, e, spans);
         }
         // a PEM block (`-----BEGIN`, or `\n-----BEGIN` in a JSON string)
         if run.ends_with(b"-----BEGIN") {
@@ -289,7 +375,8 @@ fn walk(text: &str, spans: &mut Vec<Span>) {
             prev = None;
             continue;
         }
-        prev = (le > ls).then_some((s + ls, s + le));
+        // (the value of a `key=` is no qualifier of the key after it: `user=svc-sync token=...`)
+        prev = (le > ls && !matches!(before(b, s), b'=' | b':')).then_some((s + ls, s + le));
     }
     if !text.is_ascii() {
         prose::non_ascii(text, &mut windows, spans);

@@ -22,6 +22,23 @@ const TRIGGERS: &[(&str, &str)] = &[
     ("creds", "credentials"),
     ("secret", "secret"),
     ("token", "token"),
+    ("apikey", "api key"),
+    // `API key`, `license key`: only after a qualifier (see `in_run`)
+    ("key", "api key"),
+    // French `mot de passe`, `mdp`; Spanish `clave`
+    ("passe", "password"),
+    ("mdp", "password"),
+    ("clave", "password"),
+    ("passord", "password"),
+    ("adgangskode", "password"),
+    ("lozinka", "password"),
+    ("geslo", "password"),
+    ("jelszó", "password"),
+    ("parool", "password"),
+    ("пароля", "password"),
+    ("парола", "password"),
+    ("κωδικός", "password"),
+    ("סיסמה", "password"),
     ("пароль", "password"),
     ("passwort", "password"),
     ("kennwort", "password"),
@@ -38,6 +55,20 @@ const TRIGGERS: &[(&str, &str)] = &[
     ("密碼", "password"),
     ("パスワード", "password"),
     ("비밀번호", "password"),
+];
+
+/// Triggers in scripts written without spaces between words (`测试环境的密码是`, `비밀번호는`):
+/// found inside a word.
+const INSIDE: &[(&str, &str)] = &[
+    ("密码", "password"),
+    ("密碼", "password"),
+    ("口令", "password"),
+    ("パスワード", "password"),
+    ("暗証番号", "password"),
+    ("비밀번호", "password"),
+    ("암호", "password"),
+    ("トークン", "token"),
+    ("令牌", "token"),
 ];
 
 /// How far after the trigger a value may be: words, and bytes.
@@ -142,9 +173,29 @@ pub(super) fn in_run(text: &str, s: usize, e: usize, windows: &mut Windows, span
     if marker || !opens(before(b, s)) || !closes(at(b, e)) {
         return;
     }
-    if let Some(kind) = text.get(ts..te).and_then(trigger) {
-        window(text, s, e, kind, windows, spans);
+    let Some(kind) = text.get(ts..te).and_then(trigger) else {
+        return;
+    };
+    // `key` counts after a qualifier only (`API key for X is ...`, not `the key is rotated`)
+    if kind == "api key" && te - ts == 3 && !qualified(b, ts) {
+        return;
     }
+    window(text, s, e, kind, windows, spans);
+}
+
+/// Whether the word before `s` (one space between) is a qualifier of `key` (`API`,
+/// `license`, `access`).
+fn qualified(b: &[u8], s: usize) -> bool {
+    if s < 2 || before(b, s) != b' ' {
+        return false;
+    }
+    let e = s - 1;
+    let mut i = e;
+    while i > 0 && before(b, i).is_ascii_alphabetic() && e - i < 16 {
+        i -= 1;
+    }
+    let word = b.get(i..e).unwrap_or_default();
+    !word.is_empty() && super::keys::is(word, super::keys::KEY_QUALIFIERS)
 }
 
 /// Triggers in other scripts (`пароль`, `密码`): a walk over the words that are not ASCII.
@@ -164,16 +215,66 @@ pub(super) fn non_ascii(text: &str, windows: &mut Windows, spans: &mut Vec<Span>
         let end = s + rest.iter().position(|&c| space(c)).unwrap_or(rest.len());
         i = end.max(i + k + 1);
         let (ts, te) = trim(b, s, end);
-        if let Some(kind) = text.get(ts..te).filter(|w| !w.is_ascii()).and_then(trigger) {
+        let word = text
+            .get(ts..te)
+            .filter(|w| !w.is_ascii())
+            .unwrap_or_default();
+        if let Some(kind) = trigger(word) {
             window(text, s, end, kind, windows, spans);
+        } else if let Some((k, t, kind)) = INSIDE
+            .iter()
+            .find_map(|&(t, kind)| word.find(t).map(|k| (k, t, kind)))
+        {
+            // the value may follow a colon in the same word (`密码：X`)
+            let after = ts + k + t.len();
+            let rest = text.get(after..te).unwrap_or_default();
+            let from = rest.find(['：', ':']).map_or(end, |c| {
+                after
+                    + c
+                    + rest
+                        .get(c..)
+                        .map_or(1, |r| r.chars().next().map_or(1, char::len_utf8))
+            });
+            window(text, s, from.min(end), kind, windows, spans);
         }
     }
+}
+
+/// Punctuation of scripts without spaces, which ends a value (`X，别外传`).
+fn wide_punctuation(c: char) -> bool {
+    matches!(c, '\u{3000}'..='\u{303f}' | '\u{ff01}'..='\u{ff0f}' | '\u{ff1a}'..='\u{ff20}' | '\u{ff3b}'..='\u{ff40}' | '\u{ff5b}'..='\u{ff65}')
+}
+
+/// `vs..ve` without wide punctuation at its start, and cut at the first inside it.
+fn cut_wide(text: &str, vs: usize, ve: usize) -> (usize, usize) {
+    let Some(word) = text.get(vs..ve) else {
+        return (vs, ve);
+    };
+    if word.is_ascii() {
+        return (vs, ve);
+    }
+    let lead: usize = word
+        .chars()
+        .take_while(|&c| wide_punctuation(c))
+        .map(char::len_utf8)
+        .sum();
+    let rest = word.get(lead..).unwrap_or_default();
+    let cut = rest.find(wide_punctuation).unwrap_or(rest.len());
+    (vs + lead, vs + lead + cut)
 }
 
 /// A word that may be the value: not another `key=value` (the assignment rules read those),
 /// and strict.
 fn candidate(word: &str) -> bool {
-    word.len() <= 256 && !word.trim_end_matches('=').contains('=') && value::strict(word)
+    word.len() <= 256 && !assignment(word) && value::strict(word)
+}
+
+/// `key=value`: a word before the `=` (`mode=fast`), not a password with an `=` in it
+/// (`2823Amber=?`).
+fn assignment(word: &str) -> bool {
+    word.trim_end_matches('=')
+        .split_once('=')
+        .is_some_and(|(key, _)| value::identifier_like(key))
 }
 
 /// The first strict value among the next few words of the line after a trigger at
@@ -235,6 +336,9 @@ fn before_trigger(text: &str, start: usize, kind: &'static str, spans: &mut Vec<
         }
         let (vs, ve) = trim(b, i, e);
         let word = text.get(vs..ve).unwrap_or_default();
+        if text.get(i..e).is_some_and(|w| w.contains(MARKER)) {
+            return;
+        }
         if matches!(word, "is" | "as" | "was" | "are" | "=") {
             copula = true;
             continue;
@@ -283,7 +387,12 @@ fn after(
             .unwrap_or(rest.len().min(257));
         words += 1;
         let (vs, ve) = trim(b, s, i);
+        let (vs, ve) = cut_wide(text, vs, ve);
         let word = text.get(vs..ve).unwrap_or_default();
+        // a value masked already: this window is done (so that masking twice changes nothing)
+        if text.get(s..i).is_some_and(|w| w.contains(MARKER)) {
+            return true;
+        }
         let signalled = announced;
         // the next word is announced by `label:`, `is`, `was`, `=` or `/`
         announced = before(b, i) == b':' || matches!(word, "is" | "was" | "=" | "/");

@@ -235,6 +235,20 @@ pub(super) const RULES: &[Rule] = &[
     shape("mailchimp key", "", mailchimp),
     shape("mailgun key", "", mailgun),
     shape("telegram bot token", "", telegram),
+    // Discord bot tokens: the bot's id in base64 (its first digit gives the prefix), a
+    // timestamp and an HMAC
+    shape("discord bot token", "MT", discord),
+    shape("discord bot token", "Mj", discord),
+    shape("discord bot token", "Mz", discord),
+    shape("discord bot token", "ND", discord),
+    shape("discord bot token", "NT", discord),
+    shape("discord bot token", "Nj", discord),
+    shape("discord bot token", "Nz", discord),
+    shape("discord bot token", "OD", discord),
+    shape("discord bot token", "OT", discord),
+    // a PEM private key in base64 (kubeconfig `client-key-data`, Helm values): `-----BEGIN `
+    // encodes to `LS0tLS1CRUdJTi`
+    shape("private key", "LS0tLS1CRUdJTi", base64_pem),
 ];
 
 /// Ids that announce a secret: the value a word or two after one on the same line is its
@@ -245,6 +259,7 @@ const ANNOUNCERS: &[(Rule, &str)] = &[
     (r("", "AKIA", Upper, 16, 16), "aws secret key"),
     (r("", "ASIA", Upper, 16, 16), "aws secret key"),
     (r("", "AC", Hex, 32, 32), "twilio auth token"),
+    (r("", "SK", AnyHex, 32, 32), "twilio api secret"),
 ];
 
 /// The secret after an announcing id: among the next few words on the line, the first that
@@ -405,6 +420,9 @@ fn token_at(b: &[u8], i: usize) -> Option<(usize, &'static str)> {
     best
 }
 
+/// How many word starts inside one run are tried as tokens.
+const INNER_TRIES: usize = 16;
+
 /// Vendor tokens and shaped secrets starting in the run `s..e` (see [`super::walk`]): at its
 /// start, after a `$` or `{` before it (password hashes), and at each word start inside it
 /// (after `-` or `.`). Every token is at least 20 bytes, so a shorter run is only looked at
@@ -434,14 +452,25 @@ fn tokens_in_run(text: &str, s: usize, e: usize, spans: &mut Vec<Span>) -> Optio
     if found.is_none() && (long || matches!(at(b, e), b':' | b'+' | b'/' | b'=' | b'$')) {
         found = token_at(b, s).map(|(n, kind)| (s, n, kind));
     }
+    // a Telegram token in the Bot API's path: `/bot123456789:AA...`
+    if found.is_none() && b.get(s..s + 3) == Some(b"bot") && at(b, s + 3).is_ascii_digit() {
+        found = token_at(b, s + 3).map(|(n, kind)| (s + 3, n, kind));
+    }
     if found.is_none() && long {
         let run = b.get(s..e)?;
+        let index = index();
+        // (a few word starts that may begin a token: each try may read to the end of the run,
+        // so a run of many, `eyJ-eyJ-...`, is not read again and again)
         found = run
             .iter()
             .enumerate()
             .filter(|&(k, &c)| {
-                k > 0 && c.is_ascii_alphanumeric() && matches!(at(run, k - 1), b'-' | b'.')
+                k > 0
+                    && c.is_ascii_alphanumeric()
+                    && matches!(at(run, k - 1), b'-' | b'.')
+                    && index.pair(c, at(run, k + 1))
             })
+            .take(INNER_TRIES)
             .find_map(|(k, _)| token_at(b, s + k).map(|(n, kind)| (s + k, n, kind)));
     }
     let rest = b.get(s..).unwrap_or_default();
@@ -527,4 +556,66 @@ fn telegram(b: &[u8]) -> Option<usize> {
     let n = run(b, id + 3, url64);
     let end = id + 3 + n;
     ((30..=40).contains(&n) && !at(b, end).is_ascii_alphanumeric()).then_some(end)
+}
+
+/// `<bot id in base64>.<6 characters>.<27 to 40 characters>`, base64url parts, the first one
+/// decoding to the digits of a Discord id.
+fn discord(b: &[u8]) -> Option<usize> {
+    let id = run(b, 0, url64);
+    if !(23..=28).contains(&id) || at(b, id) != b'.' {
+        return None;
+    }
+    let stamp = run(b, id + 1, url64);
+    if stamp != 6 || at(b, id + 7) != b'.' {
+        return None;
+    }
+    let mac = run(b, id + 8, url64);
+    let end = id + 8 + mac;
+    if !(27..=40).contains(&mac) || at(b, end).is_ascii_alphanumeric() || at(b, end) == b'.' {
+        return None;
+    }
+    let digits = decode64(b.get(..id)?, 20)?;
+    (digits.len() >= 17 && digits.iter().all(u8::is_ascii_digit)).then_some(end)
+}
+
+/// Base64 that decodes to `-----BEGIN ... PRIVATE KEY-----`: the whole run of base64.
+fn base64_pem(b: &[u8]) -> Option<usize> {
+    let base64 = |c: u8| c.is_ascii_alphanumeric() || matches!(c, b'+' | b'/' | b'=');
+    // the label first (64 characters), then the run: a run that is not a key is not read
+    let head = b.get(..64).filter(|h| h.iter().all(|&c| base64(c)))?;
+    let label = decode64(head, 48)?;
+    let label = label.get(11..)?;
+    let end = label.windows(5).position(|w| w == b"-----")?;
+    if !label.get(..end)?.windows(11).any(|w| w == b"PRIVATE KEY") {
+        return None;
+    }
+    Some(run(b, 0, base64))
+}
+
+/// The first `max` bytes that `text` (base64, either alphabet, unpadded) decodes to.
+fn decode64(text: &[u8], max: usize) -> Option<Vec<u8>> {
+    let mut out = Vec::with_capacity(max);
+    let mut acc = 0u32;
+    let mut bits = 0;
+    for &c in text {
+        let v = match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' | b'-' => 62,
+            b'/' | b'_' => 63,
+            b'=' => break,
+            _ => return None,
+        };
+        acc = (acc << 6 | u32::from(v)) & 0xff_ffff;
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push(u8::try_from(acc >> bits & 0xff).unwrap_or(0));
+            if out.len() >= max {
+                break;
+            }
+        }
+    }
+    Some(out)
 }

@@ -19,15 +19,27 @@ pub(super) fn at_scheme(text: &str, k: usize, spans: &mut Vec<Span>) {
         let start = k + 3;
         let mut last_at = None;
         let mut first_colon = None;
+        // a `?` or `#` after `user:` (not a port) may be part of a password written as is
+        // (`https://jdoe:Tide?7@host`); it ends the authority unless an `@` follows
+        let mut query: Option<usize> = None;
         let mut i = start;
         while i < b.len() && i - start < MAX_USERINFO {
             let c = at(b, i);
-            if matches!(
-                c,
-                b'/' | b'?' | b'#' | b'"' | b'\'' | b'<' | b'>' | b'`' | b'\\'
-            ) || c.is_ascii_whitespace()
+            if matches!(c, b'/' | b'"' | b'\'' | b'<' | b'>' | b'`' | b'\\')
+                || c.is_ascii_whitespace()
             {
                 break;
+            }
+            if matches!(c, b'?' | b'#') && query.is_none() {
+                let in_password = first_colon.is_some_and(|colon| {
+                    last_at.is_none()
+                        && b.get(colon + 1..i)
+                            .is_some_and(|p| !p.iter().all(u8::is_ascii_digit))
+                });
+                if !in_password {
+                    break;
+                }
+                query = Some(i);
             }
             if c == b'@' {
                 last_at = Some(i);
@@ -35,6 +47,12 @@ pub(super) fn at_scheme(text: &str, k: usize, spans: &mut Vec<Span>) {
                 first_colon = Some(i);
             }
             i += 1;
+        }
+        // no `@` after the `?`: the userinfo ended there
+        if let Some(q) = query {
+            if last_at.is_none_or(|a| a < q) {
+                last_at = last_at.filter(|&a| a < q);
+            }
         }
         let Some(at_sign) = last_at else {
             return;
@@ -73,4 +91,44 @@ fn before_is_scheme(b: &[u8], k: usize) -> bool {
         n += 1;
     }
     n >= 2 && at(b, i).is_ascii_alphabetic()
+}
+
+/// `user/password@host` at the run `s..e` followed by `/` (`sqlplus scott/pw@//db:1521/x`,
+/// `rman target sys/pw@prod`): the password, if it looks like one (a path or a package
+/// `actions/checkout@v4` does not).
+pub(super) fn slash_login(text: &str, s: usize, e: usize, spans: &mut Vec<Span>) {
+    let b = text.as_bytes();
+    let user = b.get(s..e).unwrap_or_default();
+    if user.is_empty()
+        || user.len() > 64
+        || !user
+            .iter()
+            .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'$' | b'#'))
+    {
+        return;
+    }
+    let ps = e + 1;
+    let n = b
+        .get(ps..)
+        .unwrap_or_default()
+        .iter()
+        .take(129)
+        .take_while(|&&c| {
+            !c.is_ascii_whitespace() && !matches!(c, b'/' | b'@' | b'"' | b'\'' | b'`')
+        })
+        .count();
+    let at_sign = ps + n;
+    let host = at(b, at_sign + 1);
+    if n == 0
+        || n > 128
+        || at(b, at_sign) != b'@'
+        || !(host.is_ascii_alphanumeric() || host == b'/')
+    {
+        return;
+    }
+    if let Some(pass) = text.get(ps..at_sign) {
+        if value::password_like(pass) {
+            spans.push(Span::new(ps, at_sign, "password", 2));
+        }
+    }
 }

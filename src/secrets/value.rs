@@ -204,6 +204,64 @@ fn numbered_identifier(v: &str) -> bool {
     numbered && pieces >= 2
 }
 
+/// The inside of a format string's field (`password`, `password!r`, `0`, `key.name:>10`),
+/// not a value in braces.
+pub(super) fn format_field(inner: &str) -> bool {
+    let n = inner
+        .bytes()
+        .take_while(|&c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.'))
+        .count();
+    let (name, rest) = inner.split_at_checked(n).unwrap_or((inner, ""));
+    let name_ok = name.bytes().all(|c| c.is_ascii_digit())
+        || identifier_like(name)
+        || numbered_identifier(name)
+        || name.bytes().all(|c| c.is_ascii_lowercase() || c == b'_');
+    let rest_ok = rest.is_empty()
+        || rest.starts_with(':')
+        || matches!(rest.get(..2), Some("!r" | "!s" | "!a"))
+            && rest
+                .get(2..)
+                .is_some_and(|r| r.is_empty() || r.starts_with(':'));
+    !name.is_empty() && name_ok && rest_ok
+}
+
+/// A member of an object in code (`parsedURL.username`, `req.body.password`): letters only,
+/// joined by dots, the last one starting lowercase.
+fn member(v: &str) -> bool {
+    let mut pieces = 0;
+    let mut last = "";
+    for piece in v.split('.') {
+        if piece.is_empty() || !piece.bytes().all(|c| c.is_ascii_alphabetic() || c == b'_') {
+            return false;
+        }
+        pieces += 1;
+        last = piece;
+    }
+    pieces >= 2
+        && last
+            .bytes()
+            .next()
+            .is_some_and(|c| c.is_ascii_lowercase() || c == b'_')
+}
+
+/// A constant's name: capitals, some with a short number on them (`__X32_SYSCALL_BIT`,
+/// `SHA256_DIGEST_LEN`, `HTTP2_MAX`), three pieces or more.
+fn screaming_identifier(v: &str) -> bool {
+    let mut pieces = 0;
+    for piece in v.split('_') {
+        if piece.is_empty() {
+            continue;
+        }
+        pieces += 1;
+        let letters = piece.bytes().take_while(u8::is_ascii_uppercase).count();
+        let digits = piece.len() - letters;
+        if letters == 0 || digits > 3 || !piece.bytes().skip(letters).all(|c| c.is_ascii_digit()) {
+            return false;
+        }
+    }
+    pieces >= 3
+}
+
 /// `host:port` (`localhost:5432`, `db.internal:6379`).
 fn host_port(v: &str) -> bool {
     v.rsplit_once(':').is_some_and(|(host, port)| {
@@ -404,9 +462,20 @@ pub(super) fn excluded(v: &str) -> bool {
             return true;
         }
     }
-    // an identifier called or indexed: f(x), ENV["X"]
+    // an identifier called or indexed: f(x), ENV["X"]; a macro: Token![;], braced!(x)
     if b.windows(2)
         .any(|w| matches!(w, [p, b'(' | b'['] if ident_byte(*p)))
+        || b.windows(3)
+            .any(|w| matches!(w, [p, b'!', b'(' | b'[' | b'{'] if ident_byte(*p)))
+    {
+        return true;
+    }
+    // a reference to a type or a variable in code: &Token, &str, &'a
+    if first == b'&'
+        && b.get(1..)
+            .unwrap_or_default()
+            .iter()
+            .all(|&c| ident_byte(c) || matches!(c, b'\'' | b':'))
     {
         return true;
     }
@@ -425,7 +494,7 @@ pub(super) fn excluded(v: &str) -> bool {
     if v.contains('.') && identifier_like(v.trim_end_matches(['!', '?'])) {
         return true;
     }
-    if numbered_identifier(v) || host_port(v) || colour(v) {
+    if numbered_identifier(v) || screaming_identifier(v) || member(v) || host_port(v) || colour(v) {
         return true;
     }
     numeric(v) || version(v) || email(v) || digest(v) || identifier_like(v)
@@ -449,6 +518,49 @@ pub(super) fn keyed(v: &str) -> bool {
     let kinds = c.kinds();
     let enough = kinds >= 3 || (kinds == 2 && c.chars >= 8);
     enough && (c.chars < 8 || entropy(v.as_bytes()) >= 2.0)
+}
+
+/// Words that make a value with spaces a remark, not a passphrase (`see the vault`, `set in
+/// CI`, `same as staging`).
+#[rustfmt::skip]
+const STOP_WORDS: &[&str] = &[
+    "the", "a", "an", "in", "on", "at", "of", "to", "for", "from", "see", "ask", "use", "set",
+    "not", "is", "are", "was", "be", "same", "as", "one", "it", "this", "that", "and", "or", "with",
+    "by", "via", "our", "your", "my", "no", "none", "todo", "tbd", "check", "stored", "saved",
+    "kept", "vault", "env", "empty", "blank", "unset", "please", "here", "there", "if", "when",
+];
+
+/// A passphrase of words with spaces (`velvet orbit 36 lantern`, `correct horse battery
+/// staple`): three to eight short words, at least three of them of letters, none of them a word
+/// of a remark ([`STOP_WORDS`]), and no template or placeholder. Only where quotes and a key
+/// that names a password say a value is there.
+pub(super) fn passphrase(v: &str) -> bool {
+    if v.len() < 12 || v.len() > 128 || v.contains(MARKER) || placeholder(v.as_bytes()) {
+        return false;
+    }
+    if v.bytes()
+        .any(|c| matches!(c, b'{' | b'}' | b'$' | b'<' | b'>' | b'%' | b'\\' | b'\t'))
+    {
+        return false;
+    }
+    let mut words = 0;
+    let mut letters = 0;
+    for w in v.split(' ').filter(|w| !w.is_empty()) {
+        words += 1;
+        let n = w.chars().count();
+        if !(1..=20).contains(&n)
+            || STOP_WORDS.iter().any(|s| w.eq_ignore_ascii_case(s))
+            || !w
+                .chars()
+                .all(|c| c.is_alphanumeric() || "-_.!?&#@*+=".contains(c))
+        {
+            return false;
+        }
+        if n >= 3 && w.chars().all(char::is_alphabetic) {
+            letters += 1;
+        }
+    }
+    (3..=8).contains(&words) && letters >= 3
 }
 
 /// Shapes of things that are not secrets although they mix letters, digits and symbols: hex
@@ -530,6 +642,16 @@ pub(super) fn strict(v: &str) -> bool {
     let generated = c.lower > 0 && c.upper > 0 && c.digit > 0 && switching(&c, b);
     let letters = c.digit == 0 && c.chars >= 16 && !wordy(v) && entropy(b) >= 3.5;
     (human || generated || letters) && entropy(b) >= 2.5
+}
+
+/// A value sure enough to be a secret wherever else it stands: it passes [`strict`], or it is
+/// long, random and switches between letters and digits often (a hex or base64 key).
+pub(super) fn certain(v: &str) -> bool {
+    if strict(v) {
+        return true;
+    }
+    let c = Classes::of(v);
+    c.chars >= 16 && c.alternations >= 4 && entropy(v.as_bytes()) >= 3.0
 }
 
 /// Letters and digits switching often (not `S3Bucket2`, `EC2Instance3`), or letters in
