@@ -4,8 +4,12 @@
 //! every look-alike stored unchanged.
 //!
 //! The detector was tuned on `dev.toml` and `dev2.toml` (a second set, written later by another
-//! hand); `test.toml` is the held-out half. All are run and their figures printed
-//! (`--nocapture`); the tuning sets must pass whole, the held-out one is reported.
+//! hand); `test.toml` (the other half of the first corpus) and `test2.toml` (written later still, by
+//! a hand that saw neither the detector nor the other sets) are held out. All are run and their
+//! figures printed (`--nocapture`). The tuning sets must pass whole; the held-out sets must stay at
+//! least as good as when they were first measured (95% of secrets masked, at most 2% of look-alikes
+//! changed): a floor against regressions, not a target to tune for, and their misses are printed
+//! by kind only.
 
 mod common;
 
@@ -174,7 +178,7 @@ fn store_one(path: &str, data: &Path, text: &str, folder: &Path, part: usize) {
 fn every_write_path_masks_every_secret_and_keeps_look_alikes() {
     let root = tempfile::tempdir().unwrap();
     let mut failures = Vec::new();
-    for half in ["dev", "dev2", "test"] {
+    for half in ["dev", "dev2", "test", "test2"] {
         let cases = cases(&corpus(half));
         let secrets = cases.iter().filter(|c| !c.secrets.is_empty()).count();
         let lookalikes = cases.len() - secrets;
@@ -206,16 +210,22 @@ fn every_write_path_masks_every_secret_and_keeps_look_alikes() {
                 secrets - leaked,
                 100.0 * changed as f64 / lookalikes as f64
             );
-            if half != "test" {
+            if half.starts_with("dev") {
                 assert!(leaked == 0 && missing == 0, "{failures:#?}");
                 assert!(changed * 50 <= lookalikes, "{failures:#?}");
+            } else {
+                let held = failures.iter().filter(|f| f.starts_with(half)).count();
+                assert!(
+                    (leaked + missing) * 20 <= secrets && changed * 50 <= lookalikes,
+                    "{half} {path}: below the held-out floor ({held} misses)"
+                );
             }
         }
     }
     // The held-out half is reported by kind only, never case by case, so that nobody tunes the
     // detector on it.
     let mut by_label: HashMap<String, usize> = HashMap::new();
-    for f in failures.iter().filter(|f| f.starts_with("test")) {
+    for f in failures.iter().filter(|f| !f.starts_with("dev")) {
         let label = f
             .split(": ")
             .nth(1)

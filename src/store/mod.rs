@@ -123,7 +123,7 @@ impl Memory {
         })
     }
 
-    /// A row of `HEAD_COLUMNS`; a long body is left empty for `Heads::fill` to read.
+    /// A row of `HEAD_COLUMNS`; a long body is left empty for `heads` to read.
     fn from_head_row(row: &Row) -> rusqlite::Result<Memory> {
         let bytes: i64 = row.get(10)?;
         Ok(Memory {

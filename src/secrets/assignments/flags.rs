@@ -1,0 +1,157 @@
+//! Keys on a command line: a cluster of short flags ending in `-u` (`curl -su user:pw`), a
+//! Windows switch (`cmdkey /pass:pw`), a shell command that sets a variable (`set -x KEY value`,
+//! `setenv`), a value piped or given as a here-string to a `--password-stdin` flag, and
+//! PowerShell's `ConvertTo-SecureString "pw" -AsPlainText`. These are the forms where no `=` or
+//! `:` ties the value to its key, so the command's own syntax has to.
+
+#![deny(clippy::string_slice, clippy::indexing_slicing)]
+
+use super::parse::{line_begin, line_start, parse_value, spaces};
+use crate::secrets::{at, before, keys, value, Span};
+
+/// A cluster of short flags ending in `-u` (`curl -su user:pw`, `-fsSLu`).
+#[inline]
+pub(in crate::secrets) fn cluster(b: &[u8], s: usize, e: usize) -> bool {
+    (3..=7).contains(&(e - s))
+        && at(b, s) == b'-'
+        && at(b, e - 1) == b'u'
+        && b.get(s + 1..e)
+            .is_some_and(|f| f.iter().all(u8::is_ascii_alphabetic))
+}
+
+/// A Windows switch: `/pass:value` after a space (`cmdkey /pass:pw`, `/p:pw`).
+#[inline]
+pub(super) fn switch(b: &[u8], s: usize, e: usize) -> bool {
+    s > 0
+        && before(b, s) == b'/'
+        && matches!(before(b, s - 1), 0 | b' ' | b'\t' | b'\n')
+        && at(b, e) == b':'
+}
+
+/// Commands that set a variable to the words after it: `set -x NAME value` (fish), `setenv`
+/// (csh).
+const SET_COMMANDS: &[&str] = &["set", "setenv"];
+
+/// Whether a command that sets a variable (and its short flags) starts the line before `s`.
+pub(super) fn after_setter(b: &[u8], s: usize) -> bool {
+    let mut i = s;
+    // flags: `-x`, `-gx` (a few)
+    for _ in 0..4 {
+        let e = i;
+        while i > 0 && matches!(before(b, i), b' ' | b'\t') {
+            i -= 1;
+        }
+        if i == e {
+            return false;
+        }
+        let we = i;
+        while i > 0 && before(b, i).is_ascii_alphanumeric() && we - i < 16 {
+            i -= 1;
+        }
+        let word = b.get(i..we).unwrap_or_default();
+        if before(b, i) == b'-' && !word.is_empty() {
+            i -= 1;
+            continue;
+        }
+        return !word.is_empty() && keys::is(word, SET_COMMANDS) && line_start(b, i);
+    }
+    false
+}
+
+/// A value piped into a command whose flag says it reads it from standard input
+/// (`echo 'pw' | docker login --password-stdin`, `... --password-stdin <<< 'pw'`).
+pub(super) fn piped(
+    text: &str,
+    s: usize,
+    e: usize,
+    kind: &'static str,
+    spans: &mut Vec<Span>,
+) -> Option<usize> {
+    let b = text.as_bytes();
+    // a here-string after the flag
+    let h = spaces(b, e);
+    if b.get(h..h + 3) == Some(b"<<<") {
+        let parsed = parse_value(b, spaces(b, h + 3)).ok()?;
+        let v = text.get(parsed.start..parsed.end)?;
+        if value::keyed(v) {
+            spans.push(Span::new(parsed.start, parsed.end, kind, 3));
+        }
+        return Some(parsed.end);
+    }
+    // `echo value |` or `printf '%s' value |` earlier on the line
+    let line = line_begin(b, s, 512);
+    let mut i = line;
+    while i < s {
+        let word_start = i == line || matches!(before(b, i), b' ' | b'\t' | b';' | b'(' | b'&');
+        let echo = if !word_start {
+            None
+        } else if b.get(i..i + 5) == Some(b"echo ") {
+            Some(i + 5)
+        } else if b.get(i..i + 7) == Some(b"printf ") {
+            Some(i + 7)
+        } else {
+            None
+        };
+        let Some(mut p) = echo else {
+            i += 1;
+            continue;
+        };
+        p = spaces(b, p);
+        // `-n`, `-e`, and printf's format
+        while at(b, p) == b'-' && at(b, p + 1).is_ascii_alphabetic() && at(b, p + 2) == b' ' {
+            p = spaces(b, p + 3);
+        }
+        if let Some(f) = b.get(p..p + 6) {
+            if f.contains(&b'%') && matches!(at(b, p), b'\'' | b'"') {
+                if let Ok(fmt) = parse_value(b, p) {
+                    p = spaces(b, fmt.end + 1);
+                }
+            }
+        }
+        let parsed = parse_value(b, p).ok()?;
+        let close = parsed.end + usize::from(parsed.start > p);
+        if at(b, spaces(b, close)) != b'|' || close > s {
+            return None;
+        }
+        let v = text.get(parsed.start..parsed.end)?;
+        if value::keyed(v) {
+            spans.push(Span::new(parsed.start, parsed.end, kind, 3));
+        }
+        return None;
+    }
+    None
+}
+
+/// PowerShell's `-AsPlainText` (`ConvertTo-SecureString "pw" -AsPlainText -Force`): the quoted
+/// string just before it on the line, or just after it.
+pub(super) fn plain_text(text: &str, s: usize, e: usize, spans: &mut Vec<Span>) -> Option<usize> {
+    let b = text.as_bytes();
+    let mut q = s;
+    while q > 0 && matches!(before(b, q), b' ' | b'\t') {
+        q -= 1;
+    }
+    let quote = before(b, q);
+    let (vs, ve) = if matches!(quote, b'"' | b'\'') {
+        let ve = q - 1;
+        let mut vs = ve;
+        while vs > 0 && ve - vs <= 256 && !matches!(before(b, vs), b'\n') && before(b, vs) != quote
+        {
+            vs -= 1;
+        }
+        if before(b, vs) != quote || vs == ve {
+            return None;
+        }
+        (vs, ve)
+    } else {
+        let parsed = parse_value(b, spaces(b, e)).ok()?;
+        if parsed.start == spaces(b, e) {
+            return None;
+        }
+        (parsed.start, parsed.end)
+    };
+    let v = text.get(vs..ve)?;
+    if value::keyed(v) {
+        spans.push(Span::new(vs, ve, "password", 3));
+    }
+    None
+}

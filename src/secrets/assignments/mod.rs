@@ -1,0 +1,361 @@
+//! Keys that name a secret (see [`keys`](super::keys)), and their values: `KEY=value`,
+//! `key: value`, `"key": "value"`, `key := value`, `key => value`, `key is value`,
+//! `key value` (flags and a few prose words), `<key>value</key>`, `<add key="..." value="...">`,
+//! `Authorization: Bearer value`, `curl -u user:password`, `mysql -pvalue`; and from the
+//! structure around a key: `KEY["x"] = value` (an index), `define('KEY', 'value')` (a call's
+//! pair of arguments), `setPassword("value")` (a setter), `auth=("user", "password")` (a
+//! pair), `/pass:value` (a Windows switch), `curl -su user:pw` (a flag cluster), `requirepass
+//! value` and `set -x KEY value` (a directive line), `password: >-` (a YAML block scalar),
+//! `- name: KEY` then `value: ...` or `<entry key="KEY">value</entry>` (a key as a label),
+//! `| Password |` (a Markdown table column) and `| KEY | value |` (a row),
+//! `Authorization: SSWS value` (any scheme), `echo value | ... --password-stdin` (a pipe) and
+//! `ConvertTo-SecureString "value" -AsPlainText`.
+//!
+//! The whole value becomes one span: quoted, up to its closing quote; bare, up to a space, a
+//! quote, `,;<`, an unbalanced bracket or `&` before another `key=`. It must then pass the test
+//! the key word asks for ([`value::keyed`] mostly).
+//!
+//! This file reads the separator after a key (`=`, `:`, `:=`, `=>`, `>` of an element, `value=`
+//! of an `<add>`, a space before `is` or a flag's value), tests the value, and splits an
+//! `Authorization` value into its scheme and credentials; the other forms live apart, one
+//! concern each: [`parse`] (where a value ends), [`flags`] (command lines),
+//! [`code`] (calls, setters, types, labels) and [`structures`] (tables, YAML block scalars).
+
+#![deny(clippy::string_slice, clippy::indexing_slicing)]
+
+mod code;
+mod flags;
+mod parse;
+mod structures;
+
+pub(super) use flags::cluster;
+
+use super::keys::{could_name, named, Form, Test};
+use super::{at, before, value, Span, MARKER};
+use code::{call_before, labelled, pair, setter, typed};
+use flags::{after_setter, piped, plain_text, switch};
+use parse::{copula, ends_line, line_start, parse_value, spaces, user_like};
+use structures::{block_scalar, cell};
+
+/// The key run `s..e` (see [`super::walk`]): if its last word may name a secret and a value
+/// follows, push the value's span. `before_word` is the last word of the run before, when only
+/// a space separates them (`API` in `API key: ...`). Returns where looking for keys may resume
+/// when a value was consumed.
+#[inline]
+pub(super) fn in_run(
+    text: &str,
+    s: usize,
+    e: usize,
+    last: &[u8],
+    before_word: Option<&[u8]>,
+    spans: &mut Vec<Span>,
+) -> Option<usize> {
+    let b = text.as_bytes();
+    let flag = at(b, s) == b'-' || switch(b, s, e);
+    let glued_p = at(b, s) == b'-' && at(b, s + 1) == b'p';
+    let alone = last.len() + 1 >= e - s;
+    if !(glued_p || cluster(b, s, e) || could_name(last, alone, flag)) {
+        return None;
+    }
+    assignment(text, s, e, before_word, spans)
+}
+
+/// The key run `s..e`: if it is a key naming a secret with a value after it, push the value's
+/// span. Returns where scanning may resume when a value was consumed.
+#[inline(never)]
+fn assignment(
+    text: &str,
+    s: usize,
+    e: usize,
+    before_word: Option<&[u8]>,
+    spans: &mut Vec<Span>,
+) -> Option<usize> {
+    let b = text.as_bytes();
+    let switch = switch(b, s, e);
+    // path segments, mentions and escapes are not keys; a `$variable` is one only when
+    // assigned (`$token = ...`), not in `Bearer $ACCESS_TOKEN rest`
+    if !switch && matches!(before(b, s), b'/' | b'@' | b'%' | b'\\' | b'#') {
+        return None;
+    }
+    let variable = before(b, s) == b'$';
+    // the marker's own word is not a key
+    if s.checked_sub(1)
+        .and_then(|m| b.get(m..))
+        .is_some_and(|r| r.starts_with(MARKER.as_bytes()))
+    {
+        return None;
+    }
+    let run = b.get(s..e)?;
+    let dashes = run.iter().take_while(|&&c| c == b'-').count();
+    let flag = switch
+        || dashes > 0 && (s == 0 || matches!(before(b, s), b' ' | b'\t' | b'\n' | b'"' | b'\''));
+    if dashes > 0 && !flag {
+        return None;
+    }
+    let mut key = run.get(dashes..)?;
+    if key.is_empty() || matches!(key.last(), Some(b'.' | b'-' | b'_')) {
+        return None;
+    }
+    if dashes == 1 && key.eq_ignore_ascii_case(b"AsPlainText") {
+        return plain_text(text, s, e, spans);
+    }
+    if dashes == 1 && cluster(b, s, e) {
+        key = key.get(key.len() - 1..)?;
+    }
+    let qualifier = if dashes > 0 || switch {
+        None
+    } else {
+        before_word
+    };
+    let Some(named) = named(key, flag, qualifier) else {
+        // a glued `-pVALUE` (mysql): the rest of the word, if it looks like a password
+        if dashes == 1 && key.len() > 1 && key.first() == Some(&b'p') {
+            let end = s
+                + 1
+                + b.get(s + 1..)?
+                    .iter()
+                    .take_while(|c| !c.is_ascii_whitespace())
+                    .count();
+            let v = text.get(s + 2..end)?;
+            if value::strict(v) {
+                spans.push(Span::new(s + 2, end, "password", 3));
+                return Some(end);
+            }
+        }
+        return None;
+    };
+    if named.test == Test::Stdin {
+        return piped(text, s, e, named.kind, spans);
+    }
+
+    // the separator
+    let mut p = e;
+    let open = before(b, s);
+    let quoted = matches!(open, b'"' | b'\'');
+    let mut closed = false;
+    if quoted {
+        if at(b, p) == b'\\' && at(b, p + 1) == open {
+            p += 2;
+            closed = true;
+        } else if at(b, p) == open {
+            p += 1;
+            closed = true;
+        }
+    }
+    // an index: `ENV["API_TOKEN"] = ...`, `os.environ['DB_PASSWORD'] = ...`
+    if closed && at(b, p) == b']' {
+        p += 1;
+    }
+    let xml = open == b'<' && at(b, p) == b'>';
+    let after_spaces = spaces(b, p);
+    let gap = after_spaces > p;
+    p = after_spaces;
+    // `key value` and `key is value`: no `=` or `:` says where the value is
+    let mut loose = false;
+    // `KEY value` as a whole line (`requirepass pw`, `set -x PGPASSWORD pw`): the value ends it
+    let mut directive = false;
+    let pairs = matches!(named.test, Test::UserPass | Test::MaybeUserPass);
+    // a Markdown table cell (`| Password |`)
+    let q = spaces(b, p);
+    if at(b, q) == b'|' || (at(b, q) == b'`' && at(b, spaces(b, q + 1)) == b'|') {
+        return cell(text, s, e, named.kind, spans);
+    }
+    if xml {
+        p += 1;
+    } else if at(b, p) == b'=' && at(b, p + 1) != b'=' {
+        p += if at(b, p + 1) == b'>' { 2 } else { 1 };
+    } else if at(b, p) == b':' && at(b, p + 1) != b':' {
+        // a segment of a colon chain (`arn:aws:...:secret:name`) is not a key
+        if before(b, s) == b':' && at(b, p + 1) != b'=' {
+            return None;
+        }
+        p += if at(b, p + 1) == b'=' { 2 } else { 1 };
+        // a type before the value: `token: &str = "..."`; the value is then a literal
+        // (`SECRET: c_long = OTHER + 1` is code)
+        if let Some(q) = typed(b, p) {
+            if !matches!(at(b, q), b'"' | b'\'' | b'`') {
+                return None;
+            }
+            p = q;
+        }
+    } else if quoted
+        && b.get(p..p + 6)
+            .is_some_and(|w| w.eq_ignore_ascii_case(b"value="))
+    {
+        // <add key="Password" value="..." />
+        p += 6;
+    } else if closed
+        && at(b, p) == b','
+        && call_before(b, s - 1)
+        && !matches!(named.word, "basic" | "bearer")
+    {
+        // a call's pair of arguments: `define('DB_PASSWORD', '...')`,
+        // `Header.Set("Authorization", "Bearer ...")`
+        p = spaces(b, p + 1);
+        if !matches!(at(b, p), b'"' | b'\'' | b'`') {
+            return None;
+        }
+    } else if !quoted && !gap && at(b, p) == b'(' {
+        // `HTTPBasicAuth("user", "pw")`, `setPassword("pw")`, `.apiKey("...")`
+        if !(pairs || setter(b, s, key)) {
+            return None;
+        }
+        if !pairs {
+            p += 1;
+            if !matches!(at(b, p), b'"' | b'\'') {
+                return None;
+            }
+        }
+    } else if let Some(q) = (gap && !variable).then(|| copula(b, p)).flatten() {
+        p = q;
+        loose = true;
+    } else if gap && !variable && !closed && (flag || named.form == Form::Prose) {
+        loose = true;
+    } else if flag && !gap && matches!(at(b, p), b'"' | b'\'') {
+        // a quoted value glued to its flag: `-p'pw'`
+        loose = true;
+    } else if gap && !quoted && !variable && (line_start(b, s) || after_setter(b, s)) {
+        loose = true;
+        directive = true;
+    } else {
+        return labelled(text, s, p, named.kind, spans)
+            .or_else(|| cell(text, s, e, named.kind, spans));
+    }
+    p = spaces(b, p);
+    if matches!(at(b, p), b'\n' | b'\r' | 0) {
+        return None;
+    }
+    // `auth=("user", "pw")`: the second of the pair
+    if pairs && matches!(at(b, p), b'(' | b'[') {
+        return pair(text, p, named.kind, spans);
+    }
+    let parsed = match parse_value(b, p) {
+        Ok(parsed) => parsed,
+        // a long stretch without a value is not looked at again
+        Err(to) => return (to.saturating_sub(p) > 128).then_some(to),
+    };
+    let was_quoted = parsed.start > p;
+    let (mut vs, ve) = (parsed.start, parsed.end);
+    let raw = text.get(vs..ve)?;
+    // `key value` in prose: the next word, not another `key=value`
+    if loose && raw.trim_end_matches('=').contains('=') {
+        return None;
+    }
+    if directive && !ends_line(b, ve + usize::from(was_quoted)) {
+        return None;
+    }
+    // a YAML block scalar (`password: >-` and the value on the next line)
+    if !was_quoted && matches!(raw, "|" | "|-" | "|+" | ">" | ">-" | ">+") && ends_line(b, ve) {
+        return block_scalar(text, s, ve, named.kind, spans);
+    }
+    let mut v = raw;
+    if let Some(rest) = v.strip_prefix("pass:") {
+        vs += 5;
+        v = rest;
+    }
+    // an ODBC value in braces: `Pwd={...};` (not a format field: `{password!r}`)
+    if let Some(inner) = v.strip_prefix('{').and_then(|r| r.strip_suffix('}')) {
+        if !inner.contains(['{', '}']) && !was_quoted && !value::format_field(inner) {
+            vs += 1;
+            v = inner;
+        }
+    }
+    // `Authorization: <scheme> <credentials>`: the credentials, not the scheme's name
+    if named.word == "authorization" && !was_quoted && at(b, ve) == b' ' {
+        if let Some(end) = scheme(text, vs, ve, false, spans) {
+            return Some(end);
+        }
+    }
+    let ok = match named.test {
+        Test::Keyed | Test::Stdin => value::keyed(v),
+        Test::Strict => value::strict(v),
+        Test::Password => value::password_like(v),
+        Test::Base64 => {
+            v.bytes()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'+' | b'/' | b'='))
+                && value::keyed(v)
+        }
+        // (a reference is no `user:password`: `vault:secret/app#key`, `ErrorCode::Auth`)
+        Test::UserPass | Test::MaybeUserPass if value::reference(v) || v.contains("::") => false,
+        Test::UserPass | Test::MaybeUserPass => match v.split_once(':') {
+            // `user:password`: the place says it is a password, so any real value counts
+            Some((user, pass)) if user_like(user) => {
+                vs += user.len() + 1;
+                v = pass;
+                value::embedded(pass, user)
+                    && !pass.starts_with('/')
+                    && !pass.bytes().all(|c| c.is_ascii_digit())
+            }
+            Some(_) => false,
+            None => match v.split_once('%') {
+                // `smbclient -U user%password`
+                Some((user, pass)) if user_like(user) && value::keyed(pass) => {
+                    vs += user.len() + 1;
+                    v = pass;
+                    true
+                }
+                _ => named.test == Test::MaybeUserPass && value::keyed(v),
+            },
+        },
+    };
+    // a passphrase of words, quoted: `GPG_PASSPHRASE="velvet orbit 36 lantern"`
+    let ok = ok
+        || (was_quoted && matches!(named.kind, "password" | "passphrase") && value::passphrase(v));
+    if ok {
+        // (a value the key alone hardly vouches for ranks as a guess, like prose)
+        let rank = if named.test == Test::Strict { 4 } else { 3 };
+        spans.push(Span::new(vs, vs + v.len(), named.kind, rank));
+        return Some(ve);
+    }
+    // `Authorization: <scheme> <credentials>` with a scheme of any name (`SSWS`, `Token`)
+    if named.word == "authorization" {
+        if let Some(end) = scheme(text, vs, ve, was_quoted, spans) {
+            return Some(end);
+        }
+    }
+    // a long rejected value is skipped whole (keeps the scan linear); a short one is scanned
+    // for keys of its own (`Authorization: Bearer ...`)
+    let long = ve - p > 128 && !raw.bytes().any(|c| c == b' ');
+    long.then_some(ve)
+}
+
+/// `<scheme> <credentials>` as the value of `Authorization` (a quoted `"SSWS token"`, or the
+/// bare scheme `vs..ve` and the word after it): the credentials, if they pass
+/// [`value::keyed`].
+fn scheme(text: &str, vs: usize, ve: usize, quoted: bool, spans: &mut Vec<Span>) -> Option<usize> {
+    let b = text.as_bytes();
+    let raw = text.get(vs..ve)?;
+    let (name, cs, ce) = if quoted {
+        let (name, cred) = raw.split_once(' ')?;
+        let cs = vs + name.len() + 1 + (cred.len() - cred.trim_start().len());
+        (name, cs, ve)
+    } else {
+        let cs = spaces(b, ve);
+        if cs == ve {
+            return None;
+        }
+        let parsed = parse_value(b, cs).ok()?;
+        if parsed.start != cs {
+            return None;
+        }
+        (raw, cs, parsed.end)
+    };
+    let scheme_like = (2..=24).contains(&name.len())
+        && name.bytes().next().is_some_and(|c| c.is_ascii_alphabetic())
+        && name.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'-');
+    let cred = text.get(cs..ce)?;
+    // parameters (`Digest username="..."`, `WSSE profile="..."`) are keys of their own
+    let params = cred.trim_end_matches('=').contains('=');
+    if scheme_like && !params && value::keyed(cred) {
+        let kind = if name.eq_ignore_ascii_case("bearer") {
+            "bearer token"
+        } else if name.eq_ignore_ascii_case("basic") {
+            "basic auth"
+        } else {
+            "credentials"
+        };
+        spans.push(Span::new(cs, ce, kind, 3));
+        return Some(ce);
+    }
+    None
+}

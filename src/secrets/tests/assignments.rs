@@ -1,0 +1,294 @@
+//! A key that names a secret and its value, in every form the
+//! [`assignments`](crate::secrets::assignments) rule reads: `KEY=value`, `key: value`, JSON,
+//! command-line flags and switches, headers, calls, setters, labels, tables, directives; and
+//! code after such a key that is no value.
+
+#![deny(clippy::string_slice, clippy::indexing_slicing)]
+
+use super::{keeps, masks};
+
+#[test]
+fn assignments() {
+    masks(
+        "export API_TOKEN=Zk4mQ8rT2vX7nB1c",
+        "export API_TOKEN=[secret]",
+    );
+    masks("password: s3cr3t-Pa55!", "password: [secret]");
+    masks(
+        "{\"client_secret\": \"q8Fz2LmW0pXr5Tn7\"}",
+        "{\"client_secret\": \"[secret]\"}",
+    );
+    masks("secret_key = 'Zk4mQ8rT2vX7nB1c'", "secret_key = '[secret]'");
+    masks("$token := \"Zk4mQ8rT2vX7nB1c\"", "$token := \"[secret]\"");
+    masks("'password' => 'Tr0ub4dor&3',", "'password' => '[secret]',");
+    masks(
+        "<password>Tr0ub4dor&3</password>",
+        "<password>[secret]</password>",
+    );
+    masks(
+        "<add key=\"SmtpPassword\" value=\"Tr0ub4dor&3\" />",
+        "<add key=\"SmtpPassword\" value=\"[secret]\" />",
+    );
+    masks(
+        "the passphrase is Wren-Copper-Lantern-81.",
+        "the passphrase is [secret].",
+    );
+    masks(
+        "Server=db;User Id=app;Password=Tr0ub4dor&3;Encrypt=true",
+        "Server=db;User Id=app;Password=[secret];Encrypt=true",
+    );
+    masks(
+        "?api_key=Zk4mQ8rT2vX7nB1c&page=2",
+        "?api_key=[secret]&page=2",
+    );
+    masks(
+        "aws_secret_access_key = Zk4mQ8rT2vX7nB1c/Wq9+plDartZk4mQ8rT2vX7",
+        "aws_secret_access_key = [secret]",
+    );
+    masks(
+        "SECRET_KEY_BASE=0f3a9c5e7b1d2468ace00f3a9c5e7b1d",
+        "SECRET_KEY_BASE=[secret]",
+    );
+    masks(
+        "{\\\"password\\\":\\\"Tr0ub4dor&3\\\"}",
+        "{\\\"password\\\":\\\"[secret]\\\"}",
+    );
+    masks("password=\"ñu-2024\"", "password=\"[secret]\"");
+}
+
+#[test]
+fn command_lines_and_headers() {
+    masks(
+        "curl -u deploy:Tr0ub4dor&3 https://ci.example.org",
+        "curl -u deploy:[secret] https://ci.example.org",
+    );
+    masks(
+        "redis-cli -a 0f3a9c5e7b1d2468ace0 ping",
+        "redis-cli -a [secret] ping",
+    );
+    masks(
+        "mysql -uroot -pTr0ub4dor3x! db",
+        "mysql -uroot -p[secret] db",
+    );
+    masks(
+        "tool --api-key Zk4mQ8rT2vX7nB1c --verbose",
+        "tool --api-key [secret] --verbose",
+    );
+    masks(
+        "keytool -storepass \"Wq9!plover\" -list",
+        "keytool -storepass \"[secret]\" -list",
+    );
+    masks(
+        "openssl rsa -in k.pem -passin pass:Wq9!plover-Dart",
+        "openssl rsa -in k.pem -passin pass:[secret]",
+    );
+    masks(
+        "-H \"Authorization: Basic bWlyYTpXcTkhcGxvdmVy\"",
+        "-H \"Authorization: Basic [secret]\"",
+    );
+    masks(
+        "opts = { auth: { Authorization: \"Bearer Zk4mQ8rT2vX7nB1c\" } }",
+        "opts = { auth: { Authorization: \"Bearer [secret]\" } }",
+    );
+    keeps("docker run -u 1000:1000 image");
+    keeps("git commit -a -m 'fix'");
+    keeps("gcc -pthread main.c -o main");
+    keeps("wget --header \"Authorization: Bearer $ACCESS_TOKEN\" https://files.example.org/a");
+    keeps("Authorization: Bearer <your-access-token>");
+}
+
+#[test]
+fn password_flags() {
+    masks(
+        "sshpass -p 'Tide7!Lantern' ssh ops@host",
+        "sshpass -p '[secret]' ssh ops@host",
+    );
+    masks(
+        "mysql -h db -p'Tide7!Lantern' app",
+        "mysql -h db -p'[secret]' app",
+    );
+    masks(
+        "plink -pw Tide7!Lantern ops@host",
+        "plink -pw [secret] ops@host",
+    );
+    masks(
+        "zip -P coral&58reef out.zip f.txt",
+        "zip -P [secret] out.zip f.txt",
+    );
+    masks(
+        "mvn deploy -Dpassword=coral&58reef -Dusername=ci",
+        "mvn deploy -Dpassword=[secret] -Dusername=ci",
+    );
+    keeps("ssh -p 2222 ops@host && mkdir -p build/out && git add -p src/lib.rs");
+}
+
+#[test]
+fn signed_urls_and_more_keys() {
+    masks(
+        "https://acct.blob.core.windows.net/c/x.bin?sv=2024-05-04&sr=b&sig=Zk4mQ8rT2vX7nB1c%2Bab%3D&se=2025",
+        "https://acct.blob.core.windows.net/c/x.bin?sv=2024-05-04&sr=b&sig=[secret]&se=2025",
+    );
+    masks(
+        "LD_SDK_KEY=sdk-4e1f0b2a-9c8d-4e7f-a6b5-c4d3e2f1a0b9",
+        "LD_SDK_KEY=[secret]",
+    );
+    masks(
+        "ENV SMTP_PASSWORD Tide7!Lantern",
+        "ENV SMTP_PASSWORD [secret]",
+    );
+    masks(
+        "$env:ADMIN_PASSWORD = \"Tide7!Lantern\"",
+        "$env:ADMIN_PASSWORD = \"[secret]\"",
+    );
+    keeps("cache_key: 4b9e2f1a7c3d5e8f0a1b2c3d4e5f6a7b\nprimary_key: id\nsession_timeout: 30m");
+}
+
+#[test]
+fn headers_and_calls() {
+    // an `Authorization` scheme of any name; a header or a key given as a call's arguments
+    masks(
+        "-H 'Authorization: SSWS 00Zk4mQ8rT2vX7nB1cWq9plDart'",
+        "-H 'Authorization: SSWS [secret]'",
+    );
+    masks(
+        "req.Header.Set(\"Authorization\", \"Bearer Zk4mQ8rT2vX7nB1c\")",
+        "req.Header.Set(\"Authorization\", \"Bearer [secret]\")",
+    );
+    masks(
+        "define( 'DB_PASSWORD', 'Tide7!Lantern' );",
+        "define( 'DB_PASSWORD', '[secret]' );",
+    );
+    masks(
+        "os.environ[\"ACME_API_TOKEN\"] = \"Zk4mQ8rT2vX7nB1c\"",
+        "os.environ[\"ACME_API_TOKEN\"] = \"[secret]\"",
+    );
+    masks(
+        "ds.setPassword(\"Tide7!Lantern\");",
+        "ds.setPassword(\"[secret]\");",
+    );
+    masks(
+        "requests.get(url, auth=(\"svc\", \"Tide7!Lantern\"))",
+        "requests.get(url, auth=(\"svc\", \"[secret]\"))",
+    );
+    masks(
+        "$pw = ConvertTo-SecureString \"Tide7!Lantern\" -AsPlainText -Force",
+        "$pw = ConvertTo-SecureString \"[secret]\" -AsPlainText -Force",
+    );
+    keeps("t(\"password\", \"Passwort\")\nos.getenv(\"DB_PASSWORD\", \"\")");
+    keeps("user.checkPassword(\"hunter2\")\nvalidator.getToken(\"user-123\")");
+    keeps("<input type=\"password\" name=\"password\" id=\"password\" autocomplete=\"current-password\" required>");
+}
+
+#[test]
+fn labelled_values_and_tables() {
+    masks(
+        "env:\n- name: DB_PASSWORD\n  value: \"Tide7!Lantern\"\n- name: LOG\n  value: info",
+        "env:\n- name: DB_PASSWORD\n  value: \"[secret]\"\n- name: LOG\n  value: info",
+    );
+    masks(
+        "{\"name\": \"API_TOKEN\", \"value\": \"Zk4mQ8rT2vX7nB1c\"}",
+        "{\"name\": \"API_TOKEN\", \"value\": \"[secret]\"}",
+    );
+    masks(
+        "variable \"db_password\" {\n  type = string\n  default = \"Tide7!Lantern\"\n}",
+        "variable \"db_password\" {\n  type = string\n  default = \"[secret]\"\n}",
+    );
+    masks(
+        "<entry key=\"mail.smtp.password\">Tide7!Lantern</entry>",
+        "<entry key=\"mail.smtp.password\">[secret]</entry>",
+    );
+    masks(
+        "| Host | User | Password |\n|---|---|---|\n| db-01 | app | Tide7!Lantern |",
+        "| Host | User | Password |\n|---|---|---|\n| db-01 | app | [secret] |",
+    );
+    masks(
+        "| GH_TOKEN | `Zk4mQ8rT2vX7nB1c` | CI only |",
+        "| GH_TOKEN | `[secret]` | CI only |",
+    );
+    masks(
+        "db:\n  password: >-\n    Tide7!Lantern\n  host: db",
+        "db:\n  password: >-\n    [secret]\n  host: db",
+    );
+    keeps("- name: API_TOKEN\n  valueFrom:\n    secretKeyRef:\n      name: api\n      key: token\n- name: LOG_LEVEL\n  value: debug");
+    keeps("| Key | Action |\n|---|---|\n| Ctrl+Shift+P | Command palette |");
+    keeps("| Setting | Value |\n|---|---|\n| password_min_length | 12 |\n| token_ttl | 3600 |");
+    keeps("| Password | Rule |\n|---|---|\n| length | 12 chars min |");
+    keeps("\"name\": \"password\", \"type\": \"string\", \"minLength\": 12");
+    keeps("password: \"see the team vault\"\npassphrase: \"ask Dana for it\"");
+    masks(
+        "GPG_PASSPHRASE=\"velvet orbit 36 lantern\"",
+        "GPG_PASSPHRASE=\"[secret]\"",
+    );
+}
+
+#[test]
+fn more_command_lines() {
+    masks(
+        "curl -su \"admin:Tide7!Lantern\" https://es:9200",
+        "curl -su \"admin:[secret]\" https://es:9200",
+    );
+    masks(
+        "echo 'Tide7!Lantern' | docker login ghcr.io -u jdoe --password-stdin",
+        "echo '[secret]' | docker login ghcr.io -u jdoe --password-stdin",
+    );
+    masks(
+        "docker login -u ops --password-stdin <<< 'Tide7!Lantern'",
+        "docker login -u ops --password-stdin <<< '[secret]'",
+    );
+    masks(
+        "ldapsearch -x -D cn=admin -w Tide7!Lantern -b dc=acme",
+        "ldapsearch -x -D cn=admin -w [secret] -b dc=acme",
+    );
+    masks(
+        "cmdkey /generic:jump01 /user:ops /pass:Tide7!Lantern",
+        "cmdkey /generic:jump01 /user:ops /pass:[secret]",
+    );
+    masks(
+        "sqlplus system/Tide7!Lantern@//ora01:1521/ORCL",
+        "sqlplus system/[secret]@//ora01:1521/ORCL",
+    );
+    masks(
+        "smbclient //nas/backup -U backup%Tide7!Lantern -c ls",
+        "smbclient //nas/backup -U backup%[secret] -c ls",
+    );
+    masks(
+        "# redis.conf\nrequirepass Zk4mQ8rT2vX7nB1c\nmaxmemory 2gb",
+        "# redis.conf\nrequirepass [secret]\nmaxmemory 2gb",
+    );
+    masks(
+        "set -x PGPASSWORD Tide7!Lantern",
+        "set -x PGPASSWORD [secret]",
+    );
+    masks(
+        "Driver={ODBC Driver 18};Server=sql02;Uid=sa;Pwd={Tide7!Lantern};",
+        "Driver={ODBC Driver 18};Server=sql02;Uid=sa;Pwd={[secret]};",
+    );
+    keeps("set -x\nset -x EDITOR vim\nrequirepass yes");
+    keeps("npm install lodash/lodash@4.17.21\nuses: actions/checkout@v4\ndocker pull library/alpine@sha256:abc");
+    keeps("echo \"building\" | tee build.log\ndocker login -u ci --password-stdin registry.acme.io < token.txt");
+    keeps("grep -w needle haystack.txt && wc -w notes.md");
+}
+
+#[test]
+fn code_is_not_a_value() {
+    // types, references, macros, members, format fields and constants after a secret's key
+    keeps("pub semi_token: Token![;],\nlet brace_token = braced!(content in input);");
+    keeps("fn parse(open_token: &Token, sig: &Signature<'_>) {}");
+    keeps("pub const DEVCONF_STABLE_SECRET: _bindgen_ty_3 = _bindgen_ty_3::DEVCONF_STABLE_SECRET;");
+    keeps("pub const SYS_memfd_secret: c_long = __X32_SYSCALL_BIT + 447;");
+    keeps("auth: parsedURL.username || parsedURL.password");
+    keeps("print(f\"password={password!r}\")\nmsg = f\"token={token:>10}\"");
+    keeps("super::SQLITE_AUTH => ErrorCode::AuthorizationForStatementDenied,");
+    keeps("[ 'crc-16-buypass', 'Crc16Buypass', 0x18005 ]");
+    keeps("'VBScriptLexer': ('pygments.lexers.basic', 'VBScriptLexer', ('vbscript',)),");
+    keeps("headers[\"authorization\"] = 'WSSE profile=\"UsernameToken\"'");
+    masks(
+        "let password: &str = \"Tide7!Lantern\";",
+        "let password: &str = \"[secret]\";",
+    );
+    // a guess from a bare `key` (here a wrong one) is not repeated elsewhere in the text
+    masks(
+        "key: 'lengthComputable',\nget lengthComputable () {}",
+        "key: '[secret]',\nget lengthComputable () {}",
+    );
+}

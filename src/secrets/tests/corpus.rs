@@ -1,0 +1,174 @@
+//! The dev corpus scores (`tests/fixtures/secrets/dev.toml` and `dev2.toml`): every secret
+//! masked, look-alikes unchanged, masking idempotent, with per-format and per-kind figures
+//! printed so that a miss shows where it is.
+
+#![deny(clippy::string_slice, clippy::indexing_slicing)]
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+
+use super::assert_markers;
+use crate::secrets::{mask, MARKER};
+
+#[derive(Deserialize)]
+struct Corpus {
+    #[serde(default)]
+    secret: Vec<SecretEntry>,
+    #[serde(default)]
+    lookalike: Vec<Lookalike>,
+}
+
+#[derive(Deserialize)]
+struct SecretEntry {
+    format: String,
+    text: String,
+    secrets: Vec<String>,
+}
+
+#[derive(Deserialize)]
+struct Lookalike {
+    kind: String,
+    text: String,
+}
+
+/// Overlapping occurrences of `piece` in `text`.
+fn occurrences(text: &str, piece: &str) -> usize {
+    text.char_indices()
+        .filter(|&(i, _)| text.get(i..).is_some_and(|rest| rest.starts_with(piece)))
+        .count()
+}
+
+/// Every 3-character piece of `secret` (the whole of a shorter one).
+fn pieces(secret: &str) -> Vec<String> {
+    let chars: Vec<char> = secret.chars().collect();
+    if chars.len() < 3 {
+        return vec![secret.to_owned()];
+    }
+    chars.windows(3).map(|w| w.iter().collect()).collect()
+}
+
+/// Whether `masked` leaks any of `secrets` beyond what the ideal masking of `text` keeps.
+fn leaks(text: &str, secrets: &[String], masked: &str) -> Vec<String> {
+    let mut ideal = text.to_owned();
+    for s in secrets {
+        ideal = ideal.replace(s.as_str(), MARKER);
+    }
+    let mut leaked = Vec::new();
+    for s in secrets {
+        for p in pieces(s) {
+            if occurrences(masked, &p) > occurrences(&ideal, &p) {
+                leaked.push(p);
+            }
+        }
+    }
+    leaked
+}
+
+/// A corpus's score: every secret masked (no 3-character piece of it left beyond what the ideal
+/// masking keeps), look-alikes unchanged, both idempotent. Prints the per-format and per-kind
+/// figures and every miss; returns (masked, secrets, changed, look-alikes, texts whose masking
+/// is not idempotent).
+fn score(name: &str) -> (usize, usize, usize, usize, usize) {
+    let path = format!(
+        "{}/tests/fixtures/secrets/{name}.toml",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let corpus: Corpus = toml::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+
+    let mut by_format: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
+    let mut misses = Vec::new();
+    let mut unstable = Vec::new();
+    for e in &corpus.secret {
+        let out = mask(&e.text);
+        let leaked = leaks(&e.text, &e.secrets, &out.text);
+        let entry = by_format.entry(&e.format).or_default();
+        entry.1 += 1;
+        if leaked.is_empty() {
+            entry.0 += 1;
+        } else {
+            misses.push(format!(
+                "MISS [{}] leaked {:?}\n  in:  {}\n  out: {}",
+                e.format,
+                leaked.iter().take(4).collect::<Vec<_>>(),
+                e.text,
+                out.text
+            ));
+        }
+        // idempotent, and every marker reported
+        let again = mask(&out.text).text;
+        if again != out.text {
+            unstable.push(format!(
+                "NOT IDEMPOTENT\n  once:  {}\n  twice: {again}",
+                out.text
+            ));
+        }
+        assert_markers(&out.text, &out.found);
+    }
+
+    let mut by_kind: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
+    let mut changed = Vec::new();
+    for l in &corpus.lookalike {
+        let out = mask(&l.text);
+        let entry = by_kind.entry(&l.kind).or_default();
+        entry.1 += 1;
+        if out.text != l.text {
+            entry.0 += 1;
+            changed.push(format!(
+                "CHANGED [{}]\n  in:  {}\n  out: {}",
+                l.kind, l.text, out.text
+            ));
+        }
+        let again = mask(&out.text).text;
+        if again != out.text {
+            unstable.push(format!(
+                "NOT IDEMPOTENT\n  once:  {}\n  twice: {again}",
+                out.text
+            ));
+        }
+    }
+
+    let masked: usize = by_format.values().map(|v| v.0).sum();
+    let total = corpus.secret.len();
+    let touched: usize = by_kind.values().map(|v| v.0).sum();
+    let harmless = corpus.lookalike.len();
+    println!("{name}: secret formats (masked/entries):");
+    for (format, (ok, n)) in &by_format {
+        let flag = if ok < n { "  <-- miss" } else { "" };
+        println!("  {format:32} {ok}/{n}{flag}");
+    }
+    println!("{name}: look-alike kinds (changed/entries):");
+    for (kind, (bad, n)) in &by_kind {
+        let flag = if *bad > 0 { "  <-- changed" } else { "" };
+        println!("  {kind:32} {bad}/{n}{flag}");
+    }
+    for m in misses.iter().chain(&changed).chain(&unstable) {
+        println!("{m}");
+    }
+    println!("{name}: secrets masked {masked}/{total}, look-alikes changed {touched}/{harmless}");
+    (masked, total, touched, harmless, unstable.len())
+}
+
+#[test]
+fn dev_corpus_score() {
+    let (masked, total, touched, harmless, unstable) = score("dev");
+    assert_eq!(unstable, 0, "masking is idempotent");
+    assert_eq!(masked, total, "every dev secret is masked");
+    assert!(
+        touched * 100 <= harmless * 2,
+        "at most 2% of look-alikes changed ({touched}/{harmless})"
+    );
+}
+
+/// The second development set (`dev2.toml`), written apart from `dev.toml` in new surroundings
+/// and value shapes: the rules must hold on it as well.
+#[test]
+fn dev2_corpus_score() {
+    let (masked, total, touched, harmless, unstable) = score("dev2");
+    assert_eq!(unstable, 0, "masking is idempotent");
+    assert_eq!(masked, total, "every dev2 secret is masked");
+    assert!(
+        touched * 100 <= harmless * 2,
+        "at most 2% of look-alikes changed ({touched}/{harmless})"
+    );
+}

@@ -1,0 +1,119 @@
+//! Examples across the rules: the brief's, harmless text that must come out unchanged,
+//! references and public material, shapes in several places, and a secret found once masked
+//! wherever it repeats.
+
+#![deny(clippy::string_slice, clippy::indexing_slicing)]
+
+use super::{keeps, masks};
+
+#[test]
+fn the_briefs_examples() {
+    masks("DB_PASS=\"hunter2x!\"", "DB_PASS=\"[secret]\"");
+    masks(
+        "postgres://app:pw@db:5432/x",
+        "postgres://app:[secret]@db:5432/x",
+    );
+    masks(
+        "Authorization: Bearer abc123def456ghi789",
+        "Authorization: Bearer [secret]",
+    );
+    keeps("PASSWORD=[secret]");
+    keeps("the bearer token is validated in middleware");
+    keeps("author: Jane Smith");
+    keeps("tokenizer: whitespace");
+    keeps("password policy: at least 12 characters");
+}
+
+#[test]
+fn harmless_text() {
+    for text in [
+        "commit 3f9a2b7c1d4e5f60718293a4b5c6d7e8f9012345 fixed the tokenizer",
+        "sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+        "request 6f1c2e9a-7b3d-4c5e-8f90-a1b2c3d4e5f6 failed",
+        "api_key: ${API_KEY}",
+        "password: $DB_PASSWORD",
+        "token: ${{ secrets.DEPLOY_TOKEN }}",
+        "let key = std::env::var(\"API_KEY\")?;",
+        "const secret = process.env.APP_SECRET;",
+        "password = request.form['password']",
+        "api_token: <redacted by ops>",
+        "password: null",
+        "secret: \"\"",
+        "password: changeme",
+        "auth_url = \"https://auth.example.org/authorize\"",
+        "token_ttl_seconds: 3600",
+        "public_key: AAAAC3NzaC1lZDI1NTE5AAAAIFq8Lm3N7vB2xK5pR9tY4wE6uI1oA0sD",
+        "cache_key: 4b9e2f1a7c3d5e8f0a1b2c3d4e5f6a7b",
+        "next_page_token: CgwIABIIZm9vYmFyMTIz",
+        "max_tokens: 4096",
+        "The token is validated by the gateway; secrets live in Vault.",
+        "Author: Priya Raman <priya@example.org>",
+        "integrity sha512-z4PhNX7vuL3xVChQ1m2AB9Yg5AULVxXcg/SpIdNs6c5H0NE8XYXysP+DGNKHfuwvY7kxvUR",
+        "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIFq8Lm3N7vB2xK5pR9tY4wE6uI1oA0sD user@host",
+        "uuid 01HZX3K4M5N6P7Q8R9S0T1V2W3 and 0x7ffdf2a1c3b0",
+        "go.sum h1:Zq8LmN3vB7xK2pR5tY9wE4uI6oA1sD0fG2hJkL3mN4o=",
+    ] {
+        keeps(text);
+    }
+}
+
+#[test]
+fn references_and_public_material_stay() {
+    keeps("deploy_key: ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIKx8Qm2Lp7Vb3Nd5Rf9Tg1Wh4Yj6Zk0Ab deploy@ci");
+    keeps("password: vault:kv/data/app#db_password");
+    keeps("secret: arn:aws:secretsmanager:eu-west-1:111122223333:secret:app-db-Xy12Zz");
+    keeps("apiKey: process.env.MAPS_KEY!,");
+    keeps("DATABASE_URL=postgres://app:mysecretpassword@localhost/app");
+    keeps("password: %{db_password}");
+    keeps("token: '{{ vault \"deploy/token\" }}'");
+    keeps("api_key: sk-...3f9a (last four shown)");
+}
+
+#[test]
+fn shapes_places_and_repeats() {
+    masks(
+        "add `db1.lan:5432:*:backup:Tide7!Lantern` to ~/.pgpass",
+        "add `db1.lan:5432:*:backup:[secret]` to ~/.pgpass",
+    );
+    masks(
+        "https://jdoe:Timber.Sable?3295@bitbucket.org",
+        "https://jdoe:[secret]@bitbucket.org",
+    );
+    keeps("https://host.example.org:8080?next=ops@example.org");
+    masks(
+        "curl \"https://api.telegram.org/bot123456789:AAHk3_Lm9Np2Qr5St8Vw1Yz4Bc7Ef0Hi3Kl/getMe\"",
+        "curl \"https://api.telegram.org/bot[secret]/getMe\"",
+    );
+    masks(
+        "bot.run('MTAxMjM0NTY3ODkwMTIzNDU2Nzg.GhXyZa.abcdefghijklmnopqrstuvwxyz0123456')",
+        "bot.run('[secret]')",
+    );
+    // base64 of a PEM private key (kubeconfig), not of a certificate
+    let key = "LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVktLS0tLQpNSUlFb3dJQkFBS0NBUUVBZ25yUm5OSDJPQWVraDlabHNYRGNYR2JjZ1JwckI3OTJsTnpt";
+    let cert = "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCk1JSURCVENDQWUyZ0F3SUJBZ0l2TGcwcHhOWmxSWlhMS1VRMHE0SlNMVmw5S2grRzBQRDBp";
+    masks(
+        &format!("    client-key-data: {key}"),
+        "    client-key-data: [secret]",
+    );
+    keeps(&format!("    client-certificate-data: {cert}"));
+    masks(
+        "client = Client(\"SKac45619c29216867ffe3f5b61f966677\", \"djA2K2jwuu2hyuqQSOf4OMFt9WgZMLAO\")",
+        "client = Client(\"[secret]\", \"[secret]\")",
+    );
+    // a secret found once is masked wherever else it stands
+    masks(
+        "init('APPID01', 'ab9ac38a0120cbed87e486511ad56709'); // adminApiKey: ab9ac38a0120cbed87e486511ad56709",
+        "init('APPID01', '[secret]'); // adminApiKey: [secret]",
+    );
+    // the value of a `key=` is no qualifier of the key after it (`sync token`)
+    masks(
+        "user=svc-sync token=Hd1P5hJHigTLseuqk3X4bL50yWWyeYDv ttl=3600",
+        "user=svc-sync token=[secret] ttl=3600",
+    );
+    keeps("apiVersion: v1\nkind: ConfigMap\ndata:\n  greeting: SGVsbG8gd29ybGQh");
+    keeps("apiVersion: v1\ndata:\n  greeting: SGVsbG8gd29ybGQh\nkind: ConfigMap");
+    masks(
+        "apiVersion: v1\nkind: Secret\ndata:\n  token: SGVsbG8gd29ybGQh",
+        "apiVersion: v1\nkind: Secret\ndata:\n  token: [secret]",
+    );
+}

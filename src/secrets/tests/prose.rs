@@ -1,0 +1,82 @@
+//! A password near a word such as "password" in a sentence, its signals and look-back, and
+//! other languages and scripts (the [`prose`](crate::secrets::prose) rule).
+
+#![deny(clippy::string_slice, clippy::indexing_slicing)]
+
+use super::{keeps, masks};
+
+#[test]
+fn prose() {
+    masks(
+        "The admin password was reset to Sn0w#Finch-22 yesterday.",
+        "The admin password was reset to [secret] yesterday.",
+    );
+    masks(
+        "Logged in with login ops / Harbor!Lamp77.",
+        "Logged in with login ops / [secret].",
+    );
+    masks(
+        "Kennwort für den Server: Kiefer7!Zapfen",
+        "Kennwort für den Server: [secret]",
+    );
+    keeps("The password must be rotated every 90 days per policy SEC-2041.");
+    keeps("Refresh the token before calling v2.3.1-beta+build.77 endpoints.");
+    keeps("A secret is stored in Vault at kv/data/app; see docs/Secrets2024.md.");
+}
+
+#[test]
+fn prose_signals_and_look_back() {
+    masks(
+        "pw for the lab router is coral&58reef",
+        "pw for the lab router is [secret]",
+    );
+    masks(
+        "use Tide7!Lantern as the password for the kiosk",
+        "use [secret] as the password for the kiosk",
+    );
+    masks(
+        "nas creds: ops / Tide7!Lantern",
+        "nas creds: ops / [secret]",
+    );
+    keeps("x86_64+avx2 token throughput is 1.2k/s");
+    keeps("token handling moved to TokenCache3 in v4");
+    keeps("The token is base64-encoded and signed.");
+    keeps("password hashing moved from PBKDF2-SHA256 to Argon2id in 4.2");
+    keeps("the secret rotation job runs on node-7f3a2 at 02:00");
+}
+
+#[test]
+fn prose_in_more_languages() {
+    masks(
+        "le mot de passe du wifi est Indigo1445&raven#",
+        "le mot de passe du wifi est [secret]",
+    );
+    masks("la clave es Kiefer7!Zapfen", "la clave es [secret]");
+    masks(
+        "测试环境的密码是 meadow_Glacier3791=，别外传。",
+        "测试环境的密码是 [secret]，别外传。",
+    );
+    masks("数据库密码：Kiefer7!Zapfen", "数据库密码：[secret]");
+    masks(
+        "공유기 비밀번호는 canyon5620%Copper 입니다",
+        "공유기 비밀번호는 [secret] 입니다",
+    );
+    masks(
+        "пароль от админки — 2823Amber=?",
+        "пароль от админки — [secret]",
+    );
+    masks(
+        "API key for the geocoder is Ibe2CgW0uW1ROKzTJxuHLUKWVPT7N6SO (free tier)",
+        "API key for the geocoder is [secret] (free tier)",
+    );
+    // masking twice changes nothing: a window stops at a marker
+    masks(
+        "the client secret is BNpXtUPYgmDfeiJEY0pmeRwDckfUUYT_GD_2ZYmg (client id 0oaLrPY1MZg1XQgI5Nwo)",
+        "the client secret is [secret] (client id 0oaLrPY1MZg1XQgI5Nwo)",
+    );
+    keeps("le mot de passe doit contenir 12 caractères");
+    keeps("la clave debe tener 12 caracteres y un símbolo");
+    keeps("密码长度至少12位，需包含数字。");
+    keeps("the API key rotation job runs nightly at 02:00 on node-7f3a2");
+    keeps("the key is rotated by mode=fast Runner2024x jobs");
+}

@@ -1,0 +1,185 @@
+//! What must hold for any text: UTF-8 edges and random bytes do not panic, masking stays
+//! idempotent, every repetition tried runs in linear time; and a throughput measure to run by
+//! hand.
+
+#![deny(clippy::string_slice)]
+// Noise is built by indexing a fixed alphabet; the detector itself never indexes.
+#![allow(clippy::indexing_slicing)]
+
+use super::assert_markers;
+use crate::secrets::mask;
+
+#[test]
+fn utf8_edges_do_not_panic() {
+    for text in [
+        "password=\"ñu-2024\"",
+        "password=ñ",
+        "password=ñññññññññ",
+        "token: 日本語のトークン",
+        "secret 🦀🦀🦀🦀🦀🦀🦀🦀🦀",
+        "пароль: Ёлка2031!Жук",
+        "ghp_ñ",
+        "-----BEGIN PRIVATE KEY-----ñ",
+        "-----BEGIN PRIVATE KEY-----\nñññ\n-----END",
+        "https://ñ:ñ@ñ",
+        "a:1:b:c:ñ",
+        "data:\n  k: ñññññññ=",
+        "password",
+        "password=",
+        "=",
+        "",
+        "ñ",
+        "Bearer ",
+        "-p",
+        "eyJ",
+        "eyJabcdefghijk.eyJ",
+    ] {
+        let out = mask(text);
+        assert_eq!(mask(&out.text).text, out.text, "{text}");
+        assert_markers(&out.text, &out.found);
+    }
+    let out = mask("password=\"ñu-2024\" and token: «Zk4mQ8rT2vX7nB1c»");
+    assert!(
+        out.text.starts_with("password=\"[secret]\""),
+        "{}",
+        out.text
+    );
+}
+
+/// A small xorshift generator: deterministic noise without a crate.
+fn noise(len: usize, mut seed: u64) -> Vec<u8> {
+    let mut out = Vec::with_capacity(len);
+    while out.len() < len {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        out.extend_from_slice(&seed.to_le_bytes());
+    }
+    out.truncate(len);
+    out
+}
+
+#[test]
+fn random_bytes_do_not_panic() {
+    let bytes = noise(1 << 20, 0x9E37_79B9_7F4A_7C15);
+    let text = String::from_utf8_lossy(&bytes);
+    let out = mask(&text);
+    assert_markers(&out.text, &out.found);
+    // printable noise with the characters secrets are made of, and key words sprinkled in
+    let alphabet = b"abcXYZ019=:-_./+ \"'\n@$!#%&ghp_AKIA";
+    let mut s = String::new();
+    for (i, b) in noise(1 << 20, 7).iter().enumerate() {
+        s.push(char::from(alphabet[usize::from(*b) % alphabet.len()]));
+        if i % 997 == 0 {
+            s.push_str(" password=");
+        }
+        if i % 1499 == 0 {
+            s.push_str("ñ-----BEGIN PRIVATE KEY-----");
+        }
+    }
+    let out = mask(&s);
+    assert_markers(&out.text, &out.found);
+    assert!(mask(&out.text).text == out.text, "not idempotent on noise");
+}
+
+#[test]
+fn nothing_quadratic() {
+    // each completes in linear time; no timing asserted (4 MiB for the two worst cases, 1 MiB
+    // for the others, to keep debug runs short)
+    let units: [(&str, usize); 29] = [
+        ("a=", 4),
+        ("| password | x |\n", 1),
+        ("| password ", 1),
+        ("| Password |\n|---|\n| Qx7!mZp2Lk |\n", 1),
+        ("name: password ", 1),
+        ("- name: TOKEN\n", 1),
+        ("echo x | a --password-stdin ", 1),
+        ("a/b1!c@", 1),
+        ("x -AsPlainText ", 1),
+        ("bot1234567890:", 1),
+        ("LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVktLS0tLQ", 1),
+        ("password: >-\n", 1),
+        ("set -x -x -x ", 1),
+        ("password=", 4),
+        ("password ", 1),
+        ("password: \"", 1),
+        ("token is ", 1),
+        ("-----BEGIN PRIVATE KEY-----", 1),
+        ("://a:b@", 1),
+        ("eyJhbGciOiJIUzI1NiJ9.", 1),
+        ("secret x ", 1),
+        ("a:1:b:c:", 1),
+        ("ghp_", 1),
+        ("&", 1),
+        ("-u a:", 1),
+        ("token=Zk4mQ8rT2vX7nB1c Zk4mQ8rT2vX7nB1 ", 1),
+        // shapes tried inside one long run, and base64 read past a run
+        ("eyJ-", 1),
+        ("MT-", 1),
+        ("LS0tLS1CRUdJTi+", 1),
+    ];
+    for (unit, mib) in units {
+        let text = unit.repeat((mib << 20) / unit.len());
+        let out = mask(&text);
+        assert_markers(&out.text, &out.found);
+    }
+}
+
+/// 16 MiB of `sample` repeated.
+fn sixteen_mib(sample: &str) -> String {
+    let mut text = String::with_capacity((16 << 20) + sample.len());
+    while text.len() < 16 << 20 {
+        text.push_str(sample);
+    }
+    text
+}
+
+#[test]
+#[ignore = "throughput: run with --release --ignored --nocapture"]
+fn throughput() {
+    // the crate's own prose and code (not this module), and a synthetic log
+    let root = env!("CARGO_MANIFEST_DIR");
+    let read = |p: &str| std::fs::read_to_string(format!("{root}/{p}")).unwrap_or_default();
+    let prose = read("README.md");
+    let code: String = [
+        "src/store/mod.rs",
+        "src/recall/mod.rs",
+        "src/hook.rs",
+        "src/text.rs",
+    ]
+    .iter()
+    .map(|p| read(p))
+    .collect();
+    let log = [
+        "2025-03-04T10:12:44Z INFO request id=6f1c2e9a-7b3d-4c5e-8f90-a1b2c3d4e5f6 path=/v1/items status=200 took=12ms\n",
+        "2025-03-04T10:12:45Z WARN cache miss key=user:4821 region=eu-west-1 retry=2 upstream=10.0.4.12:8080\n",
+        "2025-03-04T10:12:46Z INFO commit 3f9a2b7c1d4e5f60718293a4b5c6d7e8f9012345 deployed by ci (build 8472)\n",
+    ]
+    .concat();
+    let only = std::env::var("SAMPLE").unwrap_or_default();
+    for (name, sample) in [("prose", prose), ("code", code), ("log", log)] {
+        if !only.is_empty() && only != name {
+            continue;
+        }
+        if sample.is_empty() {
+            continue;
+        }
+        let text = sixteen_mib(&sample);
+        let mb = text.len() as f64 / 1e6;
+        // a yardstick for this machine: one bare pass over the words
+        let start = std::time::Instant::now();
+        let words = text.split_ascii_whitespace().count();
+        let bare = start.elapsed();
+        let start = std::time::Instant::now();
+        let out = mask(&text);
+        let took = start.elapsed();
+        println!(
+            "{name:6} {mb:.1} MB in {:.1} ms: {:.0} MB/s ({} masked; split_ascii_whitespace \
+             over {words} words: {:.0} MB/s)",
+            took.as_secs_f64() * 1e3,
+            mb / took.as_secs_f64(),
+            out.found.len(),
+            mb / bare.as_secs_f64(),
+        );
+    }
+}

@@ -1,0 +1,97 @@
+//! Vendor tokens by their own shape, JWTs, and ids that announce the secret after them (the
+//! [`tokens`](crate::secrets::tokens) rule).
+
+#![deny(clippy::string_slice, clippy::indexing_slicing)]
+
+use super::{keeps, masks};
+use crate::secrets::mask;
+
+#[test]
+fn vendor_tokens() {
+    let cases = [
+        ("aws access key", "key AKIAQ3TQ7NB5Z9KD2RXM for the bot"),
+        (
+            "github token",
+            "use ghp_Zq8LmN3vB7xK2pR5tY9wE4uI6oA1sD0fG2hJ now",
+        ),
+        (
+            "github token",
+            "github_pat_11ABCDEFG0123456789_abcdefghijKLMNOPQRstuvwxyz0123456789ABCDEFGHIJ",
+        ),
+        ("gitlab token", "glpat-Rk3xW9qZ2mN7bV5cT1yL"),
+        (
+            "slack token",
+            "xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx",
+        ),
+        ("stripe key", "sk_live_4eC39HqLyjWDarjtT1zdp7dc"),
+        ("google api key", "AIzaSyD3kLmN0pQrStUvWxYz1234567890abcde"),
+        (
+            "openai key",
+            "sk-proj-Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4zAb7cDe0fGh3iJk6",
+        ),
+        (
+            "anthropic key",
+            "sk-ant-api03-Zx9Yw8Vu7Ts6Rq5Po4Nm3Lk2Ji1Hg0FeDcBa-AbCdEf",
+        ),
+        ("npm token", "npm_Ab3De6Gh9Jk2Mn5Pq8St1Vw4Yz7Bc0Ef3Hi6"),
+        (
+            "sendgrid key",
+            "SG.Ab3De6Gh9Jk2Mn5Pq8St1V.w4Yz7Bc0Ef3Hi6Kl9No2Qr5Tu8Wx1Za4Cd7Fg0Ij3Lm6",
+        ),
+        ("twilio key", "SK0123456789abcdef0123456789abcdef"),
+        ("huggingface token", "hf_Ab3De6Gh9Jk2Mn5Pq8St1Vw4Yz7Bc0Ef3"),
+        ("mailchimp key", "0123456789abcdef0123456789abcdef-us21"),
+        (
+            "telegram bot token",
+            "123456789:AAHk3_Lm9Np2Qr5St8Vw1Yz4Bc7Ef0Hi3Kl",
+        ),
+        (
+            "password hash",
+            "alice:$apr1$Xk3j9Lm2$Qr5St8Vw1Yz4Bc7Ef0Hi3K",
+        ),
+    ];
+    for (kind, text) in cases {
+        let out = mask(text);
+        assert!(
+            out.found.iter().any(|f| f.kind == kind),
+            "{kind}: {text} -> {} {:?}",
+            out.text,
+            out.found
+        );
+    }
+    masks(
+        "token=ghp_Zq8LmN3vB7xK2pR5tY9wE4uI6oA1sD0fG2hJ;",
+        "token=[secret];",
+    );
+    // prefixes without a body, placeholders and lookalikes stay
+    keeps("tokens look like ghp_ or glpat- or sk_live_ followed by letters");
+    keeps("ghp_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx is a placeholder");
+    keeps("the docs use AKIAIOSFODNN7EXAMPLE as the sample key id");
+    keeps("npm_config_registry=https://registry.example.org");
+    keeps("customer cus_Ab3De6Gh9Jk2Mn and price price_1Ab3De6Gh9Jk2Mn");
+}
+
+#[test]
+fn jwts() {
+    let jwt = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhbGljZSIsImlhdCI6MTcwMDAwMDAwMH0.c2lnbmF0dXJlLWJ5dGVzLWhlcmU";
+    masks(
+        &format!("cookie: s={jwt}; Path=/"),
+        "cookie: s=[secret]; Path=/",
+    );
+    masks(&format!("{jwt}."), "[secret].");
+    keeps("eyJhbGciOiJIUzI1NiJ9 alone is just a header");
+}
+
+#[test]
+fn ids_announce_their_secret() {
+    // an AWS key id and its secret key; a Twilio account SID (not itself a secret) and its token
+    masks(
+        "keys: AKIAQ3TQ7NB5Z9KD2RXM Zk4mQ8rT2vX7nB1c/Wq9+plDartZk4mQ8rT2vX7ab",
+        "keys: [secret] [secret]",
+    );
+    masks(
+        "client = Client('AC0f3a9c5e7b1d2468ace00f3a9c5e7b1d', '9b8a7f6e5d4c3b2a19f8e7d6c5b4a3f2')",
+        "client = Client('AC0f3a9c5e7b1d2468ace00f3a9c5e7b1d', '[secret]')",
+    );
+    masks("AKIAQ3TQ7NB5Z9KD2RXM us-east-1", "[secret] us-east-1");
+}

@@ -1,0 +1,246 @@
+//! Does a value look like a secret? First the shapes that are not one ([`excluded`]:
+//! references, templates, code, URLs, paths, e-mail addresses, numbers, versions, digests,
+//! colours, identifiers and plain words; placeholders such as `xxxx` or `EXAMPLE`), then
+//! character classes, case and digit mixing, and entropy. A value is tested at the strength
+//! its place asks for:
+//!
+//! - [`keyed`]: right after a key that names a secret (`PASSWORD=...`): any non-trivial value.
+//! - [`password_like`]: where a sentence or a flag says a password follows (`pw is X`,
+//!   `-p X`): a digit, and punctuation or letters and digits mixed.
+//! - [`strict`]: with only a hint nearby (prose, a bare `key`): it must look generated (mixed
+//!   case and digits, switching often) or like a human password (letters, digits, symbols).
+//! - [`embedded`]: a URL's or a credential file's password: anything but a reference or a
+//!   placeholder, since the place says what it is.
+//!
+//! The parts, one concern each: [`exclusions`] (what is not a secret whatever the key says),
+//! [`identifiers`] (names and code standing where a value would) and [`strength`] (character
+//! classes, case, entropy). This file holds the tiers above, which put them together.
+
+#![deny(clippy::string_slice, clippy::indexing_slicing)]
+
+mod exclusions;
+mod identifiers;
+mod strength;
+
+pub(super) use exclusions::{excluded, placeholder, reference};
+pub(super) use identifiers::{format_field, identifier_like};
+pub(super) use strength::{entropy, wordy};
+
+use super::MARKER;
+use exclusions::{names_itself, structured};
+use strength::{switching, Classes};
+
+/// Values longer than this are not parsed as one credential (vendor tokens have their own rules).
+pub(super) const MAX_VALUE: usize = 1024;
+
+/// A value right after a key that names a secret: anything with some mix of letters,
+/// digits and punctuation that is not excluded.
+pub(super) fn keyed(v: &str) -> bool {
+    // quick: too short, or one kind of character only (a word, a number)
+    if v.len() < 6
+        || v.bytes().all(|c| c.is_ascii_lowercase())
+        || v.bytes().all(|c| c.is_ascii_digit())
+        || excluded(v)
+    {
+        return false;
+    }
+    let c = Classes::of(v);
+    if c.chars < 6 || c.letters() == 0 && c.digit == 0 {
+        return false;
+    }
+    let kinds = c.kinds();
+    let enough = kinds >= 3 || (kinds == 2 && c.chars >= 8);
+    enough && (c.chars < 8 || entropy(v.as_bytes()) >= 2.0)
+}
+
+/// Words that make a value with spaces a remark, not a passphrase (`see the vault`, `set in
+/// CI`, `same as staging`).
+#[rustfmt::skip]
+const STOP_WORDS: &[&str] = &[
+    "the", "a", "an", "in", "on", "at", "of", "to", "for", "from", "see", "ask", "use", "set",
+    "not", "is", "are", "was", "be", "same", "as", "one", "it", "this", "that", "and", "or", "with",
+    "by", "via", "our", "your", "my", "no", "none", "todo", "tbd", "check", "stored", "saved",
+    "kept", "vault", "env", "empty", "blank", "unset", "please", "here", "there", "if", "when",
+];
+
+/// A passphrase of words with spaces (`velvet orbit 36 lantern`, `correct horse battery
+/// staple`): three to eight short words, at least three of them of letters, none of them a word
+/// of a remark ([`STOP_WORDS`]), and no template or placeholder. Only where quotes and a key
+/// that names a password say a value is there.
+pub(super) fn passphrase(v: &str) -> bool {
+    if v.len() < 12 || v.len() > 128 || v.contains(MARKER) || placeholder(v.as_bytes()) {
+        return false;
+    }
+    if v.bytes()
+        .any(|c| matches!(c, b'{' | b'}' | b'$' | b'<' | b'>' | b'%' | b'\\' | b'\t'))
+    {
+        return false;
+    }
+    let mut words = 0;
+    let mut letters = 0;
+    for w in v.split(' ').filter(|w| !w.is_empty()) {
+        words += 1;
+        let n = w.chars().count();
+        if !(1..=20).contains(&n)
+            || STOP_WORDS.iter().any(|s| w.eq_ignore_ascii_case(s))
+            || !w
+                .chars()
+                .all(|c| c.is_alphanumeric() || "-_.!?&#@*+=".contains(c))
+        {
+            return false;
+        }
+        if n >= 3 && w.chars().all(char::is_alphabetic) {
+            letters += 1;
+        }
+    }
+    (3..=8).contains(&words) && letters >= 3
+}
+
+/// A value with no key right before it: it must look generated (mixed case and digits,
+/// switching often) or like a human password (letters, digits and punctuation).
+pub(super) fn strict(v: &str) -> bool {
+    // quick: too short, or short and without a digit (words), or without what a human
+    // password (a symbol) or a generated one (mixed case) needs
+    let digit = v.bytes().any(|c| c.is_ascii_digit());
+    let upper = v.bytes().any(|c| c.is_ascii_uppercase());
+    let symbol = v
+        .bytes()
+        .any(|c| !c.is_ascii_alphanumeric() && !matches!(c, b'.' | b'_' | b'-' | b'/' | b':'));
+    if v.len() < 8 || (v.len() < 16 && !digit) || (v.is_ascii() && !upper && !symbol) {
+        return false;
+    }
+    if excluded(v) || structured(v) {
+        return false;
+    }
+    let c = Classes::of(v);
+    if c.chars < 8 || c.chars > 256 || c.letters() == 0 {
+        return false;
+    }
+    let b = v.as_bytes();
+    // a human password: letters, digits and punctuation, with a capital or two symbols
+    let human = c.digit > 0 && c.strong > 0 && c.letters() >= 3 && (c.upper > 0 || c.strong >= 2);
+    // a generated one: mixed case and digits, switching often, not CamelCase words
+    let generated = c.lower > 0 && c.upper > 0 && c.digit > 0 && switching(&c, b);
+    let letters = c.digit == 0 && c.chars >= 16 && !wordy(v) && entropy(b) >= 3.5;
+    (human || generated || letters) && entropy(b) >= 2.5
+}
+
+/// A value sure enough to be a secret wherever else it stands: it passes [`strict`], or it is
+/// long, random and switches between letters and digits often (a hex or base64 key).
+pub(super) fn certain(v: &str) -> bool {
+    if strict(v) {
+        return true;
+    }
+    let c = Classes::of(v);
+    c.chars >= 16 && c.alternations >= 4 && entropy(v.as_bytes()) >= 3.0
+}
+
+/// A value where the sentence says a password follows (`password for the NAS: X`, `pw ... is
+/// X`, `-p X`): it passes [`keyed`], is not [`structured`], and has a digit, and punctuation or
+/// letters and digits switching often (not `TokenStore3`).
+pub(super) fn password_like(v: &str) -> bool {
+    if v.len() < 8 || !keyed(v) || structured(v) {
+        return false;
+    }
+    let c = Classes::of(v);
+    c.digit > 0 && (c.strong > 0 || switching(&c, v.as_bytes()))
+}
+
+/// A password in a URL or a credential file, where the place says it is one: anything but a
+/// reference, a template, a placeholder or a value that names itself (`user:password@`,
+/// `admin:admin@`, `your-password`).
+pub(super) fn embedded(v: &str, user: &str) -> bool {
+    let b = v.as_bytes();
+    let Some(&first) = b.first() else {
+        return false;
+    };
+    if v.len() > MAX_VALUE || v.contains(MARKER) || matches!(first, b'$' | b'<' | b'{' | b'[') {
+        return false;
+    }
+    if ["${", "{{", "<%", "%s", "%("].iter().any(|t| v.contains(t)) {
+        return false;
+    }
+    if b.iter()
+        .all(|&c| c == b'*' || c == b'x' || c == b'X' || c == b'.')
+        || placeholder(b)
+    {
+        return false;
+    }
+    if v.eq_ignore_ascii_case(user) || names_itself(v) {
+        return false;
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keyed_values() {
+        for yes in [
+            "hunter2x!",
+            "Tr0ub4dor&3",
+            "k8Jd0a9sLq2Z",
+            "0f3a9c5e7b1d2468ace0",
+            "8d7e2b1c-55aa-4f0e-9c3d-0a1b2c3d4e5f",
+            "QmFzZTY0VmFsdWU=",
+            "ZqXvBnMkLpWrTsYu",
+            "ñu-2024x",
+            "Grün&Blau-77",
+        ] {
+            assert!(keyed(yes), "{yes}");
+        }
+        for no in [
+            "",
+            "changeme",
+            "none",
+            "true",
+            "12345678",
+            "2025-01-31",
+            "v1.2.3",
+            "$DB_PASS",
+            "${API_KEY}",
+            "{{ vault.key }}",
+            "<redacted>",
+            "[secret]",
+            "process.env.API_TOKEN",
+            "YOUR_TOKEN_HERE",
+            "X-Api-Key",
+            "os.getenv(\"TOKEN\")",
+            "/etc/app/secret.txt",
+            "id_ed25519.pub",
+            "ops@example.org",
+            "********",
+            "abc...xyz",
+            "sha256:0f3a9c5e7b1d2468",
+            "oauth2",
+        ] {
+            assert!(!keyed(no), "{no}");
+        }
+    }
+
+    #[test]
+    fn strict_values() {
+        for yes in [
+            "Wq9!plover-Dart",
+            "Zk4mQ8rT2vX7nB1c",
+            "sn0w&Ash#19",
+            "Кот2023!Ыx",
+        ] {
+            assert!(strict(yes), "{yes}");
+        }
+        for no in [
+            "0f3a9c5e7b1d2468ace0",
+            "8d7e2b1c-55aa-4f0e-9c3d-0a1b2c3d4e5f",
+            "01HZX3K4M5N6P7Q8R9S0T1V2W3",
+            "Notes2024.md",
+            "registry.io/team/app@sha256:0f3a",
+            "v3.1.0-beta.2+exp.7",
+            "getElementById",
+            "sha512-QmFzZTY0VmFsdWU+Zm9vYmFy==",
+        ] {
+            assert!(!strict(no), "{no}");
+        }
+    }
+}
