@@ -664,9 +664,13 @@ fn clauses(text: &str) -> Vec<Vec<Word>> {
                 continue;
             }
         }
-        let end = rest
-            .find(|c: char| c.is_whitespace() || c == '`')
-            .unwrap_or(rest.len());
+        // A backtick with no partner is a word of its own: ending the word before it would
+        // leave `rest` where it was, forever.
+        let end = match rest.find(|c: char| c.is_whitespace() || c == '`') {
+            Some(0) => 1,
+            Some(end) => end,
+            None => rest.len(),
+        };
         let (raw, tail) = rest.split_at_checked(end).unwrap_or((rest, ""));
         let newline_after = tail.starts_with(['\n', '\r']);
         rest = tail;
@@ -982,6 +986,25 @@ mod tests {
     fn conflict(older: &str, newer: &str) -> Option<String> {
         let s = WordStemmer::default();
         disagreement(&Profile::of(older, &s), &Profile::of(newer, &s))
+    }
+
+    /// A backtick without a partner once kept the clause splitter where it was, forever: every
+    /// recall and hook that checked such a memory for drift hung.
+    #[test]
+    fn an_unmatched_backtick_ends() {
+        let s = WordStemmer::default();
+        for text in [
+            "`",
+            "a ` b",
+            "run `cargo test",
+            "``",
+            "x`",
+            "`é` `",
+            "end with `",
+        ] {
+            let profile = Profile::of(text, &s);
+            assert!(profile.claims.len() <= text.len() + 1, "{text:?}");
+        }
     }
 
     #[test]
