@@ -4,12 +4,12 @@
 //! every look-alike stored unchanged.
 //!
 //! The detector was tuned on `dev.toml` and `dev2.toml` (a second set, written later by another
-//! hand); `test.toml` (the other half of the first corpus) and `test2.toml` (written later still, by
-//! a hand that saw neither the detector nor the other sets) are held out. All are run and their
-//! figures printed (`--nocapture`). The tuning sets must pass whole; the held-out sets must stay at
-//! least as good as when they were first measured (95% of secrets masked, at most 2% of look-alikes
-//! changed): a floor against regressions, not a target to tune for, and their misses are printed
-//! by kind only.
+//! hand) and is being tuned on `dev3.toml` (the families held-out sets found weakest); `test.toml`
+//! (the other half of the first corpus), `test2.toml` and `test3.toml` (written later still, each
+//! by a hand that saw neither the detector nor the other sets) are held out. All are run and their
+//! figures printed (`--nocapture`). Each set has a floor (`floor`): the finished tuning sets must
+//! pass whole, the held-out sets stay at least as good as when they were first measured (a floor
+//! against regressions, not a target to tune for), and held-out misses are printed by kind only.
 
 mod common;
 
@@ -174,11 +174,24 @@ fn store_one(path: &str, data: &Path, text: &str, folder: &Path, part: usize) {
     }
 }
 
+/// The share of a set's secrets (in percent) that every path must mask; look-alikes changed stay
+/// at or under 2% everywhere. The tuned sets pass whole. `dev3` is being tuned (first measured at
+/// 234/280); the held-out sets stay at least as good as when first measured: test and test2 at
+/// 97/101 and 179/184, test3 at 233/266.
+fn floor(half: &str) -> usize {
+    match half {
+        "dev" | "dev2" => 100,
+        "dev3" => 83,
+        "test3" => 87,
+        _ => 95,
+    }
+}
+
 #[test]
 fn every_write_path_masks_every_secret_and_keeps_look_alikes() {
     let root = tempfile::tempdir().unwrap();
     let mut failures = Vec::new();
-    for half in ["dev", "dev2", "test", "test2"] {
+    for half in ["dev", "dev2", "dev3", "test", "test2", "test3"] {
         let cases = cases(&corpus(half));
         let secrets = cases.iter().filter(|c| !c.secrets.is_empty()).count();
         let lookalikes = cases.len() - secrets;
@@ -210,14 +223,16 @@ fn every_write_path_masks_every_secret_and_keeps_look_alikes() {
                 secrets - leaked,
                 100.0 * changed as f64 / lookalikes as f64
             );
-            if half.starts_with("dev") {
+            let floor = floor(half);
+            if floor == 100 {
                 assert!(leaked == 0 && missing == 0, "{failures:#?}");
                 assert!(changed * 50 <= lookalikes, "{failures:#?}");
             } else {
                 let held = failures.iter().filter(|f| f.starts_with(half)).count();
                 assert!(
-                    (leaked + missing) * 20 <= secrets && changed * 50 <= lookalikes,
-                    "{half} {path}: below the held-out floor ({held} misses)"
+                    (secrets - leaked - missing) * 100 >= secrets * floor
+                        && changed * 50 <= lookalikes,
+                    "{half} {path}: below its floor of {floor}% ({held} misses)"
                 );
             }
         }
@@ -225,7 +240,7 @@ fn every_write_path_masks_every_secret_and_keeps_look_alikes() {
     // The held-out half is reported by kind only, never case by case, so that nobody tunes the
     // detector on it.
     let mut by_label: HashMap<String, usize> = HashMap::new();
-    for f in failures.iter().filter(|f| !f.starts_with("dev")) {
+    for f in failures.iter().filter(|f| f.starts_with("test")) {
         let label = f
             .split(": ")
             .nth(1)
