@@ -13,6 +13,7 @@ use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
 use crate::recall::{self, Options};
+use crate::store::search::Lane;
 use crate::store::{Scope, Store};
 
 #[derive(Deserialize)]
@@ -97,7 +98,7 @@ pub fn load(path: &Path) -> Result<Vec<Case>> {
 pub enum Method {
     /// Synapse's recall, exactly as the CLI runs it.
     Recall,
-    /// A plain FTS5 bm25 OR-query of every word of the question, the top N by the budget's
+    /// A plain BM25 OR-query of every word of the question (statistics within the scope), the top N by the budget's
     /// count: the reference the relevance targets are set against.
     PlainBm25,
 }
@@ -118,28 +119,34 @@ fn answer(
             .map(|h| (h.id, h.body, h.text))
             .collect());
     }
-    let words: Vec<String> = crate::text::fold(query)
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .map(|w| format!("\"{w}\""))
-        .collect();
+    let mut words: Vec<String> = Vec::new();
+    for w in crate::text::words(&crate::text::fold(query)) {
+        let quoted = format!("\"{w}\"");
+        if !words.contains(&quoted) {
+            words.push(quoted);
+        }
+    }
     if words.is_empty() {
         return Ok(Vec::new());
     }
-    let limit = options.max_results();
-    let mut stmt = store.conn().prepare_cached(
-        "SELECT m.id, m.body FROM memory JOIN memories m ON m.id = memory.rowid \
-         WHERE memory MATCH ?2 AND (m.project IS NULL OR m.project = ?1) \
-         ORDER BY bm25(memory, 1.0, 0.3) LIMIT ?3",
-    )?;
-    let rows = stmt.query_map(
-        rusqlite::params![scope.key(), words.join(" OR "), limit as i64],
-        |r| {
-            let body: String = r.get(1)?;
-            Ok((r.get(0)?, body.clone(), body))
-        },
-    )?;
-    Ok(rows.collect::<rusqlite::Result<_>>()?)
+    // Every statistic is exact and taken within the scope, as recall's are.
+    let within = store.within(scope)?;
+    let counted = words
+        .iter()
+        .map(|w| {
+            Ok((
+                w.as_str(),
+                store.count_matches(&within, Lane::Words, w, i64::MAX)?,
+            ))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let ranked = store.rank(&within, Lane::Words, &counted, options.max_results())?;
+    let ids: Vec<i64> = ranked.iter().map(|&(id, _)| id).collect();
+    Ok(store
+        .live_by_ids(&ids, scope)?
+        .into_iter()
+        .map(|m| (m.id, m.body.clone(), m.body))
+        .collect())
 }
 
 /// Run every case through `method` and score the answers.

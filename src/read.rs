@@ -5,10 +5,10 @@
 //! gives the stored text byte for byte: NULs, multibyte text, code and whitespace included.
 
 use anyhow::{bail, Context, Result};
-use rusqlite::OptionalExtension;
 use serde::Serialize;
 
 use crate::store::{Scope, Store};
+use crate::text::whole_chars;
 
 /// The most bytes of a source label a page carries.
 pub const SOURCE_BYTES: usize = 240;
@@ -49,36 +49,15 @@ fn read_in(
     offset: usize,
     page_bytes: usize,
 ) -> Result<Option<Page>> {
-    let row: Option<(i64, i64, Vec<u8>)> = store
-        .conn()
-        .prepare_cached(
-            // `octet_length` of the body reads its size from the row, not the body; `substr` of
-            // an empty blob is NULL, hence the `coalesce` (an empty source label).
-            "SELECT octet_length(m.body), length(CAST(m.source AS BLOB)), \
-                    coalesce(substr(CAST(m.source AS BLOB), 1, ?3), X'') \
-             FROM memories m WHERE (m.project IS NULL OR m.project = ?1) AND m.id = ?2 \
-             AND m.superseded_by IS NULL AND m.forgotten_at IS NULL",
-        )?
-        .query_row(
-            rusqlite::params![scope.key(), id, SOURCE_BYTES as i64],
-            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
-        )
-        .optional()
-        .with_context(|| format!("could not read memory {id}"))?;
-    let Some((total, source_total, source)) = row else {
+    let Some(raw) = store
+        .bytes_at(scope, id, offset, page_bytes, SOURCE_BYTES)
+        .with_context(|| format!("could not read memory {id}"))?
+    else {
         return Ok(None);
     };
-    let (total, source_total) = (total as usize, source_total as usize);
+    let (total, source_total, source, slice) = (raw.total, raw.source_total, raw.source, raw.bytes);
     if offset > total {
         bail!("offset {offset} is past the end of memory {id} ({total} bytes)");
-    }
-    let mut slice = vec![0u8; page_bytes.min(total - offset)];
-    if !slice.is_empty() {
-        store
-            .conn()
-            .blob_open(rusqlite::MAIN_DB, "memories", "body", id, true)?
-            .read_at_exact(&mut slice, offset)
-            .with_context(|| format!("could not read memory {id}"))?;
     }
     if slice.first().is_some_and(|b| (0x80..0xC0).contains(b)) {
         bail!(
@@ -99,29 +78,4 @@ fn read_in(
         source: source_text,
         body,
     }))
-}
-
-/// The longest prefix of `bytes` of at most `limit` bytes that ends on a character boundary.
-pub(crate) fn whole_chars(bytes: &[u8], limit: usize) -> Result<String> {
-    let mut cut = &bytes[..bytes.len().min(limit)];
-    if let Err(e) = std::str::from_utf8(cut) {
-        if e.error_len().is_some() {
-            bail!("invalid UTF-8 at byte {}", e.valid_up_to());
-        }
-        cut = &cut[..e.valid_up_to()];
-    }
-    Ok(String::from_utf8(cut.to_vec())?)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::whole_chars;
-
-    #[test]
-    fn pages_end_on_character_boundaries() {
-        let text = "aé€😀";
-        assert_eq!(whole_chars(text.as_bytes(), 2).unwrap(), "a");
-        assert_eq!(whole_chars(text.as_bytes(), 3).unwrap(), "aé");
-        assert_eq!(whole_chars(text.as_bytes(), 100).unwrap(), text);
-    }
 }

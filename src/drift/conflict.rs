@@ -22,7 +22,7 @@
 use std::collections::{BTreeSet, HashSet};
 use std::sync::OnceLock;
 
-use crate::recall::terms::is_function_word;
+use crate::text::is_function_word;
 use crate::text::{fold, WordStemmer};
 
 /// What a claim says about its subject.

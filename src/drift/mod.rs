@@ -10,7 +10,6 @@
 //! word index, so its cost does not grow with the store.
 
 pub mod conflict;
-pub mod duplicate;
 pub mod stale;
 
 use std::collections::{HashMap, HashSet};
@@ -20,7 +19,7 @@ use anyhow::Result;
 use serde::Serialize;
 
 use crate::store::{Memory, Scope, Store};
-use crate::text::{words, WordStemmer};
+use crate::text::{duplicate, words, WordStemmer};
 use conflict::Profile;
 
 /// What kind of drift a finding is.
@@ -92,7 +91,9 @@ impl Finding {
 }
 
 /// How many memories nearest in storage order, sharing a subject word, `check` compares with each.
-const PARTNERS: i64 = 12;
+const PARTNERS: usize = 12;
+/// How many folded repeats of a memory `check` compares with it.
+const REPEATS: usize = 8;
 /// How many subject words `check` searches for.
 const SUBJECT_WORDS: usize = 10;
 /// How much of a newer memory a finding quotes.
@@ -444,38 +445,14 @@ fn partners(
         }
     }
     let mut ids: Vec<i64> = Vec::new();
-    let sql = match side {
-        Partners::Newer => format!(
-            "SELECT memory.rowid FROM memory JOIN memories m ON m.id = memory.rowid \
-             WHERE memory MATCH ?2 AND memory.rowid > ?3 \
-             AND (m.project IS NULL OR m.project = ?1) ORDER BY memory.rowid LIMIT {PARTNERS}"
-        ),
-        Partners::Older => format!(
-            "SELECT memory.rowid FROM memory JOIN memories m ON m.id = memory.rowid \
-             WHERE memory MATCH ?2 AND memory.rowid < ?3 \
-             AND (m.project IS NULL OR m.project = ?1) ORDER BY memory.rowid DESC LIMIT {PARTNERS}"
-        ),
-    };
-    let mut stmt = store.conn().prepare_cached(&sql)?;
     if !subject.is_empty() {
-        let found = stmt.query_map(
-            rusqlite::params![scope.key(), quoted_any(&subject), m.id],
-            |r| r.get::<_, i64>(0),
-        )?;
-        for id in found {
-            ids.push(id?);
-        }
+        let within = store.within(scope)?;
+        let any = quoted_any(&subject);
+        let any: Vec<&str> = any.iter().map(String::as_str).collect();
+        let newer = side == Partners::Newer;
+        ids = store.neighbours(&within, &any, m.id, newer, PARTNERS)?;
     }
-    // The stored hash of the whole body (`m` may hold only its head), read by a join: as a
-    // subquery's value it would keep SQLite from searching the index by it.
-    let mut same = store.conn().prepare_cached(
-        "SELECT m.id FROM memories s CROSS JOIN memories m \
-         WHERE s.id = ?2 AND m.folded = s.folded AND m.id != ?2 \
-         AND (m.project IS ?1 OR m.project IS NULL) LIMIT 8",
-    )?;
-    let repeats = same.query_map(rusqlite::params![scope.key(), m.id], |r| r.get::<_, i64>(0))?;
-    for id in repeats {
-        let id = id?;
+    for id in store.repeats(m.id, scope, REPEATS)? {
         let on_side = match side {
             Partners::Newer => id > m.id,
             Partners::Older => id < m.id,
@@ -488,8 +465,8 @@ fn partners(
     store.live_openings_by_ids(&ids, scope, READ_BYTES)
 }
 
-/// `"a" OR "b"` for words that are plain words (code words are searched by their parts).
-fn quoted_any(words_: &[&str]) -> String {
+/// `"a"`, `"b"`: the quoted phrases for words that are plain words (code words are searched by their parts).
+fn quoted_any(words_: &[&str]) -> Vec<String> {
     let mut parts: Vec<String> = Vec::new();
     for w in words_ {
         for part in words(w) {
@@ -499,7 +476,7 @@ fn quoted_any(words_: &[&str]) -> String {
             }
         }
     }
-    parts.join(" OR ")
+    parts
 }
 
 /// The stale findings of one memory: each path it names that is gone.

@@ -17,8 +17,8 @@
 
 use std::collections::HashMap;
 
-use super::lanes::Ranked;
 use super::terms::Term;
+use crate::store::search::Ranked;
 use crate::text::{fold, words, WordStemmer};
 
 /// The RRF constant.
@@ -251,6 +251,8 @@ impl Floor {
     /// The floor for terms matching `df[i]` memories each, over candidates that hold `held`.
     pub fn new(df: &[i64], held: &[&[usize]]) -> Floor {
         let fewest = df.iter().copied().filter(|&n| n > 0).min();
+        let tied = df.iter().filter(|&&n| Some(n) == fewest).count();
+        let fewest = fewest.filter(|_| tied == 1);
         Floor {
             best: held.iter().map(|h| h.len()).max().unwrap_or(0),
             known: df.iter().filter(|&&n| n > 0).count(),

@@ -246,14 +246,20 @@ fn candidates(
     stemmer: &WordStemmer,
     options: &Options,
 ) -> Result<(Vec<Candidate>, fuse::Floor)> {
-    let (conn, common) = (store.conn(), options.common);
+    let common = options.common;
+    let within = store.within(scope)?;
     let counted = terms
         .kept
         .iter()
-        .map(|t| Ok((t, Counts::of(conn, t, options.substrings, common)?)))
+        .map(|t| {
+            Ok((
+                t,
+                Counts::of(store, &within, t, options.substrings, common)?,
+            ))
+        })
         .collect::<Result<Vec<_>>>()?;
-    let words = lanes::search(conn, Lane::Words, &counted, scope, common)?;
-    let grams = lanes::search(conn, Lane::Trigrams, &counted, scope, common)?;
+    let words = lanes::search(store, &within, Lane::Words, &counted, common)?;
+    let grams = lanes::search(store, &within, Lane::Trigrams, &counted, common)?;
     let fused = fuse::rrf(&words, &grams);
     let ids: Vec<i64> = fused.iter().map(|f| f.id).collect();
     let mut memories: std::collections::HashMap<i64, Memory> = store
@@ -277,7 +283,7 @@ fn candidates(
         })
         .collect();
 
-    let total = store.size_hint()?;
+    let total = within.docs;
     let df: Vec<i64> = counted
         .iter()
         .map(|(_, c)| if c.words > 0 { c.words } else { c.trigrams })

@@ -1,8 +1,12 @@
-//! The two full-text indexes, kept in step with `memories` inside every write's transaction.
+//! The two full-text indexes, kept in step with `memories` inside every write's transaction,
+//! and the count of what each scope holds in them.
 //!
 //! Only live memories (neither superseded nor forgotten) are indexed, so search never pays for
-//! hidden rows. Both indexes take their text from `memories` (external content), so removing a
-//! row must hand FTS5 exactly the text it indexed: callers pass the row as stored.
+//! hidden rows. The indexes keep no copy of the text (contentless, with deletes), and each row
+//! carries its scope as a token of its own in a `scope` column, so that a search within a scope
+//! is one intersection in the index however many other projects the store holds. The `scopes`
+//! table counts each scope's rows and tokens: with the per-scope match counts, they are every
+//! statistic recall ranks by (`search`), so nothing another project holds changes a score.
 //!
 //! A long body is indexed by its head, its first `HEAD_BYTES`: what search, coverage counting and
 //! drift read of a memory stays bounded by a constant however long the memory is (a pasted log of
@@ -13,8 +17,8 @@
 //! makes SQLite open a statement savepoint for every insert, and FTS5 flushes its pending index
 //! at each savepoint, which made a 10,000-memory import ten times slower.
 
-use anyhow::Result;
-use rusqlite::Connection;
+use anyhow::{Context, Result};
+use rusqlite::{Connection, OptionalExtension};
 
 /// How much of a body the indexes hold: 8 KiB, about 1,200 words of prose (three pages), more
 /// than nearly every note; longer ones are searched by their opening. Each search reads this
@@ -27,27 +31,109 @@ pub fn head(body: &str) -> &str {
     crate::text::cut_bytes(body, HEAD_BYTES)
 }
 
-/// Add a live memory to both indexes.
-pub(crate) fn add(conn: &Connection, id: i64, body: &str, source: &str) -> Result<()> {
-    let body = head(body);
-    conn.prepare_cached("INSERT INTO memory(rowid, body, source) VALUES (?1, ?2, ?3)")?
-        .execute(rusqlite::params![id, body, source])?;
-    conn.prepare_cached("INSERT INTO memorygram(rowid, body) VALUES (?1, ?2)")?
-        .execute(rusqlite::params![id, body])?;
-    Ok(())
+/// The text of the `scope` column for scope number `n`: three characters of a private-use plane
+/// that no tokenizer splits, folds or stems, so that it is one word in the word index and one
+/// trigram in the trigram index, and no other scope's.
+pub fn scope_token(n: i64) -> String {
+    const BASE: i64 = 65_534;
+    let digit =
+        |d: i64| char::from_u32(0xF_0000 + (d.rem_euclid(BASE)) as u32).unwrap_or('\u{F0000}');
+    [n / (BASE * BASE), n / BASE, n]
+        .into_iter()
+        .map(digit)
+        .collect()
 }
 
-/// Take a memory out of both indexes (it must be in them, with this exact body).
-pub(crate) fn remove(conn: &Connection, id: i64, body: &str, source: &str) -> Result<()> {
+/// What a row adds to its scope's counts: one row, its tokens in the word index (body, source and
+/// the scope token) and in the trigram index (the body's trigrams and the scope's).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Size {
+    pub words: i64,
+    pub grams: i64,
+}
+
+impl Size {
+    /// The size of a row indexed with `head` and `source`, counted about as the tokenizers
+    /// split them (runs of letters and digits; each character's trigram).
+    pub fn of(head: &str, source: &str) -> Size {
+        let count = |text: &str| {
+            text.split(|c: char| !c.is_alphanumeric())
+                .filter(|w| !w.is_empty())
+                .count() as i64
+        };
+        let chars = head.chars().count() as i64;
+        Size {
+            words: count(head) + count(source) + 1,
+            grams: (chars - 2).max(0) + 1,
+        }
+    }
+}
+
+/// The number of the scope of `project` (`None`: global memories), made on first use.
+pub(crate) fn scope_number(conn: &Connection, project: Option<&str>) -> Result<i64> {
+    let key = project.unwrap_or("");
+    if let Some(n) = conn
+        .prepare_cached("SELECT id FROM scopes WHERE project = ?1")?
+        .query_row([key], |r| r.get(0))
+        .optional()?
+    {
+        return Ok(n);
+    }
+    conn.prepare_cached("INSERT INTO scopes(project) VALUES (?1)")?
+        .execute([key])
+        .with_context(|| format!("could not add the scope {key:?}"))?;
+    Ok(conn.last_insert_rowid())
+}
+
+/// Add a live memory to both indexes.
+pub(crate) fn add(
+    conn: &Connection,
+    id: i64,
+    body: &str,
+    source: &str,
+    project: Option<&str>,
+) -> Result<()> {
     let body = head(body);
+    let n = scope_number(conn, project)?;
+    let token = scope_token(n);
+    conn.prepare_cached("INSERT INTO memory(rowid, body, source, scope) VALUES (?1, ?2, ?3, ?4)")?
+        .execute(rusqlite::params![id, body, source, token])?;
+    conn.prepare_cached("INSERT INTO memorygram(rowid, body, scope) VALUES (?1, ?2, ?3)")?
+        .execute(rusqlite::params![id, body, token])?;
+    count(conn, n, 1, Size::of(body, source))
+}
+
+/// Take a live memory out of both indexes.
+pub(crate) fn remove(
+    conn: &Connection,
+    id: i64,
+    body: &str,
+    source: &str,
+    project: Option<&str>,
+) -> Result<()> {
+    let n = scope_number(conn, project)?;
+    conn.prepare_cached("DELETE FROM memory WHERE rowid = ?1")?
+        .execute([id])?;
+    conn.prepare_cached("DELETE FROM memorygram WHERE rowid = ?1")?
+        .execute([id])?;
+    let size = Size::of(head(body), source);
+    count(
+        conn,
+        n,
+        -1,
+        Size {
+            words: -size.words,
+            grams: -size.grams,
+        },
+    )
+}
+
+/// Add `rows` rows of `size` to scope `n`'s counts.
+pub(crate) fn count(conn: &Connection, n: i64, rows: i64, size: Size) -> Result<()> {
     conn.prepare_cached(
-        "INSERT INTO memory(memory, rowid, body, source) VALUES ('delete', ?1, ?2, ?3)",
+        "UPDATE scopes SET docs = docs + ?2, words = words + ?3, grams = grams + ?4 WHERE id = ?1",
     )?
-    .execute(rusqlite::params![id, body, source])?;
-    conn.prepare_cached(
-        "INSERT INTO memorygram(memorygram, rowid, body) VALUES ('delete', ?1, ?2)",
-    )?
-    .execute(rusqlite::params![id, body])?;
+    .execute(rusqlite::params![n, rows, size.words, size.grams])?;
     Ok(())
 }
 

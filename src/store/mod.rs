@@ -14,8 +14,11 @@ pub mod history;
 pub mod import;
 pub mod index;
 pub mod injected;
+pub mod page;
+mod rank;
 pub mod schema;
 pub mod scope;
+pub mod search;
 pub mod spool;
 pub mod write;
 
@@ -61,7 +64,7 @@ pub struct Memory {
     /// The whole body's size in bytes (what `read` pages through).
     #[serde(skip)]
     pub bytes: usize,
-    /// The hash of the whole body's folded text (`drift::duplicate::hash`), stored with it:
+    /// The hash of the whole body's folded text (`text::duplicate::hash`), stored with it:
     /// equal for repeats.
     #[serde(skip)]
     pub folded: i64,
@@ -146,7 +149,7 @@ impl Memory {
 /// their long bodies then read in place: bounded work per memory however long it is.
 fn heads(conn: &Connection, mut rows: Vec<Memory>, limit: usize) -> Result<Vec<Memory>> {
     for m in rows.iter_mut().filter(|m| m.body.len() > limit) {
-        let cut = crate::read::whole_chars(m.body.as_bytes(), limit)?;
+        let cut = crate::text::whole_chars(m.body.as_bytes(), limit)?;
         m.body = cut;
     }
     let mut blob: Option<rusqlite::blob::Blob> = None;
@@ -162,15 +165,15 @@ fn heads(conn: &Connection, mut rows: Vec<Memory>, limit: usize) -> Result<Vec<M
         };
         let mut bytes = vec![0u8; limit.min(index::HEAD_BYTES).min(m.bytes)];
         blob.read_at_exact(&mut bytes, 0)?;
-        m.body = crate::read::whole_chars(&bytes, bytes.len())?;
+        m.body = crate::text::whole_chars(&bytes, bytes.len())?;
     }
     Ok(rows)
 }
 
 /// SQL that is true when the row aliased `m` is visible from the scope bound at `?1`.
-pub(crate) const VISIBLE: &str = "(m.project IS NULL OR m.project = ?1)";
+const VISIBLE: &str = "(m.project IS NULL OR m.project = ?1)";
 /// SQL that is true when the row aliased `m` is live.
-pub(crate) const LIVE: &str = "(m.superseded_by IS NULL AND m.forgotten_at IS NULL)";
+const LIVE: &str = "(m.superseded_by IS NULL AND m.forgotten_at IS NULL)";
 
 /// An open store.
 pub struct Store {
@@ -240,6 +243,7 @@ impl Store {
         // that was about a millisecond of parsing and planning again. The store keeps no
         // statistics that bound values could refine a plan with.
         conn.set_db_config(DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG, true)?;
+        rank::register(&conn)?;
         schema::migrate(&mut conn, &path)
             .map_err(|e| explain_any(e, &path))
             .context("could not check its schema version")?;
@@ -302,7 +306,7 @@ impl Store {
         &self.dir
     }
 
-    pub(crate) fn conn(&self) -> &Connection {
+    fn conn(&self) -> &Connection {
         &self.conn
     }
 
@@ -417,15 +421,6 @@ impl Store {
         // Nothing was written: ending the transaction only releases the snapshot.
         tx.rollback()?;
         Ok(out)
-    }
-
-    /// Roughly how many memories the store holds (the highest id), for weighing terms; O(1).
-    pub fn size_hint(&self) -> Result<i64> {
-        Ok(self
-            .conn
-            .query_row("SELECT coalesce(max(id), 0) FROM memories", [], |r| {
-                r.get(0)
-            })?)
     }
 
     /// How many live memories `scope` sees.

@@ -114,6 +114,33 @@ const MIGRATIONS: &[&str] = &[
     CREATE INDEX memories_project ON memories(project, id);
     CREATE INDEX memories_folded ON memories(project, folded);
     "#,
+    // 7: statistics within a scope. The indexes keep no copy of the text (they need none, and
+    // a deleted row no longer has to be handed back exactly) and gain a `scope` column holding
+    // one token per scope; `scopes` numbers the scopes ('' is the global one) and counts each
+    // one's indexed rows and tokens. Filled in by `index_scopes_v7`.
+    r#"
+    CREATE TABLE scopes (
+        id      INTEGER PRIMARY KEY,
+        project TEXT NOT NULL UNIQUE,
+        docs    INTEGER NOT NULL DEFAULT 0,
+        words   INTEGER NOT NULL DEFAULT 0,
+        grams   INTEGER NOT NULL DEFAULT 0
+    );
+    DROP TABLE memory;
+    DROP TABLE memorygram;
+    CREATE VIRTUAL TABLE memory USING fts5(
+        body, source, scope,
+        content = '', contentless_delete = 1,
+        tokenize = 'porter unicode61 remove_diacritics 2'
+    );
+    CREATE VIRTUAL TABLE memorygram USING fts5(
+        body, scope,
+        content = '', contentless_delete = 1,
+        tokenize = 'trigram remove_diacritics 1'
+    );
+    INSERT INTO memory(memory, rank) VALUES ('hashsize', 67108864);
+    INSERT INTO memorygram(memorygram, rank) VALUES ('hashsize', 67108864);
+    "#,
 ];
 
 /// The schema version this build writes.
@@ -185,6 +212,7 @@ fn step(conn: &mut Connection, version: i64, path: &Path) -> Result<()> {
                 bail!("{broken} references no longer hold after rebuilding the memories table");
             }
         }
+        7 => index_scopes_v7(&tx)?,
         _ => {}
     }
     tx.pragma_update(None, "user_version", next)?;
@@ -207,7 +235,8 @@ fn refuse_newer(version: i64, path: &Path) -> Result<()> {
     Ok(())
 }
 
-/// Fill `memories.folded` for rows written before migration 3.
+/// Fill `memories.folded` for rows written before migration 3, with the hash as migration 3
+/// defined it (`folded_v3`), whatever `text::duplicate::hash` has become since.
 fn backfill_folded(conn: &Connection) -> Result<()> {
     let rows: Vec<(i64, String)> = conn
         .prepare("SELECT id, body FROM memories")?
@@ -215,9 +244,51 @@ fn backfill_folded(conn: &Connection) -> Result<()> {
         .collect::<rusqlite::Result<_>>()?;
     let mut update = conn.prepare("UPDATE memories SET folded = ?2 WHERE id = ?1")?;
     for (id, body) in rows {
-        update.execute(rusqlite::params![id, crate::drift::duplicate::hash(&body)])?;
+        update.execute(rusqlite::params![id, folded_v3(&body)])?;
     }
     Ok(())
+}
+
+/// The folded-text hash of migration 3, frozen with it: FNV-1a over the body folded (lowercase,
+/// no diacritics), letters and digits only, single spaces, a separator between two digits kept
+/// as a dot. `text::duplicate::hash` is the live rule; a test checks the two still agree, and a
+/// change to the live one needs a migration that recomputes the stored values.
+pub(crate) fn folded_v3(body: &str) -> i64 {
+    use unicode_normalization::char::is_combining_mark;
+    use unicode_normalization::UnicodeNormalization;
+    let folded: String = if body.is_ascii() {
+        body.to_ascii_lowercase()
+    } else {
+        body.nfd()
+            .filter(|c| !is_combining_mark(*c))
+            .flat_map(char::to_lowercase)
+            .collect()
+    };
+    let chars: Vec<char> = folded.chars().collect();
+    let mut key = String::with_capacity(folded.len());
+    let mut gap = false;
+    for (i, &c) in chars.iter().enumerate() {
+        let digits_around = i > 0
+            && chars.get(i - 1).is_some_and(char::is_ascii_digit)
+            && chars.get(i + 1).is_some_and(char::is_ascii_digit);
+        if c.is_alphanumeric() {
+            if gap && !key.is_empty() {
+                key.push(' ');
+            }
+            gap = false;
+            key.push(c);
+        } else if !c.is_whitespace() && digits_around {
+            key.push('.');
+        } else {
+            gap = true;
+        }
+    }
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for byte in key.bytes() {
+        h ^= u64::from(byte);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h as i64
 }
 
 /// The part of a body migration 6 indexes: the longest prefix of at most 8 KiB that ends on a
@@ -262,6 +333,65 @@ fn index_heads_v6(conn: &Connection) -> Result<()> {
     Ok(())
 }
 
+/// Migration 7: index every live memory again, oldest first, with its scope's token, and count
+/// what each scope holds. The rules are frozen here as they were (`head_v6`, `scope_token_v7`,
+/// `size_v7`); `index` holds the live ones, and a test checks that the two agree.
+fn index_scopes_v7(conn: &Connection) -> Result<()> {
+    let mut rows = conn.prepare(
+        "SELECT id, body, source, coalesce(project, '') FROM memories \
+         WHERE superseded_by IS NULL AND forgotten_at IS NULL ORDER BY id",
+    )?;
+    let mut rows = rows.query([])?;
+    while let Some(row) = rows.next()? {
+        let (id, body, source, project): (i64, String, String, String) =
+            (row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?);
+        conn.execute(
+            "INSERT OR IGNORE INTO scopes(project) VALUES (?1)",
+            [&project],
+        )?;
+        let n: i64 = conn.query_row(
+            "SELECT id FROM scopes WHERE project = ?1",
+            [&project],
+            |r| r.get(0),
+        )?;
+        let (head, token) = (head_v6(&body), scope_token_v7(n));
+        conn.prepare_cached(
+            "INSERT INTO memory(rowid, body, source, scope) VALUES (?1, ?2, ?3, ?4)",
+        )?
+        .execute(rusqlite::params![id, head, source, token])?;
+        conn.prepare_cached("INSERT INTO memorygram(rowid, body, scope) VALUES (?1, ?2, ?3)")?
+            .execute(rusqlite::params![id, head, token])?;
+        let (words, grams) = size_v7(head, &source);
+        conn.prepare_cached(
+            "UPDATE scopes SET docs = docs + 1, words = words + ?2, grams = grams + ?3 \
+             WHERE id = ?1",
+        )?
+        .execute(rusqlite::params![n, words, grams])?;
+    }
+    Ok(())
+}
+
+/// Migration 7's scope token: scope `n` as three characters of plane 15's private-use area, in
+/// base 65,534.
+pub(crate) fn scope_token_v7(n: i64) -> String {
+    [n / (65_534 * 65_534), n / 65_534, n]
+        .into_iter()
+        .map(|d| char::from_u32(0xF_0000 + d.rem_euclid(65_534) as u32).unwrap_or('\u{F0000}'))
+        .collect()
+}
+
+/// Migration 7's row size: (word tokens of the head and the source, plus the scope's; trigrams
+/// of the head, plus the scope's). A word is a run of letters and digits.
+pub(crate) fn size_v7(head: &str, source: &str) -> (i64, i64) {
+    let count = |text: &str| {
+        text.split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .count() as i64
+    };
+    let chars = head.chars().count() as i64;
+    (count(head) + count(source) + 1, (chars - 2).max(0) + 1)
+}
+
 /// Copy the whole database aside (`synapse.db.vN.bak`, N its schema version) before changing
 /// its schema. The copy is made under a name of this process's own, private from the start, and
 /// renamed into place when whole; a copy of a store another process has already migrated is
@@ -302,4 +432,25 @@ fn backup(conn: &Connection, path: &Path) -> Result<()> {
 
 fn remove(path: &Path) -> Result<()> {
     std::fs::remove_file(path).with_context(|| format!("could not remove {}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::folded_v3;
+    use crate::text::duplicate::hash;
+
+    /// The live hash may only change with a migration that recomputes the stored values.
+    #[test]
+    fn the_live_duplicate_hash_is_still_migration_3s() {
+        for text in [
+            "",
+            "Use pnpm, not npm.",
+            "timeout 1.5s vs 15s",
+            "Configuração Élan — ok!",
+            "漢字 and ñu 😀 1,000",
+            "a.b 3-4 5 .6",
+        ] {
+            assert_eq!(folded_v3(text), hash(text), "{text:?}");
+        }
+    }
 }

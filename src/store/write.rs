@@ -8,8 +8,8 @@ use serde::Serialize;
 use super::history::{self, Action};
 use super::index;
 use super::{now, Memory, Scope, Store};
-use crate::drift::duplicate::hash;
 use crate::secrets::{self, Secrets};
+use crate::text::duplicate::hash;
 
 /// The largest memory, in bytes of UTF-8. A memory is a note, not an archive: 16 MiB holds a
 /// long log or a whole design document, and stays well inside what one SQLite value, one hook
@@ -80,7 +80,7 @@ pub(crate) fn check_body(body: &str) -> Result<()> {
     Ok(())
 }
 
-/// The live memory in the same project with exactly this body (whose `duplicate::hash` is
+/// The live memory in the same project with exactly this body (whose `text::duplicate::hash` is
 /// `folded`), other than `except`, if any.
 pub(crate) fn live_duplicate(
     conn: &Connection,
@@ -149,7 +149,7 @@ fn masked_body(memory: &NewMemory) -> Result<secrets::Masked> {
     Ok(masked)
 }
 
-/// Insert one row with `body` (whose `duplicate::hash` is `folded`) and its history entry;
+/// Insert one row with `body` (whose `text::duplicate::hash` is `folded`) and its history entry;
 /// returns the new id.
 fn insert(
     conn: &Connection,
@@ -173,7 +173,7 @@ fn insert(
         folded
     ])?;
     let id = conn.last_insert_rowid();
-    index::add(conn, id, body, &memory.source)?;
+    index::add(conn, id, body, &memory.source, memory.project.as_deref())?;
     history::record(conn, id, at, action, None)?;
     Ok(id)
 }
@@ -187,20 +187,21 @@ pub(crate) fn set_state(
     forgotten_at: Option<i64>,
     at: i64,
 ) -> Result<()> {
-    let (body, source, was_live): (String, String, bool) = conn.query_row(
-        "SELECT body, source, superseded_by IS NULL AND forgotten_at IS NULL \
-         FROM memories WHERE id = ?1",
-        [id],
-        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
-    )?;
+    let (body, source, project, was_live): (String, String, Option<String>, bool) = conn
+        .query_row(
+            "SELECT body, source, project, superseded_by IS NULL AND forgotten_at IS NULL \
+             FROM memories WHERE id = ?1",
+            [id],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+        )?;
     conn.prepare_cached(
         "UPDATE memories SET superseded_by = ?2, forgotten_at = ?3, updated_at = ?4 WHERE id = ?1",
     )?
     .execute(rusqlite::params![id, superseded_by, forgotten_at, at])?;
     let live = superseded_by.is_none() && forgotten_at.is_none();
     match (was_live, live) {
-        (true, false) => index::remove(conn, id, &body, &source),
-        (false, true) => index::add(conn, id, &body, &source),
+        (true, false) => index::remove(conn, id, &body, &source, project.as_deref()),
+        (false, true) => index::add(conn, id, &body, &source, project.as_deref()),
         _ => Ok(()),
     }
 }

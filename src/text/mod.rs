@@ -5,6 +5,12 @@
 //! diacritics the way `unicode61 remove_diacritics 2` does and stems with the Porter family, so a
 //! query for "painting" counts as held by a memory that says "painted".
 
+pub mod duplicate;
+mod function_words;
+
+pub use function_words::is_function_word;
+
+use anyhow::{bail, Result};
 use rust_stemmers::{Algorithm, Stemmer};
 use unicode_normalization::char::is_combining_mark;
 use unicode_normalization::UnicodeNormalization;
@@ -47,6 +53,19 @@ pub fn cut_bytes(text: &str, n: usize) -> &str {
         end -= 1;
     }
     text.get(..end).unwrap_or_default()
+}
+
+/// The longest prefix of `bytes` of at most `limit` bytes that ends on a character boundary, as
+/// text; bytes that are not UTF-8 before that point are an error.
+pub fn whole_chars(bytes: &[u8], limit: usize) -> Result<String> {
+    let mut cut = bytes.get(..bytes.len().min(limit)).unwrap_or(bytes);
+    if let Err(e) = std::str::from_utf8(cut) {
+        if e.error_len().is_some() {
+            bail!("invalid UTF-8 at byte {}", e.valid_up_to());
+        }
+        cut = cut.get(..e.valid_up_to()).unwrap_or_default();
+    }
+    Ok(String::from_utf8(cut.to_vec())?)
 }
 
 /// Stems words with the English Snowball stemmer (the successor of the Porter stemmer the
@@ -99,6 +118,14 @@ mod tests {
             got,
             ["src", "webhooks", "stripe", "rs", "e0502", "don", "t"]
         );
+    }
+
+    #[test]
+    fn pages_end_on_character_boundaries() {
+        let text = "aé€😀";
+        assert_eq!(whole_chars(text.as_bytes(), 2).unwrap(), "a");
+        assert_eq!(whole_chars(text.as_bytes(), 3).unwrap(), "aé");
+        assert_eq!(whole_chars(text.as_bytes(), 100).unwrap(), text);
     }
 
     #[test]

@@ -4,7 +4,7 @@
 //! every word but one, and that one is the point. Punctuation between two digits is kept, so
 //! "1.5s" and "15s" stay different.
 
-use crate::text::fold;
+use super::fold;
 
 /// The text two duplicates share: folded case and diacritics, letters and digits only, single
 /// spaces, with a separator between digits kept as a dot.

@@ -1,0 +1,159 @@
+//! Nothing of another project is returned, counted, scored or ordered differently (DESIGN §3):
+//! random stores of several projects and global memories, and for each surface a project's
+//! answers with the other projects in the store are identical to its answers without them.
+//!
+//! Ids differ between the two stores (the other projects take ids in between), so answers are
+//! compared by body, which each memory makes unique. The project's and the global memories go in
+//! in the same order and with the same times in both stores.
+
+use proptest::prelude::*;
+use synapse::config::Budget;
+use synapse::eval::{self, Case, Method};
+use synapse::recall::{self, Options};
+use synapse::secrets::Secrets;
+use synapse::store::write::NewMemory;
+use synapse::store::{Scope, Store};
+
+/// Words the memories and questions are made of: few enough that they overlap across projects.
+const WORDS: &[&str] = &[
+    "deploy",
+    "webhook",
+    "retry",
+    "timeout",
+    "postgres",
+    "port",
+    "cache",
+    "token",
+    "staging",
+    "release",
+    "android",
+    "migration",
+    "queue",
+    "worker",
+    "nightly",
+    "backup",
+    "ios",
+    "lint",
+];
+
+/// One memory: which project (`None`: global; `Some(0)`: the project under test), its words and
+/// a number that keeps its body unique.
+#[derive(Clone, Debug)]
+struct Planned {
+    project: Option<u8>,
+    words: Vec<usize>,
+}
+
+fn planned() -> impl Strategy<Value = Planned> {
+    (
+        prop_oneof![Just(None), (0u8..4).prop_map(Some)],
+        prop::collection::vec(0..WORDS.len(), 2..7),
+    )
+        .prop_map(|(project, words)| Planned { project, words })
+}
+
+fn body(p: &Planned, n: usize) -> String {
+    let words: Vec<&str> = p.words.iter().map(|&w| WORDS[w]).collect();
+    format!("{} (note {n})", words.join(" "))
+}
+
+/// A store holding the planned memories, all of them or only the project's and the global ones.
+fn store(plan: &[Planned], with_others: bool) -> (tempfile::TempDir, Store) {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(dir.path()).unwrap();
+    for (n, p) in plan.iter().enumerate() {
+        if !with_others && p.project.is_some_and(|k| k != 0) {
+            continue;
+        }
+        let project = p.project.map(|k| format!("project-{k}"));
+        let memory = NewMemory {
+            body: body(p, n),
+            source: "test".into(),
+            project: project.clone(),
+            created_at: Some(1_700_000_000 + n as i64 * 60),
+            secrets: Secrets::Mask,
+        };
+        let scope = project.map_or_else(Scope::global, Scope::project);
+        store.remember(&memory, &[], &scope).unwrap();
+    }
+    (dir, store)
+}
+
+/// What the project sees, id-free: each surface's answer as text.
+fn answers(store: &Store, questions: &[String]) -> Vec<String> {
+    let scope = Scope::project("project-0");
+    let options = Options {
+        budget: Budget::Balanced,
+        explain: true,
+        ..Options::default()
+    };
+    let body_of = |id: i64| store.get(id, &scope).unwrap().map(|m| m.body);
+    let mut out = Vec::new();
+    for q in questions {
+        let found = recall::recall(store, &scope, q, &options).unwrap();
+        for hit in &found.results {
+            out.push(format!(
+                "recall {q}: {} score {} coverage {} {}",
+                hit.body, hit.score, hit.coverage, hit.text
+            ));
+        }
+        for e in found.explain.iter().flatten() {
+            out.push(format!(
+                "explain {q}: {:?} {:?} {:?} {} {:?} {}",
+                body_of(e.id),
+                e.words.map(|p| (p.rank, p.bm25)),
+                e.trigrams.map(|p| (p.rank, p.bm25)),
+                e.fused,
+                e.held,
+                e.outcome
+            ));
+        }
+        for f in &found.drift {
+            out.push(format!(
+                "recall drift {q}: {:?} {:?}",
+                body_of(f.id),
+                f.kind
+            ));
+        }
+    }
+    for m in store.list(&scope, true).unwrap() {
+        out.push(format!("list: {}", m.body));
+    }
+    for f in synapse::drift::audit(store, &scope).unwrap() {
+        out.push(format!("audit: {:?} {:?}", body_of(f.id), f.kind));
+    }
+    let cases: Vec<Case> = questions
+        .iter()
+        .map(|q| Case {
+            query: q.clone(),
+            project: Some("project-0".into()),
+            expect: Default::default(),
+        })
+        .collect();
+    for method in [Method::Recall, Method::PlainBm25] {
+        let report = eval::run(store, &cases, &options, method, false).unwrap();
+        out.push(format!(
+            "eval {method:?}: {} {}",
+            report.noise, report.surplus
+        ));
+    }
+    out
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+    #[test]
+    fn other_projects_change_nothing_a_project_sees(
+        plan in prop::collection::vec(planned(), 10..60),
+        asked in prop::collection::vec(prop::collection::vec(0..WORDS.len(), 1..4), 1..5),
+    ) {
+        let questions: Vec<String> = asked
+            .iter()
+            .map(|ws| ws.iter().map(|&w| WORDS[w]).collect::<Vec<_>>().join(" "))
+            .collect();
+        let (_a, alone) = store(&plan, false);
+        let (_b, shared) = store(&plan, true);
+        prop_assert_eq!(answers(&alone, &questions), answers(&shared, &questions));
+    }
+}
