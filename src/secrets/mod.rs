@@ -19,6 +19,8 @@
 //!   `auth=("user", "password")`, `KEY value` directive lines, YAML block scalars, a key given
 //!   as a label (`name: KEY` then `value: ...`), Markdown table cells and columns,
 //!   `Authorization: <scheme> value`, and a value piped into `--password-stdin`.
+//! - [`commands`]: passwords that commands take as positional arguments (`htpasswd -b file
+//!   user pw`, `net user name pw`), by a table of their syntax.
 //! - [`lines`]: lines that are credentials by their shape (`.pgpass`, also in a code span;
 //!   Kubernetes `data:`, not a ConfigMap's).
 //! - [`prose`]: a value shaped like a password near a word such as "password" or "secret" in
@@ -38,6 +40,7 @@
 #![deny(clippy::string_slice, clippy::indexing_slicing)]
 
 mod assignments;
+mod commands;
 mod keys;
 mod lines;
 mod pem;
@@ -349,6 +352,10 @@ fn walk(text: &str, spans: &mut Vec<Span>) {
                 prose::in_run(text, s, e, &mut windows, spans);
             }
         }
+        // a command that takes a password as an argument (`htpasswd -b file user pw`)
+        if commands::FILTER.may_be(run) {
+            commands::at_command(text, s, e, spans);
+        }
         // `scheme://userinfo@`, or a line `host:port:...` or `data:`
         if at(b, e) == b':' {
             if at(b, e + 1) == b'/' && at(b, e + 2) == b'/' {
@@ -358,7 +365,10 @@ fn walk(text: &str, spans: &mut Vec<Span>) {
             }
         }
         // `user/password@host` (sqlplus and the like)
-        if at(b, e) == b'/' && matches!(before(b, s), 0 | b' ' | b'\t' | b'\n' | b'"' | b'\'') {
+        // (also after a `:`: `jdbc:oracle:thin:scott/pw@//host`)
+        if at(b, e) == b'/'
+            && matches!(before(b, s), 0 | b' ' | b'\t' | b'\n' | b'"' | b'\'' | b':')
+        {
             urls::slash_login(text, s, e, spans);
         }
         // a PEM block (`-----BEGIN`, or `\n-----BEGIN` in a JSON string)
