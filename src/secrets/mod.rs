@@ -347,9 +347,12 @@ fn walk(text: &str, spans: &mut Vec<Span>) {
                     keys_from = next;
                 }
             }
-            // a trigger is a run of one word (`password`, `password.`)
-            if ls == 0 && le + 1 >= run.len() && prose::may_trigger(run) {
-                prose::in_run(text, s, e, &mut windows, spans);
+            // a trigger is a run of one word (`password`, `password.`), or the last of words
+            // joined by dashes (`Client-Secret`)
+            let compound = ls > 0 && at(run, ls - 1) == b'-' && at(run, 0).is_ascii_alphabetic();
+            let word = run.get(ls..).unwrap_or_default();
+            if (ls == 0 || compound) && le + 1 >= run.len() && prose::may_trigger(word) {
+                prose::in_run(text, s + ls, e, &mut windows, spans);
             }
         }
         // a command that takes a password as an argument (`htpasswd -b file user pw`)

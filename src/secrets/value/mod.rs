@@ -167,6 +167,23 @@ pub(super) fn password_like(v: &str) -> bool {
     c.digit > 0 && (c.strong > 0 || switching(&c, v.as_bytes()))
 }
 
+/// A password made of words and a number (`Russet.Lupine.260`, `inlet_Umber80_`,
+/// `Fern7430_willow`), where a sentence says a password follows: it passes [`keyed`], is not
+/// [`structured`], and has two words of three letters or more, a capital and a number of two
+/// digits or more (`Lab-5G` and `TokenStore3` have not).
+pub(super) fn word_password(v: &str) -> bool {
+    if v.len() < 8 || !keyed(v) || structured(v) {
+        return false;
+    }
+    let words = v
+        .split(|c: char| !c.is_alphabetic())
+        .filter(|w| w.chars().count() >= 3)
+        .count();
+    let number = v.split(|c: char| !c.is_ascii_digit()).any(|d| d.len() >= 2);
+    let c = Classes::of(v);
+    words >= 2 && number && c.upper > 0
+}
+
 /// A password in a URL or a credential file, where the place says it is one: anything but a
 /// reference, a template, a placeholder or a value that names itself (`user:password@`,
 /// `admin:admin@`, `your-password`).
