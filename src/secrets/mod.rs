@@ -21,6 +21,8 @@
 //!   `Authorization: <scheme> value`, and a value piped into `--password-stdin`.
 //! - [`commands`]: passwords that commands take as positional arguments (`htpasswd -b file
 //!   user pw`, `net user name pw`), by a table of their syntax.
+//! - [`files`]: the lines of a credential file named in the text (`/etc/rsyncd.secrets`,
+//!   `.htpasswd`, `chap-secrets`, `ipsec.secrets`), in that file's format.
 //! - [`lines`]: lines that are credentials by their shape (`.pgpass`, also in a code span;
 //!   Kubernetes `data:`, not a ConfigMap's).
 //! - [`prose`]: a value shaped like a password near a word such as "password" or "secret" in
@@ -41,6 +43,7 @@
 
 mod assignments;
 mod commands;
+mod files;
 mod keys;
 mod lines;
 mod pem;
@@ -311,6 +314,7 @@ fn walk(text: &str, spans: &mut Vec<Span>) {
     let mut windows = prose::Windows::default();
     let mut pem = pem::Pem::default();
     let mut lines = lines::Lines::default();
+    let mut files = files::Files::default();
     let mut i = 0;
     while let Some(k) = b
         .get(i..)
@@ -358,6 +362,10 @@ fn walk(text: &str, spans: &mut Vec<Span>) {
         // a command that takes a password as an argument (`htpasswd -b file user pw`)
         if commands::FILTER.may_be(run) {
             commands::at_command(text, s, e, spans);
+        }
+        // a credential file's name, and its lines after it
+        if files::may_name(last) {
+            files::at_name(text, e, &mut files, spans);
         }
         // `scheme://userinfo@`, or a line `host:port:...` or `data:`
         if at(b, e) == b':' {
