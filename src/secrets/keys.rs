@@ -25,6 +25,10 @@ pub(super) enum Test {
     /// [`value::password_like`](super::value::password_like): the flag says a password
     /// follows, but is used for other things too (`-p 8080`, `mkdir -p dir`).
     Password,
+    /// [`value::password_like`](super::value::password_like), or a long random key
+    /// ([`value::random_key`](super::value::random_key)): an encryption key or its passphrase
+    /// (`openssl enc -k pw`, `-K <hex key>`, `ccrypt -K pw`).
+    Key,
     /// `user:password`: the part after the colon, which must be there.
     UserPass,
     /// `user:password` if there is a colon, else the whole value (`redis-cli -a`, `auth:`).
@@ -86,6 +90,8 @@ const KEY_WORDS: &[KeyWord] = &[
     kw("basic", "basic auth", Form::Prose, Test::Base64),
     // a signed URL's signature (Azure SAS `sig=`)
     kw("sig", "signature", Form::Key, Test::Keyed),
+    // a pre-shared key (`psk="..."` in wpa_supplicant.conf, `wpa_psk=`)
+    kw("psk", "pre-shared key", Form::Key, Test::Keyed),
     // command-line flags: `curl -u user:pw`, `redis-cli -a pw`, `openssl -passin pass:pw`
     kw("u", "password", Form::Flag, Test::UserPass),
     kw("user", "password", Form::Flag, Test::UserPass),
@@ -94,6 +100,8 @@ const KEY_WORDS: &[KeyWord] = &[
     kw("p", "password", Form::Flag, Test::Password),
     // `ldapsearch -w pw` (a width or a word after `-w` fails the password test)
     kw("w", "password", Form::Flag, Test::Password),
+    // `openssl enc -k pw` and `-K <hex>`, `ccrypt -K pw` (`curl -k URL`, `sort -k 2` fail the test)
+    kw("k", "encryption key", Form::Flag, Test::Key),
     kw("passin", "password", Form::Flag, Test::Keyed),
     kw("passout", "password", Form::Flag, Test::Keyed),
 ];

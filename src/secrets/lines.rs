@@ -173,6 +173,13 @@ fn pgpass(text: &str, start: usize, content: &[u8], spans: &mut Vec<Span>) {
     while end > p && at(content, end - 1).is_ascii_whitespace() {
         end -= 1;
     }
+    // a remark after the password (`h:5432:*:u:pw   <- note`): the password ends at the first
+    // space, and must then look like one
+    let space = content
+        .get(p..end)
+        .and_then(|r| r.iter().position(u8::is_ascii_whitespace))
+        .map(|k| p + k);
+    let end = space.unwrap_or(end);
     let Some(pass) = text.get(start + p..start + end) else {
         return;
     };
@@ -181,7 +188,7 @@ fn pgpass(text: &str, start: usize, content: &[u8], spans: &mut Vec<Span>) {
     if host_ok
         && port_ok
         && !hex_groups
-        && !pass.bytes().any(|c| c.is_ascii_whitespace())
+        && (space.is_none() || value::keyed(pass))
         && value::embedded(pass, user)
     {
         spans.push(Span::new(start + p, start + end, "password", 3));

@@ -19,6 +19,10 @@
 //!   `auth=("user", "password")`, `KEY value` directive lines, YAML block scalars, a key given
 //!   as a label (`name: KEY` then `value: ...`), Markdown table cells and columns,
 //!   `Authorization: <scheme> value`, and a value piped into `--password-stdin`.
+//! - [`commands`]: passwords that commands take as positional arguments (`htpasswd -b file
+//!   user pw`, `net user name pw`), by a table of their syntax.
+//! - [`files`]: the lines of a credential file named in the text (`/etc/rsyncd.secrets`,
+//!   `.htpasswd`, `chap-secrets`, `ipsec.secrets`), in that file's format.
 //! - [`lines`]: lines that are credentials by their shape (`.pgpass`, also in a code span;
 //!   Kubernetes `data:`, not a ConfigMap's).
 //! - [`prose`]: a value shaped like a password near a word such as "password" or "secret" in
@@ -38,10 +42,13 @@
 #![deny(clippy::string_slice, clippy::indexing_slicing)]
 
 mod assignments;
+mod commands;
+mod files;
 mod keys;
 mod lines;
 mod pem;
 mod prose;
+mod repeats;
 mod tokens;
 mod urls;
 mod value;
@@ -83,80 +90,8 @@ pub struct Masked {
 pub fn mask(text: &str) -> Masked {
     let mut spans = Vec::new();
     walk(text, &mut spans);
-    repeats(text, &mut spans);
+    repeats::repeats(text, &mut spans);
     replace(text, spans)
-}
-
-/// The most distinct secrets whose other occurrences are looked for, and how many may share a
-/// first byte.
-const REPEATS: usize = 64;
-const REPEATS_PER_BYTE: usize = 8;
-
-/// A secret found once is a secret wherever else it stands in the text (`'<key>'` in code and
-/// `adminApiKey: <key>` in the comment after it): every other occurrence of a found value of 8
-/// bytes or more that is surely a secret (a vendor token, or a value after a key that names a
-/// secret and that looks generated or like a password; not a guess from prose or a bare `key`),
-/// as a whole word, is masked too. One pass over the text; the bytes compared
-/// are capped at a small multiple of its length, so the time stays linear.
-fn repeats(text: &str, spans: &mut Vec<Span>) {
-    if spans.is_empty() {
-        return;
-    }
-    let b = text.as_bytes();
-    let mut values: Vec<(&[u8], &'static str)> = Vec::new();
-    // by first byte: indexes into `values`
-    let mut by_byte: Vec<Vec<u8>> = vec![Vec::new(); 256];
-    for sp in spans.iter() {
-        let Some(v) = b.get(sp.start..sp.end) else {
-            continue;
-        };
-        if !(8..=value::MAX_VALUE).contains(&v.len()) || values.iter().any(|(w, _)| *w == v) {
-            continue;
-        }
-        // (only what is surely a secret: a doubtful value found once stays one doubt)
-        let sure = sp.rank == 0
-            || (sp.rank <= 3
-                && std::str::from_utf8(v).is_ok_and(|v| v.is_ascii() && value::certain(v)));
-        if !sure {
-            continue;
-        }
-        let Some(list) = v.first().and_then(|&c| by_byte.get_mut(usize::from(c))) else {
-            continue;
-        };
-        if list.len() >= REPEATS_PER_BYTE || values.len() >= REPEATS {
-            continue;
-        }
-        list.push(u8::try_from(values.len()).unwrap_or(u8::MAX));
-        values.push((v, sp.kind));
-    }
-    if values.is_empty() {
-        return;
-    }
-    let mut budget = b.len().saturating_mul(8).max(1 << 16);
-    let mut found = Vec::new();
-    for (i, &c) in b.iter().enumerate() {
-        let Some(list) = by_byte.get(usize::from(c)).filter(|l| !l.is_empty()) else {
-            continue;
-        };
-        if before(b, i).is_ascii_alphanumeric() {
-            continue;
-        }
-        for &k in list {
-            let Some(&(v, kind)) = values.get(usize::from(k)) else {
-                continue;
-            };
-            let n = v.len();
-            budget = budget.saturating_sub(n);
-            if budget == 0 {
-                spans.append(&mut found);
-                return;
-            }
-            if b.get(i..i + n) == Some(v) && !at(b, i + n).is_ascii_alphanumeric() {
-                found.push(Span::new(i, i + n, kind, 5));
-            }
-        }
-    }
-    spans.append(&mut found);
 }
 
 /// Byte classes, for the hot loops: one load instead of a chain of comparisons.
@@ -308,6 +243,7 @@ fn walk(text: &str, spans: &mut Vec<Span>) {
     let mut windows = prose::Windows::default();
     let mut pem = pem::Pem::default();
     let mut lines = lines::Lines::default();
+    let mut files = files::Files::default();
     let mut i = 0;
     while let Some(k) = b
         .get(i..)
@@ -344,10 +280,21 @@ fn walk(text: &str, spans: &mut Vec<Span>) {
                     keys_from = next;
                 }
             }
-            // a trigger is a run of one word (`password`, `password.`)
-            if ls == 0 && le + 1 >= run.len() && prose::may_trigger(run) {
-                prose::in_run(text, s, e, &mut windows, spans);
+            // a trigger is a run of one word (`password`, `password.`), or the last of words
+            // joined by dashes (`Client-Secret`)
+            let compound = ls > 0 && at(run, ls - 1) == b'-' && at(run, 0).is_ascii_alphabetic();
+            let word = run.get(ls..).unwrap_or_default();
+            if (ls == 0 || compound) && le + 1 >= run.len() && prose::may_trigger(word) {
+                prose::in_run(text, s + ls, e, &mut windows, spans);
             }
+        }
+        // a command that takes a password as an argument (`htpasswd -b file user pw`)
+        if commands::FILTER.may_be(run) {
+            commands::at_command(text, s, e, spans);
+        }
+        // a credential file's name, and its lines after it
+        if files::may_name(last) {
+            files::at_name(text, e, &mut files, spans);
         }
         // `scheme://userinfo@`, or a line `host:port:...` or `data:`
         if at(b, e) == b':' {
@@ -358,7 +305,10 @@ fn walk(text: &str, spans: &mut Vec<Span>) {
             }
         }
         // `user/password@host` (sqlplus and the like)
-        if at(b, e) == b'/' && matches!(before(b, s), 0 | b' ' | b'\t' | b'\n' | b'"' | b'\'') {
+        // (also after a `:`: `jdbc:oracle:thin:scott/pw@//host`)
+        if at(b, e) == b'/'
+            && matches!(before(b, s), 0 | b' ' | b'\t' | b'\n' | b'"' | b'\'' | b':')
+        {
             urls::slash_login(text, s, e, spans);
         }
         // a PEM block (`-----BEGIN`, or `\n-----BEGIN` in a JSON string)

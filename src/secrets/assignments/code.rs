@@ -86,11 +86,13 @@ pub(super) fn setter(b: &[u8], s: usize, key: &[u8]) -> bool {
 }
 
 /// `("user", "password")` or `['user', 'password']` at `p`: the password, if the pair is
-/// complete and the password is a real one.
+/// complete and the password is a real one. With `alone`, a single argument is the credential
+/// itself (`.bearer_auth("token")`), if it passes [`value::keyed`].
 pub(super) fn pair(
     text: &str,
     p: usize,
     kind: &'static str,
+    alone: bool,
     spans: &mut Vec<Span>,
 ) -> Option<usize> {
     let b = text.as_bytes();
@@ -109,6 +111,13 @@ pub(super) fn pair(
     };
     let (us, ue) = quoted_at(spaces(b, p + 1))?;
     let comma = spaces(b, ue + 1);
+    if alone && matches!(at(b, comma), b')' | b']') {
+        let v = text.get(us..ue)?;
+        if value::keyed(v) {
+            spans.push(Span::new(us, ue, kind, 3));
+        }
+        return Some(ue + 1);
+    }
     if at(b, comma) != b',' {
         return None;
     }

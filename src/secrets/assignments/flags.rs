@@ -155,3 +155,32 @@ pub(super) fn plain_text(text: &str, s: usize, e: usize, spans: &mut Vec<Span>) 
     }
     None
 }
+
+/// Flags that give a user name (`mysql -u admin`, `psql -U app`, `--username admin`).
+const USER_FLAGS: &[&str] = &["-u", "-U", "--user", "--username"];
+
+/// Whether a flag giving a user name stands before `s` in the same command (not before a
+/// `|`, `;` or `&`): a `-p` after it gives that user's password (`mongo -u admin -p pw`).
+pub(super) fn user_before(b: &[u8], s: usize) -> bool {
+    let line = line_begin(b, s, 512);
+    let mut i = s;
+    while i > line {
+        // back over one word
+        while i > line && matches!(before(b, i), b' ' | b'\t') {
+            i -= 1;
+        }
+        let e = i;
+        while i > line && !matches!(before(b, i), b' ' | b'\t') {
+            i -= 1;
+        }
+        let word = b.get(i..e).unwrap_or_default();
+        if word.iter().any(|c| matches!(c, b'|' | b';' | b'&')) {
+            return false;
+        }
+        if USER_FLAGS.iter().any(|f| word == f.as_bytes()) {
+            // the flag's value is the word after it, which must not be another flag
+            return at(b, spaces(b, e)) != b'-';
+        }
+    }
+    false
+}

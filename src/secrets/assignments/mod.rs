@@ -29,11 +29,12 @@ mod parse;
 mod structures;
 
 pub(super) use flags::cluster;
+pub(super) use parse::parse_arg;
 
 use super::keys::{could_name, named, Form, Test};
 use super::{at, before, value, Span, MARKER};
 use code::{call_before, labelled, pair, setter, typed};
-use flags::{after_setter, piped, plain_text, switch};
+use flags::{after_setter, piped, plain_text, switch, user_before};
 use parse::{copula, ends_line, line_start, parse_value, spaces, user_like};
 use structures::{block_scalar, cell};
 
@@ -75,6 +76,10 @@ fn assignment(
     // path segments, mentions and escapes are not keys; a `$variable` is one only when
     // assigned (`$token = ...`), not in `Bearer $ACCESS_TOKEN rest`
     if !switch && matches!(before(b, s), b'/' | b'@' | b'%' | b'\\' | b'#') {
+        return None;
+    }
+    // a name inside a shell parameter expansion (`${JWT_SECRET:?required}`) is a reference
+    if before(b, s) == b'{' && before(b, s - 1) == b'$' {
         return None;
     }
     let variable = before(b, s) == b'$';
@@ -152,6 +157,8 @@ fn assignment(
     p = after_spaces;
     // `key value` and `key is value`: no `=` or `:` says where the value is
     let mut loose = false;
+    // a quoted value glued to its flag (`mysql -p'pw'`): the syntax says it is the flag's value
+    let mut glued = false;
     // `KEY value` as a whole line (`requirepass pw`, `set -x PGPASSWORD pw`): the value ends it
     let mut directive = false;
     let pairs = matches!(named.test, Test::UserPass | Test::MaybeUserPass);
@@ -184,11 +191,7 @@ fn assignment(
     {
         // <add key="Password" value="..." />
         p += 6;
-    } else if closed
-        && at(b, p) == b','
-        && call_before(b, s - 1)
-        && !matches!(named.word, "basic" | "bearer")
-    {
+    } else if closed && at(b, p) == b',' && call_before(b, s - 1) && named.word != "basic" {
         // a call's pair of arguments: `define('DB_PASSWORD', '...')`,
         // `Header.Set("Authorization", "Bearer ...")`
         p = spaces(b, p + 1);
@@ -214,6 +217,7 @@ fn assignment(
     } else if flag && !gap && matches!(at(b, p), b'"' | b'\'') {
         // a quoted value glued to its flag: `-p'pw'`
         loose = true;
+        glued = true;
     } else if gap && !quoted && !variable && (line_start(b, s) || after_setter(b, s)) {
         loose = true;
         directive = true;
@@ -227,7 +231,13 @@ fn assignment(
     }
     // `auth=("user", "pw")`: the second of the pair
     if pairs && matches!(at(b, p), b'(' | b'[') {
-        return pair(text, p, named.kind, spans);
+        return pair(
+            text,
+            p,
+            named.kind,
+            named.test == Test::MaybeUserPass,
+            spans,
+        );
     }
     let parsed = match parse_value(b, p) {
         Ok(parsed) => parsed,
@@ -238,7 +248,7 @@ fn assignment(
     let (mut vs, ve) = (parsed.start, parsed.end);
     let raw = text.get(vs..ve)?;
     // `key value` in prose: the next word, not another `key=value`
-    if loose && raw.trim_end_matches('=').contains('=') {
+    if loose && value::assignment_like(raw) {
         return None;
     }
     if directive && !ends_line(b, ve + usize::from(was_quoted)) {
@@ -269,7 +279,11 @@ fn assignment(
     let ok = match named.test {
         Test::Keyed | Test::Stdin => value::keyed(v),
         Test::Strict => value::strict(v),
-        Test::Password => value::password_like(v),
+        // (after `-u user` on the same command, `-p` is that user's password)
+        Test::Password => {
+            value::password_like(v) || ((glued || user_before(b, s)) && value::keyed(v))
+        }
+        Test::Key => value::password_like(v) || value::random_key(v),
         Test::Base64 => {
             v.bytes()
                 .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'+' | b'/' | b'='))
@@ -300,7 +314,9 @@ fn assignment(
     };
     // a passphrase of words, quoted: `GPG_PASSPHRASE="velvet orbit 36 lantern"`
     let ok = ok
-        || (was_quoted && matches!(named.kind, "password" | "passphrase") && value::passphrase(v));
+        || (was_quoted
+            && matches!(named.kind, "password" | "passphrase" | "pre-shared key")
+            && value::passphrase(v));
     if ok {
         // (a value the key alone hardly vouches for ranks as a guess, like prose)
         let rank = if named.test == Test::Strict { 4 } else { 3 };

@@ -111,6 +111,14 @@ pub(super) fn parse_value(b: &[u8], p: usize) -> Result<Parsed, usize> {
     }
 }
 
+/// One argument of a command at `p`, quoted or bare (see [`parse_value`]): where its text
+/// starts and ends, and where the next argument may start.
+pub(in crate::secrets) fn parse_arg(b: &[u8], p: usize) -> Option<(usize, usize, usize)> {
+    let parsed = parse_value(b, p).ok()?;
+    let quoted = parsed.start > p;
+    Some((parsed.start, parsed.end, parsed.end + usize::from(quoted)))
+}
+
 /// `key=` at `i` (as after `&` in a query string).
 fn next_is_assignment(b: &[u8], i: usize) -> bool {
     let n = b

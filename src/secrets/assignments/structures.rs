@@ -69,6 +69,17 @@ pub(super) fn cell(
     while i > 0 && matches!(before(b, i), b' ' | b'\t' | b'`') {
         i -= 1;
     }
+    // words before the key in its cell (`| API key |`, `| Auth Token |`)
+    let mut k = i;
+    while k > 0
+        && i - k < 32
+        && (before(b, k).is_ascii_alphanumeric() || matches!(before(b, k), b' ' | b'\t' | b'`'))
+    {
+        k -= 1;
+    }
+    if before(b, k) == b'|' {
+        i = k;
+    }
     if before(b, i) != b'|' {
         return None;
     }

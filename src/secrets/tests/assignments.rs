@@ -292,3 +292,36 @@ fn code_is_not_a_value() {
         "key: '[secret]',\nget lengthComputable () {}",
     );
 }
+
+#[test]
+fn command_syntax() {
+    masks(
+        "htpasswd -bc /srv/.htpasswd ops 'Dune44%kelp'",
+        "htpasswd -bc /srv/.htpasswd ops '[secret]'",
+    );
+    masks(
+        "sudo rabbitmqctl add_user metrics Vole81!grain",
+        "sudo rabbitmqctl add_user metrics [secret]",
+    );
+    masks(
+        "psql -U app -p Marsh.Gully_2291 orders",
+        "psql -U app -p [secret] orders",
+    );
+    masks(
+        "mysql -u ro -p'Basalt_7731x' shop",
+        "mysql -u ro -p'[secret]' shop",
+    );
+    masks(
+        "openssl enc -d -aes-256-cbc -K 7c1e9a44b02f6d3e8a5c71b0f4d29e6a -in a.enc",
+        "openssl enc -d -aes-256-cbc -K [secret] -in a.enc",
+    );
+    masks(
+        "client.bearer_auth(\"Rk4pX9mQ2wL7vT3zN8cJ5hB1\")",
+        "client.bearer_auth(\"[secret]\")",
+    );
+    keeps("htpasswd -c /srv/.htpasswd ops");
+    keeps("net user deploy * /add");
+    keeps("sort -k 2 -n data.txt\ncurl -k https://localhost:8443/");
+    keeps("openssl rsa -in k.pem -passin env:KEY_PASS_2");
+    keeps("DB_PASSWORD: ${DB_PASSWORD:?set it}");
+}

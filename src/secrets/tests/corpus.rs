@@ -176,13 +176,13 @@ fn dev2_corpus_score() {
 /// The third development set (`dev3.toml`): the families held-out sets found weakest (passwords
 /// in prose and on command lines, credential files, authorization headers, connection strings,
 /// keys under many names), in many variants each. It is being tuned on: first measured at
-/// 234/280 masked and 2/174 changed, it must not fall below that while the rules grow to cover it
-/// whole.
+/// 234/280 masked and 2/174 changed, now at 278/280 and 0/174; it must not fall below that while
+/// the rules grow to cover it whole.
 #[test]
 fn dev3_corpus_score() {
     let (masked, total, touched, harmless, unstable) = score("dev3");
     assert_eq!(unstable, 0, "masking is idempotent");
-    assert!(masked >= 234, "{masked}/{total} dev3 secrets masked");
+    assert!(masked >= 278, "{masked}/{total} dev3 secrets masked");
     assert!(
         touched * 100 <= harmless * 2,
         "at most 2% of look-alikes changed ({touched}/{harmless})"

@@ -23,3 +23,26 @@ fn credential_lines() {
     keeps("d2:00:55:3b:69:ca  10.0.4.20  build-box\nfe80:0:0:0:1c2b:3a4d:5e6f:7a8b eth0");
     keeps("fe80::1:2:3:4 link-local");
 }
+
+#[test]
+fn credential_files_and_remarks() {
+    masks(
+        "db7.lan:5433:*:loader:Quill\\:tern52#   # escaped colon",
+        "db7.lan:5433:*:loader:[secret]   # escaped colon",
+    );
+    masks(
+        "cat /srv/rsyncd.secrets\nmirror:Gale88^pond",
+        "cat /srv/rsyncd.secrets\nmirror:[secret]",
+    );
+    masks(
+        "# /etc/ppp/pap-secrets\n# client server secret\nalice * \"Fjord#31tide\" *",
+        "# /etc/ppp/pap-secrets\n# client server secret\nalice * \"[secret]\" *",
+    );
+    masks(
+        "/etc/ipsec.secrets:\n10.1.0.1 10.2.0.1 : PSK \"k2Vw9QpL7xT4mZ8r\"",
+        "/etc/ipsec.secrets:\n10.1.0.1 10.2.0.1 : PSK \"[secret]\"",
+    );
+    // a file's name without its lines, and lines of no named file
+    keeps("edit /etc/rsyncd.secrets and chmod 600 it\n\nbackup:see the wiki");
+    keeps("ipsec.secrets\n: RSA server-key.pem");
+}

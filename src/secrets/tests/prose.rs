@@ -80,3 +80,35 @@ fn prose_in_more_languages() {
     keeps("the API key rotation job runs nightly at 02:00 on node-7f3a2");
     keeps("the key is rotated by mode=fast Runner2024x jobs");
 }
+
+#[test]
+fn prose_announced_shapes() {
+    masks(
+        "the vault passphrase is heron-quartz-mallow-fig",
+        "the vault passphrase is [secret]",
+    );
+    masks(
+        "Le jeton du webhook est 4be1c07d9a2f63e8b5d0a7c14f9e2b36",
+        "Le jeton du webhook est [secret]",
+    );
+    masks(
+        "la password del nas è Cobble.Wren.4417",
+        "la password del nas è [secret]",
+    );
+    masks("lösenordet är Tarn77!moss", "lösenordet är [secret]");
+    masks(
+        "管理员密码是Quill#fen2024，别外传",
+        "管理员密码是[secret]，别外传",
+    );
+    masks(
+        "ana: what's the pw for the build box?\nleo: Mire$stone58",
+        "ana: what's the pw for the build box?\nleo: [secret]",
+    );
+    masks(
+        "Webhook-Secret for the relay: Xk7pQ2mZ9vR4tL8wN3bF6hJ1",
+        "Webhook-Secret for the relay: [secret]",
+    );
+    keeps("the passphrase is made of four-random-dictionary words");
+    keeps("we will pass the token-refresh-logic review on to them");
+    keeps("the password of l'utente is stored elsewhere");
+}

@@ -62,7 +62,9 @@ pub(in crate::secrets) fn reference(v: &str) -> bool {
     };
     let scheme_ok = (2..=16).contains(&scheme.len())
         && scheme.bytes().all(|c| c.is_ascii_lowercase() || c == b'-');
-    scheme_ok && (rest.contains(':') || rest.contains('/') || identifier_like(rest))
+    // (`env:NAME` names an environment variable: openssl's `-passin env:P12_PASS`)
+    let variable = scheme == "env" && rest.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_');
+    scheme_ok && (rest.contains(':') || rest.contains('/') || identifier_like(rest) || variable)
 }
 
 /// Key type names that start a public key line (`ssh-ed25519 AAAA...`).
@@ -254,7 +256,15 @@ pub(in crate::secrets) fn excluded(v: &str) -> bool {
     if numbered_identifier(v) || screaming_identifier(v) || member(v) || host_port(v) || colour(v) {
         return true;
     }
-    numeric(v) || version(v) || email(v) || digest(v) || identifier_like(v)
+    numeric(v) || version(v) || email(v) || digest(v) || identifier_like(v) || elided(v)
+}
+
+/// Words joined by an apostrophe (`dell'utente`, `l'équipe`, `don't`): an elision or a
+/// contraction in prose, not a value.
+fn elided(v: &str) -> bool {
+    v.contains('\'')
+        && v.split('\'')
+            .all(|w| !w.is_empty() && w.chars().all(char::is_alphabetic))
 }
 
 /// Shapes of things that are not secrets although they mix letters, digits and symbols: hex
@@ -331,6 +341,11 @@ const FILLERS: &[&str] = &[
     "your", "my", "the", "user", "db", "api", "access", "app", "some", "real", "insert", "enter",
     "super", "new",
 ];
+
+/// A word that names a secret rather than being one (`password`, `token`, `key`).
+pub(super) fn name_word(w: &str) -> bool {
+    NAMES.iter().any(|n| w.eq_ignore_ascii_case(n))
+}
 
 /// A placeholder that says what belongs there: `password`, `your_password`, `API-TOKEN`,
 /// `changeme`, or letters only with such a name run in (`mysecretpassword`, `SuperSecret`).

@@ -111,3 +111,11 @@ pub(super) fn screaming_identifier(v: &str) -> bool {
     }
     pieces >= 3
 }
+
+/// `key=value`: a word before the `=` (`mode=fast`, `--from-literal=token`), not a password
+/// with an `=` in it (`2823Amber=?`, `pXfIIvh=0RY`).
+pub(in crate::secrets) fn assignment_like(word: &str) -> bool {
+    word.trim_end_matches('=')
+        .split_once('=')
+        .is_some_and(|(key, _)| identifier_like(key.trim_start_matches('-')))
+}

@@ -23,11 +23,11 @@ mod identifiers;
 mod strength;
 
 pub(super) use exclusions::{excluded, placeholder, reference};
-pub(super) use identifiers::{format_field, identifier_like};
+pub(super) use identifiers::{assignment_like, format_field, identifier_like};
 pub(super) use strength::{entropy, wordy};
 
 use super::MARKER;
-use exclusions::{names_itself, structured};
+use exclusions::{name_word, names_itself, structured};
 use strength::{switching, Classes};
 
 /// Values longer than this are not parsed as one credential (vendor tokens have their own rules).
@@ -64,9 +64,10 @@ const STOP_WORDS: &[&str] = &[
 ];
 
 /// A passphrase of words with spaces (`velvet orbit 36 lantern`, `correct horse battery
-/// staple`): three to eight short words, at least three of them of letters, none of them a word
-/// of a remark ([`STOP_WORDS`]), and no template or placeholder. Only where quotes and a key
-/// that names a password say a value is there.
+/// staple`) or dashes (`cinder-yarrow-lantern-krill-6`): three to eight short words, at least
+/// three of them of letters, none of them a word of a remark ([`STOP_WORDS`]), and no template
+/// or placeholder. Only where quotes and a key that names a password, or a sentence, say a
+/// value is there.
 pub(super) fn passphrase(v: &str) -> bool {
     if v.len() < 12 || v.len() > 128 || v.contains(MARKER) || placeholder(v.as_bytes()) {
         return false;
@@ -76,9 +77,17 @@ pub(super) fn passphrase(v: &str) -> bool {
     {
         return false;
     }
+    // words joined by dashes (`cinder-yarrow-lantern-krill-6`) when there is no space
+    let dashed = !v.contains(' ');
+    if dashed && v.split('-').any(name_word) {
+        return false;
+    }
     let mut words = 0;
     let mut letters = 0;
-    for w in v.split(' ').filter(|w| !w.is_empty()) {
+    for w in v
+        .split(if dashed { '-' } else { ' ' })
+        .filter(|w| !w.is_empty())
+    {
         words += 1;
         let n = w.chars().count();
         if !(1..=20).contains(&n)
@@ -135,6 +144,18 @@ pub(super) fn certain(v: &str) -> bool {
     c.chars >= 16 && c.alternations >= 4 && entropy(v.as_bytes()) >= 3.0
 }
 
+/// A long random key where a place says a key follows (`openssl enc -K <hex>`, `the Plaid
+/// secret is <hex>`): 24 characters or more of letters and digits (and base64's `+/=_-`),
+/// switching between them often, with a high entropy. A hex key counts here, unlike in
+/// [`strict`], because the place vouches for it.
+pub(super) fn random_key(v: &str) -> bool {
+    v.len() >= 24
+        && v.bytes()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'+' | b'/' | b'=' | b'_' | b'-'))
+        && !excluded(v)
+        && certain(v)
+}
+
 /// A value where the sentence says a password follows (`password for the NAS: X`, `pw ... is
 /// X`, `-p X`): it passes [`keyed`], is not [`structured`], and has a digit, and punctuation or
 /// letters and digits switching often (not `TokenStore3`).
@@ -144,6 +165,23 @@ pub(super) fn password_like(v: &str) -> bool {
     }
     let c = Classes::of(v);
     c.digit > 0 && (c.strong > 0 || switching(&c, v.as_bytes()))
+}
+
+/// A password made of words and a number (`Russet.Lupine.260`, `inlet_Umber80_`,
+/// `Fern7430_willow`), where a sentence says a password follows: it passes [`keyed`], is not
+/// [`structured`], and has two words of three letters or more, a capital and a number of two
+/// digits or more (`Lab-5G` and `TokenStore3` have not).
+pub(super) fn word_password(v: &str) -> bool {
+    if v.len() < 8 || !keyed(v) || structured(v) {
+        return false;
+    }
+    let words = v
+        .split(|c: char| !c.is_alphabetic())
+        .filter(|w| w.chars().count() >= 3)
+        .count();
+    let number = v.split(|c: char| !c.is_ascii_digit()).any(|d| d.len() >= 2);
+    let c = Classes::of(v);
+    words >= 2 && number && c.upper > 0
 }
 
 /// A password in a URL or a credential file, where the place says it is one: anything but a

@@ -1,12 +1,20 @@
-//! Secrets in sentences. After a word such as "password" or "secret" (in a few languages),
-//! among the next few words of its line: a value that passes [`value::strict`] (it looks
-//! generated, or like a human password, which the prose around it does not), or right after
-//! `label:`, `is`, `was`, `=` or `/`, one that passes [`value::password_like`]. Failing that,
-//! a few words before the trigger with a copula between (`use X as the password`).
+//! Secrets in sentences. After a word such as "password" or "secret" (in a few languages, also
+//! inflected or last in a compound: `lösenordet`, `Client-Secret`), among the next few words of
+//! its line: a value that passes [`value::strict`] (it looks generated, or like a human
+//! password, which the prose around it does not), or right after the trigger, `label:` or a
+//! copula (`is`, `est`, `è`, `lautet`), one that is [`announced`]: shaped like a password, a
+//! random key or a passphrase. Failing that, the reply on the next line when the trigger's line
+//! asks a question (`what's the pw?` then `tomas: X`), or a few words before the trigger with a
+//! copula between (`use X as the password`). Triggers in other scripts live in [`scripts`].
 
 #![deny(clippy::string_slice, clippy::indexing_slicing)]
 
+mod scripts;
+
+pub(super) use scripts::non_ascii;
+
 use super::{at, before, value, Span, WordFilter, MARKER};
+use scripts::cut_wide;
 
 /// Words that announce a credential, lowercase, with the kind of what follows.
 const TRIGGERS: &[(&str, &str)] = &[
@@ -22,6 +30,8 @@ const TRIGGERS: &[(&str, &str)] = &[
     ("creds", "credentials"),
     ("secret", "secret"),
     ("token", "token"),
+    // (`pass` alone is a verb too: `pass X` needs a value as strict as any other)
+    ("pass", "password"),
     ("apikey", "api key"),
     // `API key`, `license key`: only after a qualifier (see `in_run`)
     ("key", "api key"),
@@ -29,6 +39,7 @@ const TRIGGERS: &[(&str, &str)] = &[
     ("passe", "password"),
     ("mdp", "password"),
     ("clave", "password"),
+    ("jeton", "token"),
     ("passord", "password"),
     ("adgangskode", "password"),
     ("lozinka", "password"),
@@ -57,34 +68,32 @@ const TRIGGERS: &[(&str, &str)] = &[
     ("비밀번호", "password"),
 ];
 
-/// Triggers in scripts written without spaces between words (`测试环境的密码是`, `비밀번호는`):
-/// found inside a word.
-const INSIDE: &[(&str, &str)] = &[
-    ("密码", "password"),
-    ("密碼", "password"),
-    ("口令", "password"),
-    ("パスワード", "password"),
-    ("暗証番号", "password"),
-    ("비밀번호", "password"),
-    ("암호", "password"),
-    ("トークン", "token"),
-    ("令牌", "token"),
-];
-
 /// How far after the trigger a value may be: words, and bytes.
 const WINDOW_WORDS: usize = 12;
 const WINDOW_BYTES: usize = 240;
 /// How many words before the trigger a value may be (`use X as the password`).
 const WINDOW_BACK: usize = 6;
 
+/// Words that say the value comes next (`is`, and the same in other languages).
+#[rustfmt::skip]
+const COPULAS: &[&str] = &[
+    "is", "was", "are", "=", "/", "est", "était", "es", "era", "è", "é", "ist", "war", "lautet",
+    "är", "er", "jest", "je",
+];
+
 /// Word separators; a newline also closes a window.
 fn space(c: u8) -> bool {
     matches!(c, b' ' | b'\t' | b'\r' | b'\n')
 }
 
-/// `s..e` without leading `"'(`[<*` and trailing `"'):;,.]>*`.
+/// `s..e` without leading `"'(`[<*:` and trailing `"'):;,.]>*`.
 fn trim(b: &[u8], mut s: usize, mut e: usize) -> (usize, usize) {
-    while s < e && matches!(at(b, s), b'"' | b'\'' | b'(' | b'`' | b'[' | b'<' | b'*') {
+    while s < e
+        && matches!(
+            at(b, s),
+            b'"' | b'\'' | b'(' | b'`' | b'[' | b'<' | b'*' | b':'
+        )
+    {
         s += 1;
     }
     while e > s
@@ -137,10 +146,16 @@ fn trigger(word: &str) -> Option<&'static str> {
         .into_iter()
         .flat_map(char::to_lowercase)
         .next();
+    // (inflected: `lösenordet`, `şifresi`: the trigger and an ending of up to three letters)
+    let lower: String = word.chars().flat_map(char::to_lowercase).collect();
     TRIGGERS
         .iter()
         .filter(|(t, _)| t.chars().next() == first)
-        .find(|(t, _)| word.chars().flat_map(char::to_lowercase).eq(t.chars()))
+        .find(|(t, _)| {
+            lower.strip_prefix(t).is_some_and(|ending| {
+                ending.chars().count() <= 3 && ending.chars().all(char::is_alphabetic)
+            })
+        })
         .map(|&(_, k)| k)
 }
 
@@ -151,12 +166,18 @@ pub(super) struct Windows {
 }
 
 /// The key run `s..e` (see [`super::walk`]): if it is an ASCII trigger standing as a word of its
-/// own (`password:`, `"secret"`, not `DB_PASSWORD` or `/auth/token`), look through its window.
+/// own (`password:`, `"secret"`, not `DB_PASSWORD` or `/auth/token`), or the last of words
+/// joined by dashes (`Client-Secret`), look through its window.
 #[inline(never)]
 pub(super) fn in_run(text: &str, s: usize, e: usize, windows: &mut Windows, spans: &mut Vec<Span>) {
     let b = text.as_bytes();
-    let opens =
-        |c: u8| space(c) || matches!(c, 0 | b'"' | b'\'' | b'(' | b'`' | b'[' | b'<' | b'*');
+    let opens = |c: u8| {
+        space(c)
+            || matches!(
+                c,
+                0 | b'"' | b'\'' | b'(' | b'`' | b'[' | b'<' | b'*' | b'-'
+            )
+    };
     let closes = |c: u8| {
         space(c)
             || matches!(
@@ -198,83 +219,23 @@ fn qualified(b: &[u8], s: usize) -> bool {
     !word.is_empty() && super::keys::is(word, super::keys::KEY_QUALIFIERS)
 }
 
-/// Triggers in other scripts (`пароль`, `密码`): a walk over the words that are not ASCII.
-pub(super) fn non_ascii(text: &str, windows: &mut Windows, spans: &mut Vec<Span>) {
-    let b = text.as_bytes();
-    let mut i = 0;
-    while let Some(k) = b
-        .get(i..)
-        .and_then(|rest| rest.iter().position(|&c| c >= 0x80))
-    {
-        // back to the start of the word
-        let mut s = i + k;
-        while s > i && !space(before(b, s)) {
-            s -= 1;
-        }
-        let rest = b.get(s..).unwrap_or_default();
-        let end = s + rest.iter().position(|&c| space(c)).unwrap_or(rest.len());
-        i = end.max(i + k + 1);
-        let (ts, te) = trim(b, s, end);
-        let word = text
-            .get(ts..te)
-            .filter(|w| !w.is_ascii())
-            .unwrap_or_default();
-        if let Some(kind) = trigger(word) {
-            window(text, s, end, kind, windows, spans);
-        } else if let Some((k, t, kind)) = INSIDE
-            .iter()
-            .find_map(|&(t, kind)| word.find(t).map(|k| (k, t, kind)))
-        {
-            // the value may follow a colon in the same word (`密码：X`)
-            let after = ts + k + t.len();
-            let rest = text.get(after..te).unwrap_or_default();
-            let from = rest.find(['：', ':']).map_or(end, |c| {
-                after
-                    + c
-                    + rest
-                        .get(c..)
-                        .map_or(1, |r| r.chars().next().map_or(1, char::len_utf8))
-            });
-            window(text, s, from.min(end), kind, windows, spans);
-        }
-    }
-}
-
-/// Punctuation of scripts without spaces, which ends a value (`X，别外传`).
-fn wide_punctuation(c: char) -> bool {
-    matches!(c, '\u{3000}'..='\u{303f}' | '\u{ff01}'..='\u{ff0f}' | '\u{ff1a}'..='\u{ff20}' | '\u{ff3b}'..='\u{ff40}' | '\u{ff5b}'..='\u{ff65}')
-}
-
-/// `vs..ve` without wide punctuation at its start, and cut at the first inside it.
-fn cut_wide(text: &str, vs: usize, ve: usize) -> (usize, usize) {
-    let Some(word) = text.get(vs..ve) else {
-        return (vs, ve);
-    };
-    if word.is_ascii() {
-        return (vs, ve);
-    }
-    let lead: usize = word
-        .chars()
-        .take_while(|&c| wide_punctuation(c))
-        .map(char::len_utf8)
-        .sum();
-    let rest = word.get(lead..).unwrap_or_default();
-    let cut = rest.find(wide_punctuation).unwrap_or(rest.len());
-    (vs + lead, vs + lead + cut)
-}
-
 /// A word that may be the value: not another `key=value` (the assignment rules read those),
 /// and strict.
 fn candidate(word: &str) -> bool {
-    word.len() <= 256 && !assignment(word) && value::strict(word)
+    word.len() <= 256 && !value::assignment_like(word) && value::strict(word)
 }
 
-/// `key=value`: a word before the `=` (`mode=fast`), not a password with an `=` in it
-/// (`2823Amber=?`).
-fn assignment(word: &str) -> bool {
-    word.trim_end_matches('=')
-        .split_once('=')
-        .is_some_and(|(key, _)| value::identifier_like(key))
+/// A word the sentence announces as the value (right after the trigger, `label:`, a copula, a
+/// reply): strict, or shaped like a password ([`value::password_like`], words and a number),
+/// like a random key (a hex key too), or, for a password, like a passphrase of dashed words.
+fn announced(word: &str, kind: &str) -> bool {
+    word.len() <= 256
+        && !value::assignment_like(word)
+        && (value::strict(word)
+            || value::password_like(word)
+            || value::word_password(word)
+            || value::random_key(word)
+            || (matches!(kind, "password" | "passphrase") && value::passphrase(word)))
 }
 
 /// The first strict value among the next few words of the line after a trigger at
@@ -288,9 +249,58 @@ fn window(
     windows: &mut Windows,
     spans: &mut Vec<Span>,
 ) {
-    if !after(text, from, kind, windows, spans) {
+    if !after(text, from, kind, windows, spans) && !reply(text, from, kind, spans) {
         before_trigger(text, start, kind, spans);
     }
+}
+
+/// How long a line with a question and the label before a reply may be.
+const QUESTION_LINE: usize = 512;
+const SPEAKER: usize = 32;
+
+/// When the trigger's line is a question (`what's the pw for the test tenant?`), the first word
+/// of the next line, after a speaker's `name:` (`tomas: X`), if it is [`announced`].
+fn reply(text: &str, from: usize, kind: &'static str, spans: &mut Vec<Span>) -> bool {
+    let b = text.as_bytes();
+    let rest = b.get(from..).unwrap_or_default();
+    let Some(n) = rest.iter().take(QUESTION_LINE).position(|&c| c == b'\n') else {
+        return false;
+    };
+    let line = rest.get(..n).unwrap_or_default().trim_ascii_end();
+    if line.last() != Some(&b'?') {
+        return false;
+    }
+    let mut i = from + n + 1;
+    while matches!(at(b, i), b' ' | b'\t') {
+        i += 1;
+    }
+    // the speaker: one word ending in `:`
+    let w = b
+        .get(i..)
+        .unwrap_or_default()
+        .iter()
+        .take(SPEAKER)
+        .take_while(|&&c| !space(c))
+        .count();
+    if w > 1 && at(b, i + w - 1) == b':' {
+        i += w;
+        while matches!(at(b, i), b' ' | b'\t') {
+            i += 1;
+        }
+    }
+    let e = i + b
+        .get(i..)
+        .unwrap_or_default()
+        .iter()
+        .take(257)
+        .take_while(|&&c| !space(c))
+        .count();
+    let (vs, ve) = trim(b, i, e);
+    let found = ve > vs && text.get(vs..ve).is_some_and(|v| announced(v, kind));
+    if found {
+        spans.push(Span::new(vs, ve, kind, 4));
+    }
+    found
 }
 
 /// Words that may stand between a value and a trigger before it: `X is the (new) password`,
@@ -367,8 +377,9 @@ fn after(
     let b = text.as_bytes();
     let mut i = from;
     let mut words = 0;
-    // the trigger itself may end in `:` (`password: X`)
-    let mut announced = before(b, from) == b':' || at(b, from) == b':';
+    // the word right after the trigger is announced by it (`password X`, `şifresi X`), as is
+    // one after a `:` (`password: X`)
+    let mut announcing = true;
     while words < WINDOW_WORDS && i < b.len() && i - from < WINDOW_BYTES {
         let c = at(b, i);
         if c == b'\n' {
@@ -393,14 +404,14 @@ fn after(
         if text.get(s..i).is_some_and(|w| w.contains(MARKER)) {
             return true;
         }
-        let signalled = announced;
-        // the next word is announced by `label:`, `is`, `was`, `=` or `/`
-        announced = before(b, i) == b':' || matches!(word, "is" | "was" | "=" | "/");
+        let signalled = announcing;
+        // the next word is announced by `label:` or a copula
+        announcing = before(b, i) == b':' || COPULAS.contains(&word);
         if s < windows.tested_until {
             continue;
         }
         windows.tested_until = i;
-        if candidate(word) || (signalled && word.len() <= 256 && value::password_like(word)) {
+        if candidate(word) || (signalled && announced(word, kind)) {
             spans.push(Span::new(vs, ve, kind, 4));
             return true;
         }
