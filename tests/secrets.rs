@@ -176,13 +176,13 @@ fn store_one(path: &str, data: &Path, text: &str, folder: &Path, part: usize) {
 
 /// The share of a set's secrets (in percent) that every path must mask; look-alikes changed stay
 /// at or under 2% everywhere. The tuned sets pass whole. `dev3` is being tuned (first measured at
-/// 234/280); the held-out sets stay at least as good as when first measured: test and test2 at
-/// 97/101 and 179/184, test3 at 233/266.
+/// 234/280, now 278/280); the held-out sets stay at least as good as they are: test and test2 at
+/// 98/101 and 181/184, test3 at 246/266 (233/266 when first measured, before dev3's tuning).
 fn floor(half: &str) -> usize {
     match half {
         "dev" | "dev2" => 100,
-        "dev3" => 83,
-        "test3" => 87,
+        "dev3" => 99,
+        "test3" => 92,
         _ => 95,
     }
 }
