@@ -78,7 +78,10 @@ pub type Ranked = Vec<(i64, f64)>;
 /// A scope as the indexes see it: the phrases that select its rows and what it holds.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Within {
-    /// `scope : (...)`, or `None` when the scope has nothing indexed.
+    /// `Some("scope : (...) AND ")`, `Some("")` when the scope sees every indexed memory (one
+    /// project and the global memories alone in the store: the intersection would select every
+    /// row, and cost a read of the scope's whole list per search), or `None` when the scope has
+    /// nothing indexed.
     filter: Option<String>,
     /// How many phrases `filter` has (one per scope token).
     phrases: usize,
@@ -102,7 +105,7 @@ impl Within {
     fn matching(&self, lane: Lane, terms: &[&str]) -> Option<String> {
         let filter = self.filter.as_ref()?;
         Some(format!(
-            "{filter} AND {} : ({})",
+            "{filter}{} : ({})",
             lane.columns(),
             terms.join(" OR ")
         ))
@@ -112,21 +115,31 @@ impl Within {
 impl Store {
     /// What `scope` holds in the indexes: its own project's memories and the global ones.
     pub fn within(&self, scope: &Scope) -> Result<Within> {
+        // One row per scope with something indexed: a store holds few projects.
         let mut stmt = self.conn().prepare_cached(
-            "SELECT id, docs, words, grams FROM scopes WHERE project IN ('', ?1) AND docs > 0",
+            "SELECT id, docs, words, grams, project IN ('', ?1) FROM scopes WHERE docs > 0",
         )?;
         let rows = stmt.query_map([scope.key().unwrap_or("")], |r| {
-            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
         })?;
-        let (mut tokens, mut docs, mut words, mut grams) = (Vec::new(), 0, 0, 0);
+        let (mut tokens, mut docs, mut words, mut grams, mut others) = (Vec::new(), 0, 0, 0, 0);
         for row in rows {
-            let (n, d, w, g): (i64, i64, i64, i64) = row?;
-            tokens.push(format!("\"{}\"", scope_token(n)));
-            (docs, words, grams) = (docs + d, words + w, grams + g);
+            let (n, d, w, g, visible): (i64, i64, i64, i64, bool) = row?;
+            if visible {
+                tokens.push(format!("\"{}\"", scope_token(n)));
+                (docs, words, grams) = (docs + d, words + w, grams + g);
+            } else {
+                others += d;
+            }
         }
+        let (filter, phrases) = match (tokens.len(), others) {
+            (0, _) => (None, 0),
+            (_, 0) => (Some(String::new()), 0),
+            (n, _) => (Some(format!("scope : ({}) AND ", tokens.join(" OR "))), n),
+        };
         Ok(Within {
-            filter: (!tokens.is_empty()).then(|| format!("scope : ({})", tokens.join(" OR "))),
-            phrases: tokens.len(),
+            filter,
+            phrases,
             docs,
             words,
             grams,
@@ -269,8 +282,10 @@ mod tests {
             ("webhook retries back off", Some("p")),
             ("the webhook timeout is 30 s", Some("p")),
             ("retries: 5", None),
+            ("webhook retries elsewhere", Some("q")),
         ]);
         let within = store.within(&Scope::project("p")).unwrap();
+        assert_eq!(within.phrases, 2, "the scope's filter is in the statements");
         for words in [["\"webhook\"", "\"retri\""], ["\"timeout\"", "\"webhook\""]] {
             let counted: Vec<(&str, i64)> = words
                 .iter()
@@ -289,7 +304,7 @@ mod tests {
             stmt.get_status(StatementStatus::RePrepare)
         };
         assert_eq!(reprepared(count_sql(Lane::Words, 501)), 0);
-        assert_eq!(reprepared(rank_sql(Lane::Words, 2, 2, 50)), 0);
+        assert_eq!(reprepared(rank_sql(Lane::Words, within.phrases, 2, 50)), 0);
     }
 
     /// Counts, scores and order within a scope are the same whatever other projects hold.
@@ -322,6 +337,19 @@ mod tests {
         let (docs, n, scores) = answer(&alone);
         assert_eq!((docs, n, scores.len()), (3, 3, 3));
         assert_eq!(answer(&shared), (docs, n, scores));
+    }
+
+    /// With no other project in the store the scope's filter would select every row: it is left
+    /// out, and the answers are the same.
+    #[test]
+    fn a_scope_alone_searches_without_its_filter() {
+        let (_dir, store) = store_with(&[("deploy on fridays", Some("p")), ("deploy", None)]);
+        let within = store.within(&Scope::project("p")).unwrap();
+        assert_eq!((within.filter.as_deref(), within.phrases), (Some(""), 0));
+        let n = store
+            .count_matches(&within, Lane::Words, "\"deploy\"", 501)
+            .unwrap();
+        assert_eq!(n, 2);
     }
 
     #[test]
