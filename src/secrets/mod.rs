@@ -86,12 +86,69 @@ pub struct Masked {
     pub found: Vec<Found>,
 }
 
+/// At most this many passes of the detector over one text (see `mask`).
+const MAX_PASSES: usize = 8;
+
 /// `text` with every secret replaced by `MARKER`, and what was found.
+///
+/// A rule may judge a value by its surroundings, and a marker changes them: masked text, masked
+/// again, could lose more. So the detector runs again over its own output until a pass finds
+/// nothing (a text with no secret takes one pass, one with secrets usually two), and masking is
+/// idempotent: a body stored masked, exported and imported back, is stored unchanged.
 pub fn mask(text: &str) -> Masked {
+    let (mut masked, mut spans) = mask_once(text);
+    for _ in 1..MAX_PASSES {
+        if spans.is_empty() {
+            break;
+        }
+        let (next, replaced) = mask_once(&masked.text);
+        // Markers of earlier passes move by what each replacement before them changed.
+        let moved = |at: usize| -> usize {
+            replaced
+                .iter()
+                .filter(|&&(_, end)| end <= at)
+                .fold(at, |p, &(start, end)| p + MARKER.len() - (end - start))
+        };
+        let mut found: Vec<Found> = masked
+            .found
+            .iter()
+            .map(|f| Found {
+                kind: f.kind,
+                at: moved(f.at),
+            })
+            .chain(next.found)
+            .collect();
+        found.sort_by_key(|f| f.at);
+        masked = Masked {
+            text: next.text,
+            found,
+        };
+        spans = replaced;
+    }
+    masked
+}
+
+/// One pass of the detector: the masked text, and the spans it replaced (in `text`).
+fn mask_once(text: &str) -> (Masked, Vec<(usize, usize)>) {
     let mut spans = Vec::new();
     walk(text, &mut spans);
     repeats::repeats(text, &mut spans);
+    keep_markers(text, &mut spans);
     replace(text, spans)
+}
+
+/// Drop the spans that reach into a marker already in `text`: what a marker stands for is
+/// masked, and a span over one (a word read up to its `]`) would mask it again with what
+/// surrounds it.
+fn keep_markers(text: &str, spans: &mut Vec<Span>) {
+    let markers: Vec<(usize, usize)> = text
+        .match_indices(MARKER)
+        .map(|(at, m)| (at, at + m.len()))
+        .collect();
+    if markers.is_empty() {
+        return;
+    }
+    spans.retain(|s| !markers.iter().any(|&(a, z)| s.start < z && a < s.end));
 }
 
 /// Byte classes, for the hot loops: one load instead of a chain of comparisons.
@@ -367,12 +424,15 @@ fn before(b: &[u8], i: usize) -> u8 {
 }
 
 /// Replace the (merged) spans by the marker.
-fn replace(text: &str, mut spans: Vec<Span>) -> Masked {
+fn replace(text: &str, mut spans: Vec<Span>) -> (Masked, Vec<(usize, usize)>) {
     if spans.is_empty() {
-        return Masked {
-            text: text.to_owned(),
-            found: Vec::new(),
-        };
+        return (
+            Masked {
+                text: text.to_owned(),
+                found: Vec::new(),
+            },
+            Vec::new(),
+        );
     }
     // Widen every span to character boundaries (they already are; this keeps it so).
     for s in &mut spans {
@@ -404,6 +464,7 @@ fn replace(text: &str, mut spans: Vec<Span>) -> Masked {
     }
     let mut out = String::with_capacity(text.len());
     let mut found = Vec::with_capacity(merged.len());
+    let replaced: Vec<(usize, usize)> = merged.iter().map(|s| (s.start, s.end)).collect();
     let mut done = 0;
     for s in merged {
         out.push_str(text.get(done..s.start).unwrap_or_default());
@@ -415,5 +476,5 @@ fn replace(text: &str, mut spans: Vec<Span>) -> Masked {
         done = s.end;
     }
     out.push_str(text.get(done..).unwrap_or_default());
-    Masked { text: out, found }
+    (Masked { text: out, found }, replaced)
 }

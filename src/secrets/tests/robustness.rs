@@ -33,6 +33,9 @@ fn utf8_edges_do_not_panic() {
         "-p",
         "eyJ",
         "eyJabcdefghijk.eyJ",
+        // Found by fuzzing (fuzz/fuzz_targets/secrets.rs): masked twice, it changed again.
+        "pw,1/?\np:5:p:p:p<pw/",
+        "-pw:Q-pw:Qw:Q=w= \\\t\t\t\t\tpw\t\t\tp\\pw:220",
     ] {
         let out = mask(text);
         assert_eq!(mask(&out.text).text, out.text, "{text}");
