@@ -88,8 +88,12 @@ pub struct Report {
 pub fn load(path: &Path) -> Result<Vec<Case>> {
     let text = std::fs::read_to_string(path)
         .with_context(|| format!("could not read the cases file {}", path.display()))?;
-    let file: CaseFile = toml::from_str(&text)
-        .with_context(|| format!("{} is not a valid cases file", path.display()))?;
+    parse(&text).with_context(|| format!("{} is not a valid cases file", path.display()))
+}
+
+/// Cases from the text of a cases file.
+pub fn parse(text: &str) -> Result<Vec<Case>> {
+    let file: CaseFile = toml::from_str(text)?;
     Ok(file.cases)
 }
 
@@ -161,7 +165,8 @@ pub fn run(
     let (mut rr, mut noise, mut surplus) = (0f64, 0usize, 0usize);
     let mut misses = Vec::new();
     for case in cases {
-        let scope = Scope::resolve(case.project.as_deref())
+        let scope = store
+            .scope_named(case.project.as_deref())
             .with_context(|| format!("case {:?}: bad project", case.query))?;
         let results = answer(store, &scope, &case.query, options, method)?;
         let expect = case.expect.texts();

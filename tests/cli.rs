@@ -98,16 +98,30 @@ fn listed(env: &Env, project: &str, all: bool) -> Vec<i64> {
     if all {
         args.push("--all");
     }
-    let mut found = ids(&env.json(&args), "memories");
+    let Some(listed) = in_known_project(env, &args) else {
+        return Vec::new();
+    };
+    let mut found = ids(&listed, "memories");
     found.sort();
     found
 }
 
 fn recalled(env: &Env, query: &str, project: &str) -> Vec<i64> {
-    ids(
-        &env.json(&["recall", query, "--project", project]),
-        "results",
-    )
+    in_known_project(env, &["recall", query, "--project", project])
+        .map_or_else(Vec::new, |found| ids(&found, "results"))
+}
+
+/// The JSON answer of `args`, or `None` when their `--project` key names a project with no
+/// memories at all (which the command refuses, naming the known ones).
+fn in_known_project(env: &Env, args: &[&str]) -> Option<Value> {
+    let mut with_json = args.to_vec();
+    with_json.push("--json");
+    let out = env.run(&with_json);
+    let said = String::from_utf8_lossy(&out.stderr);
+    if !out.status.success() && said.contains("names no folder and no project with memories") {
+        return None;
+    }
+    Some(env.json(args))
 }
 
 fn path_str(path: &Path) -> &str {
@@ -464,6 +478,17 @@ fn export_then_import_round_trips_into_a_fresh_store() {
     let replaced = a.iter().find(|l| l["id"].as_i64() == Some(old)).unwrap();
     assert_eq!(replaced["superseded_by"].as_i64(), Some(new));
 
+    // Back into the same store: everything is already there, and nothing changes.
+    let imported = first.json(&["import", path_str(&exported), "--project", "rt"]);
+    assert_eq!(imported["stored"].as_u64(), Some(0), "{imported}");
+    let same = first.root().join("same.jsonl");
+    first.json(&["export", path_str(&same), "--project", "rt"]);
+    assert_eq!(
+        read_jsonl(&same),
+        a,
+        "export, import, export is a fixed point"
+    );
+
     // Into a fresh data folder, under another default project: every line names its own.
     let second = Env::new();
     let imported = second.json(&["import", path_str(&exported), "--project", "elsewhere"]);
@@ -484,8 +509,11 @@ fn export_then_import_round_trips_into_a_fresh_store() {
         .map(|h| h["text"].as_str().unwrap())
         .collect();
     assert_eq!(texts, ["The API listens on port 9090"]);
+    // A project with no memories of its own (a folder) sees the global one alone.
+    let elsewhere = second.root().join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
     assert!(
-        listed(&second, "elsewhere", true).len() == 1,
+        listed(&second, path_str(&elsewhere), true).len() == 1,
         "only the global one"
     );
 }
@@ -497,7 +525,14 @@ fn project_given_as_a_key_is_used_verbatim() {
     let list = env.json(&["list", "--project", "team-notes"]);
     assert_eq!(list["memories"][0]["id"].as_i64(), Some(id));
     assert_eq!(list["memories"][0]["project"], json!("team-notes"));
-    assert!(listed(&env, "team-notes-2", true).is_empty());
+    let typo = env.fail(&["list", "--project", "team-notes-2"]);
+    assert!(
+        typo.contains("\"team-notes-2\" names no folder and no project")
+            && typo.contains("known projects: team-notes"),
+        "{typo}"
+    );
+    let recall = env.fail(&["recall", "wiki", "--project", "team-notes-2"]);
+    assert!(recall.contains("known projects: team-notes"), "{recall}");
 }
 
 #[test]
@@ -555,17 +590,56 @@ fn scopes_are_isolated_but_global_memories_are_shared() {
     assert_eq!(seen_from_alpha, [private, shared]);
     assert_eq!(listed(&env, "alpha", false), [private, shared]);
 
-    assert_eq!(recalled(&env, "widget cache flushed", "beta"), [shared]);
-    assert_eq!(listed(&env, "beta", true), [shared]);
-    assert!(env.json(&["read", &p, "--project", "beta"])["memory"].is_null());
-    assert!(!env.json(&["read", &s, "--project", "beta"])["memory"].is_null());
-    assert!(env.fail(&["forget", &p, "--project", "beta"]).contains(&p));
-    assert!(env.fail(&["history", &p, "--project", "beta"]).contains(&p));
-    let exported = env.run(&["export", "--project", "beta"]);
+    // Another project, with no memories of its own: a folder.
+    let beta = env.root().join("beta");
+    std::fs::create_dir_all(&beta).unwrap();
+    let beta = path_str(&beta);
+    assert_eq!(recalled(&env, "widget cache flushed", beta), [shared]);
+    assert_eq!(listed(&env, beta, true), [shared]);
+    assert!(env.json(&["read", &p, "--project", beta])["memory"].is_null());
+    assert!(!env.json(&["read", &s, "--project", beta])["memory"].is_null());
+    assert!(env.fail(&["forget", &p, "--project", beta]).contains(&p));
+    assert!(env.fail(&["history", &p, "--project", beta]).contains(&p));
+    let exported = env.run(&["export", "--project", beta]);
     assert!(exported.status.success());
     let text = String::from_utf8(exported.stdout).unwrap();
     assert_eq!(text.lines().count(), 1);
     assert!(!text.contains("flushed hourly"));
+}
+
+/// A project memory may not hide a global one: other projects would lose it too.
+#[test]
+fn a_project_memory_cannot_supersede_a_global_one() {
+    let env = Env::new();
+    let global = env.json(&["remember", "Node 20 everywhere", "--global"])["id"]
+        .as_i64()
+        .unwrap();
+    let local = env.remember("This project pins Node 22", "p");
+    let (g, l) = (global.to_string(), local.to_string());
+    let said = env.fail(&["supersede", &g, &l, "--project", "p"]);
+    assert!(
+        said.contains("is global") && said.contains("--global"),
+        "{said}"
+    );
+    let said = env.fail(&[
+        "remember",
+        "Node 22 here",
+        "--project",
+        "p",
+        "--supersedes",
+        &g,
+    ]);
+    assert!(said.contains("is global"), "{said}");
+    // Nothing changed: the global memory is live for every project.
+    assert_eq!(listed(&env, "p", false).len(), 2);
+    let other = env.root().join("other");
+    std::fs::create_dir_all(&other).unwrap();
+    assert_eq!(listed(&env, path_str(&other), false), [global]);
+    // A global memory may replace a project's own.
+    let newer = env.json(&["remember", "Node 22 everywhere", "--global"])["id"]
+        .as_i64()
+        .unwrap();
+    env.json(&["supersede", &l, &newer.to_string(), "--project", "p"]);
 }
 
 #[test]
@@ -644,7 +718,7 @@ expect = ""
 #[test]
 fn a_newer_schema_is_refused_and_the_file_left_unchanged() {
     let env = Env::new();
-    env.json(&["list", "--project", "p"]);
+    env.json(&["list"]);
     let db = env.data.join("synapse.db");
     {
         let conn = rusqlite::Connection::open(&db).unwrap();
@@ -675,7 +749,7 @@ fn a_newer_schema_is_refused_and_the_file_left_unchanged() {
 fn the_data_folder_is_private() {
     let mut env = Env::new();
     env.data = env.root().join("nested").join("data");
-    env.json(&["list", "--project", "p"]);
+    env.json(&["list"]);
     let folder = std::fs::metadata(&env.data).unwrap().permissions().mode();
     let file = std::fs::metadata(env.data.join("synapse.db"))
         .unwrap()

@@ -2,9 +2,9 @@
 //! (`--plugin-dir`), the binaries cargo just built (`SYNAPSE_BIN_DIR`), and a fake Messages API
 //! on 127.0.0.1 that scripts the model's replies and records every request the client sends.
 //!
-//! The client is `SYNAPSE_CLAUDE` or `.ci/node/node_modules/.bin/claude` (`.ci/run` installs the
-//! pinned version there). Without it the tests print a skip notice and pass, except under CI
-//! (`CI` set), where they fail.
+//! The client is `SYNAPSE_CLAUDE` or `.ci/node/node_modules/.bin/claude` (the README's test command,
+//! `.ci/test`, installs the pinned version there). Without it the tests fail and say so: they are
+//! never skipped.
 //!
 //! Hook and command output reaches the model inside the request's `messages`; where exactly
 //! depends on the model and client version, so the checks look for substrings in the text of
@@ -255,27 +255,20 @@ fn write_stream(out: &mut impl Write, model: &str, text: &str) -> std::io::Resul
 // The client
 // ---------------------------------------------------------------------------------------------
 
-/// The Claude Code executable, or `None` (after a skip notice) when it is absent outside CI.
-fn claude() -> Option<PathBuf> {
+/// The Claude Code executable; its absence fails the test that needs it.
+fn claude() -> PathBuf {
     let path = match std::env::var_os("SYNAPSE_CLAUDE") {
         Some(p) if !p.is_empty() => PathBuf::from(p),
         _ => Path::new(env!("CARGO_MANIFEST_DIR")).join(".ci/node/node_modules/.bin/claude"),
     };
     if path.is_file() {
-        return Some(path);
+        return path;
     }
-    if std::env::var_os("CI").is_some() {
-        panic!(
-            "Claude Code not found at {} (CI is set, so this test must run: .ci/run installs it, \
-             or set SYNAPSE_CLAUDE)",
-            path.display()
-        );
-    }
-    eprintln!(
-        "skipping: Claude Code not found at {} (run .ci/run, or set SYNAPSE_CLAUDE)",
+    panic!(
+        "Claude Code not found at {}: this test runs the real client and cannot run without it; \
+         run the README's test command (.ci/test), which installs it, or set SYNAPSE_CLAUDE",
         path.display()
     );
-    None
 }
 
 /// What one `claude -p` run did.
@@ -427,9 +420,8 @@ struct Fixture {
 }
 
 impl Fixture {
-    /// `None` when the client is absent and the test is skipped.
-    fn new() -> Option<Fixture> {
-        let claude = claude()?;
+    fn new() -> Fixture {
+        let claude = claude();
         // The plugin's launchers find the binaries in SYNAPSE_BIN_DIR; a missing one would make
         // them start a background build instead.
         let bin_dir = Path::new(env!("CARGO_BIN_EXE_synapse")).parent().unwrap();
@@ -444,14 +436,14 @@ impl Fixture {
         let repo = dir.path().join("repo");
         let data = dir.path().join("data");
         make_repo(&repo);
-        Some(Fixture {
+        Fixture {
             dir,
             repo,
             data,
             api: FakeApi::start(),
             claude,
             runs: 0,
-        })
+        }
     }
 
     fn repo_arg(&self) -> &str {
@@ -657,7 +649,7 @@ fn make_repo(repo: &Path) {
 /// and the Stop hook records the reply's `remember:` line.
 #[test]
 fn hooks_inject_memories_and_stop_records_the_reply() {
-    let Some(mut fx) = Fixture::new() else { return };
+    let mut fx = Fixture::new();
     let webhook = fx.seed();
     let reply = format!("Noted.\nremember: {LEARNED}");
     fx.api.script(&reply);
@@ -709,7 +701,7 @@ fn hooks_inject_memories_and_stop_records_the_reply() {
 /// `/synapse:recall QUESTION`: the prompt hook searches and hands the results to the model.
 #[test]
 fn recall_command_hands_over_matching_memories() {
-    let Some(mut fx) = Fixture::new() else { return };
+    let mut fx = Fixture::new();
     let webhook = fx.seed();
 
     let run = fx.claude("/synapse:recall webhook retries");
@@ -728,7 +720,7 @@ fn recall_command_hands_over_matching_memories() {
 /// `/synapse:read ID` hands the memory's exact text to the model.
 #[test]
 fn read_command_hands_over_the_memory_text() {
-    let Some(mut fx) = Fixture::new() else { return };
+    let mut fx = Fixture::new();
     let webhook = fx.seed();
     assert!(
         fx.synapse(&["read", &webhook.to_string()])
@@ -770,7 +762,7 @@ const HOSTILE: &[&str] = &[
 /// real client, and none of them runs anything.
 #[test]
 fn slash_command_text_reaches_synapse_exactly_as_typed() {
-    let Some(mut fx) = Fixture::new() else { return };
+    let mut fx = Fixture::new();
     let canary = fx.dir.path().join("ran");
     let canary = canary.to_str().unwrap();
     let mut failures = Vec::new();
@@ -836,7 +828,7 @@ fn slash_command_text_reaches_synapse_exactly_as_typed() {
 /// there is one) with warnings counted as errors.
 #[test]
 fn manifests_pass_strict_validation() {
-    let Some(claude) = claude() else { return };
+    let claude = claude();
     let home = tempfile::tempdir().unwrap();
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     for name in ["plugin.json", "marketplace.json"] {

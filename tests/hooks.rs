@@ -6,6 +6,7 @@ mod common;
 use std::path::PathBuf;
 use std::process::Output;
 
+use rstest::rstest;
 use serde_json::{json, Value};
 
 struct Repo {
@@ -131,8 +132,14 @@ fn session_start_injects_what_the_branch_and_files_are_about_and_leaves_drift_ou
     assert!(block.ends_with("</synapse-memories>\n"));
 }
 
-#[test]
-fn the_block_stays_under_nine_thousand_characters_on_every_budget() {
+#[rstest]
+#[case::lean("lean", 4)]
+#[case::balanced("balanced", 8)]
+#[case::full("full", 25)]
+fn the_block_stays_under_nine_thousand_characters_on_every_budget(
+    #[case] budget: &str,
+    #[case] most: usize,
+) {
     let repo = Repo::new();
     for i in 0..30 {
         repo.remember(&format!(
@@ -140,23 +147,16 @@ fn the_block_stays_under_nine_thousand_characters_on_every_budget() {
             "retry detail ".repeat(150)
         ));
     }
-    for budget in ["lean", "balanced", "full"] {
-        let payload = json!({"session_id": budget, "cwd": repo.path, "source": "startup"});
-        let block = stdout(repo.hook(
-            "synapse-session-start",
-            &payload,
-            &[("SYNAPSE_BUDGET", budget)],
-        ));
-        let shown = block.matches("] today").count();
-        assert!(block.chars().count() < 9_000, "{budget}: {}", block.len());
-        assert!(shown >= 1, "{budget}: {block}");
-        let most = match budget {
-            "lean" => 4,
-            "balanced" => 8,
-            _ => 25,
-        };
-        assert!(shown <= most, "{budget}: {shown}");
-    }
+    let payload = json!({"session_id": budget, "cwd": repo.path, "source": "startup"});
+    let block = stdout(repo.hook(
+        "synapse-session-start",
+        &payload,
+        &[("SYNAPSE_BUDGET", budget)],
+    ));
+    let shown = block.matches("] today").count();
+    assert!(block.chars().count() < 9_000, "{budget}: {}", block.len());
+    assert!(shown >= 1, "{budget}: {block}");
+    assert!(shown <= most, "{budget}: {shown}");
 }
 
 #[test]

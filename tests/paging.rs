@@ -368,6 +368,12 @@ fn synapse_json(data: &Path, args: &[&str], stdin: Option<&[u8]>) -> serde_json:
 fn cli_read_of_a_missing_id_prints_a_null_memory() {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("data");
+    let stored = synapse_json(
+        &data,
+        &["remember", "kept", "--project", "p", "--json"],
+        None,
+    );
+    assert_eq!(stored["id"], 1);
     let out = synapse_json(&data, &["read", "77", "--project", "p", "--json"], None);
     assert_eq!(out, serde_json::json!({ "memory": null }));
 }

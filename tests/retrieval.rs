@@ -1,6 +1,7 @@
 //! Recall as a user meets it (DESIGN §4): which memories come back for a question, in what order,
 //! and in what form, within each budget and each scope.
 
+use rstest::rstest;
 use synapse::config::Budget;
 use synapse::recall::{self, Options, Recalled};
 use synapse::secrets::Secrets;
@@ -482,44 +483,47 @@ fn a_forgotten_memory_is_hidden_until_restored() {
 
 // ---------------------------------------------------------------- budgets
 
-#[test]
-fn every_budget_caps_the_count_and_the_characters() {
+#[rstest]
+#[case::lean(Budget::Lean, 4, Some(2_800))]
+#[case::balanced(Budget::Balanced, 8, Some(6_000))]
+#[case::full(Budget::Full, 25, None)]
+fn every_budget_caps_the_count_and_the_characters(
+    #[case] level: Budget,
+    #[case] count: usize,
+    #[case] chars: Option<usize>,
+) {
     let (_dir, mut store) = empty_store();
     for n in 0..40 {
         remember(&mut store, &long_ledger_note(n, 1_100), None);
     }
-    for (level, count, chars) in [
-        (Budget::Lean, 4, Some(2_800)),
-        (Budget::Balanced, 8, Some(6_000)),
-        (Budget::Full, 25, None),
-    ] {
-        let recalled = recall_with(
-            &store,
-            &Scope::global(),
-            "ledger reconciliation",
-            budget(level),
-        );
-        let sent = sent_chars(&recalled);
-        assert!(!recalled.results.is_empty(), "{level:?}");
-        assert!(recalled.results.len() <= count, "{level:?}");
-        match chars {
-            Some(cap) => {
-                assert!(sent <= cap, "{level:?} sent {sent} characters");
-                assert!(
-                    recalled.results.iter().any(|hit| hit.abridged),
-                    "{level:?}: what does not fit whole is abridged"
-                );
-            }
-            None => {
-                assert_eq!(recalled.results.len(), count, "full fills its count");
-                assert!(recalled.results.iter().all(|hit| !hit.abridged));
-            }
+    let recalled = recall_with(
+        &store,
+        &Scope::global(),
+        "ledger reconciliation",
+        budget(level),
+    );
+    let sent = sent_chars(&recalled);
+    assert!(!recalled.results.is_empty(), "{level:?}");
+    assert!(recalled.results.len() <= count, "{level:?}");
+    match chars {
+        Some(cap) => {
+            assert!(sent <= cap, "{level:?} sent {sent} characters");
+            assert!(
+                recalled.results.iter().any(|hit| hit.abridged),
+                "{level:?}: what does not fit whole is abridged"
+            );
+        }
+        None => {
+            assert_eq!(recalled.results.len(), count, "full fills its count");
+            assert!(recalled.results.iter().all(|hit| !hit.abridged));
         }
     }
 }
 
-#[test]
-fn every_budget_caps_the_count_of_short_memories() {
+#[rstest]
+fn every_budget_caps_the_count_of_short_memories(
+    #[values(Budget::Lean, Budget::Balanced, Budget::Full)] level: Budget,
+) {
     let (_dir, mut store) = empty_store();
     for n in 0..40 {
         remember(
@@ -528,10 +532,8 @@ fn every_budget_caps_the_count_of_short_memories() {
             None,
         );
     }
-    for level in [Budget::Lean, Budget::Balanced, Budget::Full] {
-        let recalled = recall_with(&store, &Scope::global(), "canary rollout", budget(level));
-        assert_eq!(recalled.results.len(), level.max_results(), "{level:?}");
-    }
+    let recalled = recall_with(&store, &Scope::global(), "canary rollout", budget(level));
+    assert_eq!(recalled.results.len(), level.max_results(), "{level:?}");
 }
 
 #[test]

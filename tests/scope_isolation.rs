@@ -3,12 +3,18 @@
 //! answers with the other projects in the store are identical to its answers without them.
 //!
 //! Ids differ between the two stores (the other projects take ids in between), so answers are
-//! compared by body, which each memory makes unique. The project's and the global memories go in
-//! in the same order and with the same times in both stores.
+//! compared by body, which each memory makes unique, and ids in the hooks' text by the note each
+//! names. The project's and the global memories go in in the same order and with the same times
+//! in both stores. The project under test is a folder, so that the hooks (which take their scope
+//! from the session's folder) see it; this file holds one test, as the hooks read the data
+//! folder from the environment.
+
+use std::path::Path;
 
 use proptest::prelude::*;
 use synapse::config::Budget;
 use synapse::eval::{self, Case, Method};
+use synapse::hook::{self, Event};
 use synapse::recall::{self, Options};
 use synapse::secrets::Secrets;
 use synapse::store::write::NewMemory;
@@ -57,15 +63,24 @@ fn body(p: &Planned, n: usize) -> String {
     format!("{} (note {n})", words.join(" "))
 }
 
+/// The key of planned project `k`: the folder for the project under test.
+fn key(k: u8, folder: &Path) -> String {
+    if k == 0 {
+        folder.to_str().unwrap().to_owned()
+    } else {
+        format!("project-{k}")
+    }
+}
+
 /// A store holding the planned memories, all of them or only the project's and the global ones.
-fn store(plan: &[Planned], with_others: bool) -> (tempfile::TempDir, Store) {
+fn store(plan: &[Planned], with_others: bool, folder: &Path) -> (tempfile::TempDir, Store) {
     let dir = tempfile::tempdir().unwrap();
     let mut store = Store::open(dir.path()).unwrap();
     for (n, p) in plan.iter().enumerate() {
         if !with_others && p.project.is_some_and(|k| k != 0) {
             continue;
         }
-        let project = p.project.map(|k| format!("project-{k}"));
+        let project = p.project.map(|k| key(k, folder));
         let memory = NewMemory {
             body: body(p, n),
             source: "test".into(),
@@ -79,9 +94,67 @@ fn store(plan: &[Planned], with_others: bool) -> (tempfile::TempDir, Store) {
     (dir, store)
 }
 
+/// `text` with each `[id]` replaced by the number of the note that memory holds.
+fn without_ids(store: &Store, scope: &Scope, text: &str) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(open) = rest.find('[') {
+        out.push_str(&rest[..open]);
+        let after = &rest[open + 1..];
+        let digits = after.chars().take_while(char::is_ascii_digit).count();
+        match (
+            after[..digits].parse::<i64>(),
+            after[digits..].starts_with(']'),
+        ) {
+            (Ok(id), true) => {
+                let body = store.get(id, scope).unwrap().map(|m| m.body);
+                out.push_str(&format!("[{body:?}]"));
+                rest = &after[digits + 1..];
+            }
+            _ => {
+                out.push('[');
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// What the hooks hand over in the project's folder: a session's start, then each question as a
+/// prompt, with the data folder `data`.
+fn hooked(store: &Store, data: &Path, folder: &Path, questions: &[String]) -> Vec<String> {
+    std::env::set_var("SYNAPSE_DATA", data);
+    let scope = Scope::project(key(0, folder));
+    let payload = |event: &str, prompt: &str| {
+        serde_json::json!({
+            "session_id": "isolation",
+            "cwd": folder,
+            "hook_event_name": event,
+            "source": "startup",
+            "prompt": prompt,
+        })
+        .to_string()
+    };
+    let mut out = Vec::new();
+    let started = hook::run(Event::SessionStart, &payload("SessionStart", "")).unwrap();
+    out.push(format!(
+        "start: {}",
+        without_ids(store, &scope, &started.unwrap_or_default())
+    ));
+    for q in questions {
+        let given = hook::run(Event::UserPromptSubmit, &payload("UserPromptSubmit", q)).unwrap();
+        out.push(format!(
+            "prompt {q}: {}",
+            without_ids(store, &scope, &given.unwrap_or_default())
+        ));
+    }
+    out
+}
+
 /// What the project sees, id-free: each surface's answer as text.
-fn answers(store: &Store, questions: &[String]) -> Vec<String> {
-    let scope = Scope::project("project-0");
+fn answers(store: &Store, folder: &Path, questions: &[String]) -> Vec<String> {
+    let scope = Scope::project(key(0, folder));
     let options = Options {
         budget: Budget::Balanced,
         explain: true,
@@ -126,7 +199,7 @@ fn answers(store: &Store, questions: &[String]) -> Vec<String> {
         .iter()
         .map(|q| Case {
             query: q.clone(),
-            project: Some("project-0".into()),
+            project: Some(key(0, folder)),
             expect: Default::default(),
         })
         .collect();
@@ -152,8 +225,14 @@ proptest! {
             .iter()
             .map(|ws| ws.iter().map(|&w| WORDS[w]).collect::<Vec<_>>().join(" "))
             .collect();
-        let (_a, alone) = store(&plan, false);
-        let (_b, shared) = store(&plan, true);
-        prop_assert_eq!(answers(&alone, &questions), answers(&shared, &questions));
+        let folder = tempfile::tempdir().unwrap();
+        let folder = folder.path().canonicalize().unwrap();
+        let (a, alone) = store(&plan, false, &folder);
+        let (b, shared) = store(&plan, true, &folder);
+        prop_assert_eq!(answers(&alone, &folder, &questions), answers(&shared, &folder, &questions));
+        prop_assert_eq!(
+            hooked(&alone, a.path(), &folder, &questions),
+            hooked(&shared, b.path(), &folder, &questions)
+        );
     }
 }

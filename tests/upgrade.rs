@@ -9,6 +9,7 @@ mod common;
 use std::path::Path;
 use std::process::Output;
 
+use rstest::rstest;
 use rusqlite::Connection;
 use serde_json::Value;
 
@@ -78,6 +79,7 @@ const SCHEMA_V2: &str = r#"
         action    TEXT NOT NULL,
         other_id  INTEGER
     );
+    CREATE INDEX history_memory ON history(memory_id, id);
     CREATE VIRTUAL TABLE memory USING fts5(
         body, source, content = 'memories', content_rowid = 'id',
         tokenize = 'porter unicode61 remove_diacritics 2'
@@ -88,6 +90,38 @@ const SCHEMA_V2: &str = r#"
     );
     PRAGMA user_version = 2;
 "#;
+
+/// The schema as version `v` (1 to 6) wrote it, from the two frozen above: version 1 differs from 2
+/// only in the indexes' settings, 3 from 4 by the `injected` table, 5 adds `drained` to 4, and 6
+/// moves the body to the end of each row.
+fn schema_at(v: i64) -> String {
+    const DRAINED: &str = "CREATE TABLE drained (key TEXT PRIMARY KEY, at INTEGER NOT NULL) \
+                           WITHOUT ROWID;";
+    let v4 = SCHEMA_V4.replace("PRAGMA user_version = 4;", "");
+    let injected = v4.find("    CREATE TABLE injected").unwrap();
+    match v {
+        1 => SCHEMA_V2.replace("user_version = 2", "user_version = 1"),
+        2 => SCHEMA_V2.to_owned(),
+        3 => format!("{}PRAGMA user_version = 3;", &v4[..injected]),
+        4 => SCHEMA_V4.to_owned(),
+        5 => format!("{v4}{DRAINED} PRAGMA user_version = 5;"),
+        6 => {
+            // Migration 6 made the table under another name and renamed it, which SQLite records
+            // by quoting the name; the body went last, the project before the source.
+            const MEMORIES_V6: &str = r#"CREATE TABLE "memories" (
+                id INTEGER PRIMARY KEY, project TEXT, source TEXT NOT NULL DEFAULT '',
+                created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL,
+                superseded_by INTEGER REFERENCES memories(id), forgotten_at INTEGER,
+                folded INTEGER, body TEXT NOT NULL
+            );"#;
+            let start = v4.find("    CREATE TABLE memories").unwrap();
+            let end = start + v4[start..].find(");").unwrap() + 2;
+            let rest = format!("{}{}", &v4[..start], &v4[end..]);
+            format!("{MEMORIES_V6}{rest}{DRAINED} PRAGMA user_version = 6;")
+        }
+        _ => unreachable!("no released version {v}"),
+    }
+}
 
 /// Make `data/synapse.db` with `schema`, holding `bodies` as live memories of project `p`,
 /// indexed as that version indexed them (whole).
@@ -119,6 +153,44 @@ fn old_store(data: &Path, schema: &str, bodies: &[&str]) {
         )
         .unwrap();
     }
+    // Versions 3 on stored the folded-text hash of each body.
+    if schema.contains("folded") {
+        for (i, body) in bodies.iter().enumerate() {
+            conn.execute(
+                "UPDATE memories SET folded = ?2 WHERE id = ?1",
+                rusqlite::params![i as i64 + 1, synapse::text::duplicate::hash(body)],
+            )
+            .unwrap();
+        }
+    }
+}
+
+/// The schema of the store at `db`: every table, index and trigger with its SQL, and the two
+/// header fields Synapse sets.
+fn schema_of(db: &Path) -> Vec<String> {
+    let conn = Connection::open(db).unwrap();
+    let mut rows: Vec<String> = conn
+        .prepare("SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY type, name")
+        .unwrap()
+        .query_map([], |r| {
+            // The SQL as written, without its layout.
+            let sql: Option<String> = r.get(3)?;
+            let sql = sql.map(|s| s.split_whitespace().collect::<String>());
+            Ok(format!(
+                "{} {} {} {sql:?}",
+                r.get::<_, String>(0)?,
+                r.get::<_, String>(1)?,
+                r.get::<_, String>(2)?,
+            ))
+        })
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    for pragma in ["user_version", "application_id"] {
+        let value: i64 = conn.pragma_query_value(None, pragma, |r| r.get(0)).unwrap();
+        rows.push(format!("{pragma} {value}"));
+    }
+    rows
 }
 
 fn synapse(data: &Path, args: &[&str]) -> Output {
@@ -331,4 +403,75 @@ fn many_processes_opening_a_new_store_at_once_all_succeed() {
         !data.join("synapse.db.v0.bak").exists(),
         "a new store needs no backup"
     );
+}
+
+/// A store of every released version opens with every memory, searchable, backed up first, and
+/// with the schema a new store has.
+#[rstest]
+#[case(1)]
+#[case(2)]
+#[case(3)]
+#[case(4)]
+#[case(5)]
+#[case(6)]
+fn a_store_of_each_released_version_migrates_with_its_data_intact(#[case] v: i64) {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let long = format!("a long pasted note {}", "more lines of it\n".repeat(1_000));
+    let bodies = [
+        "the deploy runs on fridays",
+        "quokkas are marsupials",
+        long.as_str(),
+    ];
+    old_store(&data, &schema_at(v), &bodies);
+    let db = data.join("synapse.db");
+
+    let listed = json(&data, &["list", "--project", "p"]);
+    let listed = listed["memories"].as_array().unwrap();
+    assert_eq!(listed.len(), 3, "{listed:?}");
+    for (i, body) in bodies.iter().enumerate() {
+        let page = json(&data, &["read", &(i + 1).to_string(), "--project", "p"]);
+        assert_eq!(page["memory"]["total"], body.len(), "memory {}", i + 1);
+    }
+    let found = json(&data, &["recall", "quokkas", "--project", "p"]);
+    assert_eq!(found["results"][0]["id"], 2, "{found}");
+    assert_eq!(version(&data.join(format!("synapse.db.v{v}.bak"))), v);
+    indexes_are_sound(&db);
+
+    let fresh = dir.path().join("fresh");
+    let made = synapse(&fresh, &["list"]);
+    assert!(made.status.success(), "{made:?}");
+    assert_eq!(schema_of(&db), schema_of(&fresh.join("synapse.db")));
+}
+
+/// Another application's SQLite file in the data folder is refused, named, and left exactly as
+/// it was, with no backup made of it.
+#[rstest]
+#[case::a_schema_version_of_4(
+    "CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT); PRAGMA user_version = 4;"
+)]
+#[case::a_negative_version("CREATE TABLE notes (id INTEGER); PRAGMA user_version = -3;")]
+#[case::another_application_id("PRAGMA application_id = 252006674;")]
+#[case::version_7_without_the_id("CREATE TABLE memories (id INTEGER); PRAGMA user_version = 7;")]
+fn a_file_that_is_not_a_store_is_refused_and_left_alone(#[case] setup: &str) {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    std::fs::create_dir_all(&data).unwrap();
+    let db = data.join("synapse.db");
+    Connection::open(&db).unwrap().execute_batch(setup).unwrap();
+    let before = std::fs::read(&db).unwrap();
+
+    let out = synapse(&data, &["list"]);
+    assert!(!out.status.success());
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(said.contains("not a synapse store"), "{said}");
+    assert!(
+        std::fs::read(&db).unwrap() == before,
+        "the file is unchanged"
+    );
+    let names: Vec<String> = std::fs::read_dir(&data)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(!names.iter().any(|n| n.contains(".bak")), "{names:?}");
 }

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 use serde_json::json;
 
-use crate::store::{Scope, Store};
+use crate::store::Store;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -18,8 +18,8 @@ pub struct Args {
 }
 
 pub fn run(args: Args, json: bool) -> Result<()> {
-    let scope = Scope::resolve(args.project.as_deref())?;
     let store = Store::open_default()?;
+    let scope = store.scope_named(args.project.as_deref())?;
     let Some(path) = args.file else {
         store.export(&scope, &mut std::io::stdout().lock())?;
         return Ok(());

@@ -3,7 +3,7 @@
 use anyhow::Result;
 use serde_json::json;
 
-use crate::store::{Scope, Store};
+use crate::store::Store;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -15,8 +15,8 @@ pub struct Args {
 }
 
 pub fn run(args: Args, json: bool) -> Result<()> {
-    let scope = Scope::resolve(args.project.as_deref())?;
     let mut store = Store::open_default()?;
+    let scope = store.scope_named(args.project.as_deref())?;
     store.forget(args.id, &scope)?;
     if json {
         return super::print_json(&json!({ "forgotten": args.id }));

@@ -4,7 +4,7 @@ use anyhow::{bail, Result};
 use serde_json::json;
 
 use crate::config::Budget;
-use crate::store::{Scope, Store};
+use crate::store::Store;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -25,8 +25,8 @@ pub struct Args {
 }
 
 pub fn run(args: Args, json: bool) -> Result<()> {
-    let scope = Scope::resolve(args.project.as_deref())?;
     let store = Store::open_default()?;
+    let scope = store.scope_named(args.project.as_deref())?;
     let page = crate::read::read(
         &store,
         &scope,

@@ -4,7 +4,7 @@ use anyhow::Result;
 
 use crate::config::Budget;
 use crate::recall::{self, Options, Recalled};
-use crate::store::{Scope, Store};
+use crate::store::Store;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -26,8 +26,8 @@ pub struct Args {
 }
 
 pub fn run(args: Args, json: bool) -> Result<()> {
-    let scope = Scope::resolve(args.project.as_deref())?;
     let store = Store::open_default()?;
+    let scope = store.scope_named(args.project.as_deref())?;
     let options = Options {
         budget: args.budget,
         limit: args.limit,

@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use std::io::Write;
 
 use anyhow::{bail, Context, Result};
-use rusqlite::Connection;
+use rusqlite::{Connection, OptionalExtension};
 use serde::{Deserialize, Serialize};
 
 use super::history::Action;
@@ -108,6 +108,29 @@ fn check_line(conn: &Connection, text: &str, default_project: Option<&str>) -> R
     })
 }
 
+/// A hidden memory already stored with the same project, text and time as `memory`.
+fn same_hidden(conn: &Connection, memory: &NewMemory) -> Result<Option<i64>> {
+    let Some(created) = memory.created_at else {
+        return Ok(None);
+    };
+    Ok(conn
+        .prepare_cached(
+            "SELECT id FROM memories WHERE project IS ?1 AND folded = ?2 AND body = ?3 \
+             AND created_at = ?4 AND (superseded_by IS NOT NULL OR forgotten_at IS NOT NULL) \
+             LIMIT 1",
+        )?
+        .query_row(
+            rusqlite::params![
+                memory.project,
+                crate::text::duplicate::hash(&memory.body),
+                memory.body,
+                created
+            ],
+            |r| r.get(0),
+        )
+        .optional()?)
+}
+
 /// Store checked lines (inside the import's one write transaction): live ones unless already
 /// live in their scope, hidden ones as they were, then their supersedes and forgets.
 fn store_lines(conn: &Connection, lines: &[(usize, Checked)]) -> Result<ImportReport> {
@@ -120,6 +143,11 @@ fn store_lines(conn: &Connection, lines: &[(usize, Checked)]) -> Result<ImportRe
             let outcome = store_new(conn, &line.memory, Action::Import)?;
             report.masked += outcome.masked.len();
             (outcome.id, !outcome.duplicate)
+        } else if let Some(id) = same_hidden(conn, &line.memory)? {
+            // The same memory, already here (an export imported back): nothing to change.
+            new_ids.extend(line.file_id.map(|f| (f, id)));
+            report.duplicates += 1;
+            continue;
         } else {
             if line.memory.secrets == Secrets::Mask {
                 report.masked += crate::secrets::mask(&line.memory.body).found.len();

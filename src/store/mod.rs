@@ -216,6 +216,11 @@ impl Store {
         crate::files::private_file(&path)?;
         let mut conn = Connection::open(&path).map_err(|e| explain(e, &path))?;
         conn.busy_timeout(busy)?;
+        // Before anything is written (turning on the log writes the header): another
+        // application's file is refused as it is.
+        schema::refuse_foreign(&conn, &path)
+            .map_err(|e| explain_any(e, &path))
+            .context("could not check its schema version")?;
         // Turning the log on can fail at once, not waiting, while another process creates the
         // same new store: it is retried for as long as a lock would be waited for.
         let started = std::time::Instant::now();
@@ -421,6 +426,25 @@ impl Store {
         // Nothing was written: ending the transaction only releases the snapshot.
         tx.rollback()?;
         Ok(out)
+    }
+
+    /// Whether any memory, in any state, belongs to project `key`.
+    pub fn has_project(&self, key: &str) -> Result<bool> {
+        Ok(self
+            .conn
+            .prepare_cached("SELECT 1 FROM memories WHERE project = ?1 LIMIT 1")?
+            .query_row([key], |_| Ok(()))
+            .optional()?
+            .is_some())
+    }
+
+    /// The keys of every project with memories, in order.
+    pub fn projects(&self) -> Result<Vec<String>> {
+        let mut stmt = self.conn.prepare(
+            "SELECT DISTINCT project FROM memories WHERE project IS NOT NULL ORDER BY project",
+        )?;
+        let rows = stmt.query_map([], |r| r.get(0))?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
     /// How many live memories `scope` sees.

@@ -143,6 +143,14 @@ const MIGRATIONS: &[&str] = &[
     "#,
 ];
 
+/// Synapse's mark in the file's header (`PRAGMA application_id`, "SYNA"), written by migration 7:
+/// a file without it at version 7 or later, or with another application's, is not a store.
+pub const APPLICATION_ID: i32 = 0x5359_4e41;
+
+/// The tables every Synapse store before migration 7 has, which a file without the mark must
+/// have to be taken for one.
+const EARLY_TABLES: &[&str] = &["memories", "history", "memory", "memorygram"];
+
 /// The schema version this build writes.
 pub const LATEST: i64 = MIGRATIONS.len() as i64;
 
@@ -153,6 +161,7 @@ pub const LATEST: i64 = MIGRATIONS.len() as i64;
 /// again under it: the first process migrates, the others wait, then find nothing left to do.
 pub fn migrate(conn: &mut Connection, path: &Path) -> Result<()> {
     let version = user_version(conn)?;
+    refuse_foreign(conn, path)?;
     refuse_newer(version, path)?;
     if version == LATEST {
         return Ok(());
@@ -188,18 +197,13 @@ fn step(conn: &mut Connection, version: i64, path: &Path) -> Result<()> {
     if now != version {
         return Ok(());
     }
-    if version == 0 {
-        let tables: i64 = tx.query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0))?;
-        if tables > 0 {
-            bail!(
-                "{} is an SQLite file but not a synapse store (it has tables and no schema \
-                 version); move it away or point SYNAPSE_DATA at another folder",
-                path.display()
-            );
-        }
-    }
+    refuse_foreign(&tx, path)?;
     let next = version + 1;
-    tx.execute_batch(MIGRATIONS[version as usize])?;
+    let migration = usize::try_from(version)
+        .ok()
+        .and_then(|v| MIGRATIONS.get(v))
+        .with_context(|| format!("no migration after version {version}"))?;
+    tx.execute_batch(migration)?;
     match next {
         3 => backfill_folded(&tx)?,
         6 => {
@@ -212,7 +216,10 @@ fn step(conn: &mut Connection, version: i64, path: &Path) -> Result<()> {
                 bail!("{broken} references no longer hold after rebuilding the memories table");
             }
         }
-        7 => index_scopes_v7(&tx)?,
+        7 => {
+            index_scopes_v7(&tx)?;
+            tx.pragma_update(None, "application_id", APPLICATION_ID)?;
+        }
         _ => {}
     }
     tx.pragma_update(None, "user_version", next)?;
@@ -222,6 +229,40 @@ fn step(conn: &mut Connection, version: i64, path: &Path) -> Result<()> {
 
 fn user_version(conn: &Connection) -> Result<i64> {
     Ok(conn.pragma_query_value(None, "user_version", |r| r.get(0))?)
+}
+
+/// Refuse a file that is not a Synapse store, before anything is written to it: another
+/// application's SQLite file must come out of this unchanged.
+pub fn refuse_foreign(conn: &Connection, path: &Path) -> Result<()> {
+    // One statement, so one snapshot: read apart, the version and the tables could straddle
+    // another process's first migration and look like a file with tables and no version.
+    let (version, id, tables, early): (i64, i32, i64, i64) = conn.query_row(
+        "SELECT (SELECT user_version FROM pragma_user_version), \
+                (SELECT application_id FROM pragma_application_id), \
+                (SELECT count(*) FROM sqlite_master), \
+                (SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN \
+                    (SELECT value FROM json_each(?1)))",
+        [serde_json::to_string(EARLY_TABLES)?],
+        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+    )?;
+    let why = if version < 0 {
+        "its schema version is negative"
+    } else if id != 0 && id != APPLICATION_ID {
+        "it carries another application's id"
+    } else if version == 0 && tables > 0 {
+        "it has tables and no schema version"
+    } else if (1..7).contains(&version) && early != EARLY_TABLES.len() as i64 {
+        "it lacks the tables every synapse store has"
+    } else if version >= 7 && id != APPLICATION_ID {
+        "it lacks synapse's application id"
+    } else {
+        return Ok(());
+    };
+    bail!(
+        "{} is an SQLite file but not a synapse store ({why}); move it away or point \
+         SYNAPSE_DATA at another folder",
+        path.display()
+    )
 }
 
 fn refuse_newer(version: i64, path: &Path) -> Result<()> {

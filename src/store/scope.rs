@@ -58,6 +58,34 @@ impl Scope {
     }
 }
 
+impl super::Store {
+    /// `Scope::resolve` for a command that reads what a project holds: a `--project` naming
+    /// neither a folder nor a project with memories is a mistake to point out, not a project
+    /// that sees only the global memories.
+    pub fn scope_named(&self, project: Option<&str>) -> Result<Scope> {
+        let scope = Scope::resolve(project)?;
+        let (Some(named), Some(key)) = (project, scope.key()) else {
+            return Ok(scope);
+        };
+        if Path::new(named).is_dir() {
+            return Ok(scope);
+        }
+        if self.has_project(key)? {
+            return Ok(scope);
+        }
+        let known = self.projects()?;
+        let listed = if known.is_empty() {
+            "none yet".to_owned()
+        } else {
+            known.join(", ")
+        };
+        anyhow::bail!(
+            "--project {named:?} names no folder and no project with memories (known projects: \
+             {listed}); give a project's folder or one of these keys"
+        )
+    }
+}
+
 /// The project key of `folder`: its git project root, or the folder itself outside git.
 pub fn project_key(folder: &Path) -> Result<String> {
     project_key_in(folder, git2::Repository::discover(folder).ok().as_ref())
@@ -75,14 +103,18 @@ pub fn project_key_in(folder: &Path, repo: Option<&git2::Repository>) -> Result<
         .with_context(|| format!("the folder {} is not valid UTF-8", root.display()))
 }
 
-/// The main work tree's top for a repository; `None` for a bare one.
+/// The folder that names a repository's project: the main work tree's top, shared by its linked
+/// worktrees; for worktrees of a bare repository, which has no main work tree, the bare
+/// repository itself. `None` for a bare repository opened directly.
 fn git_root(repo: &git2::Repository) -> Option<PathBuf> {
     let top = if repo.is_worktree() {
-        // A linked worktree's common dir is the main repository's .git folder.
-        git2::Repository::open(repo.commondir())
-            .ok()?
-            .workdir()?
-            .to_path_buf()
+        // A linked worktree's common dir is the main repository's .git folder, or the bare
+        // repository.
+        let main = git2::Repository::open(repo.commondir()).ok()?;
+        match main.workdir() {
+            Some(top) => top.to_path_buf(),
+            None => repo.commondir().to_path_buf(),
+        }
     } else {
         repo.workdir()?.to_path_buf()
     };
@@ -118,6 +150,27 @@ mod tests {
         let root = project_key(&main).unwrap();
         assert_eq!(project_key(&main.join("src/deep")).unwrap(), root);
         assert_eq!(project_key(&linked).unwrap(), root);
+    }
+
+    #[test]
+    fn worktrees_of_a_bare_repository_share_its_key() {
+        let dir = tempfile::tempdir().unwrap();
+        let bare = git2::Repository::init_bare(dir.path().join("repo.git")).unwrap();
+        let sig = git2::Signature::now("t", "t@example.com").unwrap();
+        let tree = bare
+            .find_tree(bare.treebuilder(None).unwrap().write().unwrap())
+            .unwrap();
+        bare.commit(Some("HEAD"), &sig, &sig, "init", &tree, &[])
+            .unwrap();
+        let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+        bare.worktree("a", &a, None).unwrap();
+        bare.worktree("b", &b, None).unwrap();
+        std::fs::create_dir_all(b.join("src")).unwrap();
+
+        let key = project_key(&a).unwrap();
+        assert_eq!(key, bare.path().canonicalize().unwrap().to_str().unwrap());
+        assert_eq!(project_key(&b).unwrap(), key);
+        assert_eq!(project_key(&b.join("src")).unwrap(), key);
     }
 
     #[test]

@@ -222,6 +222,25 @@ fn require_live(conn: &Connection, id: i64, scope: &Scope) -> Result<Memory> {
     Ok(m)
 }
 
+/// Refuse to let a memory of `new_project` hide `old` where that memory's scope does not reach:
+/// a project memory superseding a global one would hide it from every other project.
+fn check_reach(old: &Memory, new_id: Option<i64>, new_project: Option<&str>) -> Result<()> {
+    if old.project.is_none() && new_project.is_some() {
+        let new = new_id.map_or_else(
+            || "a project memory".to_owned(),
+            |id| format!("memory {id}"),
+        );
+        bail!(
+            "memory {} is global, and {new} belongs to one project: superseding would hide the \
+             global memory from every other project too; remember the new text with --global to \
+             replace it everywhere, or forget memory {} if it holds nowhere",
+            old.id,
+            old.id
+        );
+    }
+    Ok(())
+}
+
 impl Store {
     /// Store a memory unless the same body is already live in its scope; mark `supersedes` as
     /// replaced by it in the same transaction. Every id in `supersedes` must be live and visible
@@ -235,7 +254,8 @@ impl Store {
         check_body(&memory.body)?;
         self.write(|conn| {
             for &old in supersedes {
-                require_live(conn, old, visible)?;
+                let old = require_live(conn, old, visible)?;
+                check_reach(&old, None, memory.project.as_deref())?;
             }
             let outcome = store_new(conn, memory, Action::Remember)?;
             for &old in supersedes {
@@ -254,8 +274,9 @@ impl Store {
             bail!("memory {old} cannot supersede itself");
         }
         self.write(|conn| {
-            require_live(conn, old, scope)?;
-            require_live(conn, new, scope)?;
+            let replaced = require_live(conn, old, scope)?;
+            let by = require_live(conn, new, scope)?;
+            check_reach(&replaced, Some(new), by.project.as_deref())?;
             mark_superseded(conn, old, new)
         })
     }
