@@ -48,14 +48,21 @@ const WORDS: &[&str] = &[
 struct Planned {
     project: Option<u8>,
     words: Vec<usize>,
+    /// 1: forgotten once stored; 2: supersedes the last memory stored in its scope.
+    hide: u8,
 }
 
 fn planned() -> impl Strategy<Value = Planned> {
     (
         prop_oneof![Just(None), (0u8..4).prop_map(Some)],
         prop::collection::vec(0..WORDS.len(), 2..7),
+        0u8..6,
     )
-        .prop_map(|(project, words)| Planned { project, words })
+        .prop_map(|(project, words, hide)| Planned {
+            project,
+            words,
+            hide,
+        })
 }
 
 fn body(p: &Planned, n: usize) -> String {
@@ -76,6 +83,8 @@ fn key(k: u8, folder: &Path) -> String {
 fn store(plan: &[Planned], with_others: bool, folder: &Path) -> (tempfile::TempDir, Store) {
     let dir = tempfile::tempdir().unwrap();
     let mut store = Store::open(dir.path()).unwrap();
+    // Live memories so far, with their planned project, for supersedes within a scope.
+    let mut last: Vec<(i64, Option<u8>)> = Vec::new();
     for (n, p) in plan.iter().enumerate() {
         if !with_others && p.project.is_some_and(|k| k != 0) {
             continue;
@@ -89,7 +98,19 @@ fn store(plan: &[Planned], with_others: bool, folder: &Path) -> (tempfile::TempD
             secrets: Secrets::Mask,
         };
         let scope = project.map_or_else(Scope::global, Scope::project);
-        store.remember(&memory, &[], &scope).unwrap();
+        let id = store.remember(&memory, &[], &scope).unwrap().id;
+        match p.hide {
+            1 => store.forget(id, &scope).unwrap(),
+            2 => {
+                if let Some(&(last, _)) = last.iter().rev().find(|(_, k)| *k == p.project) {
+                    store.supersede(last, id, &scope).unwrap();
+                }
+            }
+            _ => {}
+        }
+        if p.hide != 1 {
+            last.push((id, p.project));
+        }
     }
     (dir, store)
 }
@@ -133,6 +154,7 @@ fn hooked(store: &Store, data: &Path, folder: &Path, questions: &[String]) -> Ve
             "hook_event_name": event,
             "source": "startup",
             "prompt": prompt,
+            "last_assistant_message": prompt,
         })
         .to_string()
     };
@@ -191,6 +213,30 @@ fn answers(store: &Store, folder: &Path, questions: &[String]) -> Vec<String> {
     }
     for m in store.list(&scope, true).unwrap() {
         out.push(format!("list: {}", m.body));
+        let page = synapse::read::read(store, &scope, m.id, 0, 64).unwrap();
+        let page = page.map(|p| (p.body, p.next, p.total));
+        out.push(format!("read {}: {page:?}", m.body));
+        for entry in store.history(m.id, &scope).unwrap() {
+            let other = entry.other_id.map(body_of);
+            out.push(format!("history {}: {} {other:?}", m.body, entry.action));
+        }
+    }
+    let mut exported = Vec::new();
+    store.export(&scope, &mut exported).unwrap();
+    for line in String::from_utf8(exported).unwrap().lines() {
+        let mut line: serde_json::Value = serde_json::from_str(line).unwrap();
+        for field in ["id", "superseded_by"] {
+            if let Some(id) = line[field].as_i64() {
+                line[field] = serde_json::json!(body_of(id));
+            }
+        }
+        // Hiding a memory stamps it with the time it happened, which differs between the runs.
+        for field in ["updated_at", "forgotten_at"] {
+            if !line[field].is_null() && line[field] != line["created_at"] {
+                line[field] = serde_json::json!("when it was hidden");
+            }
+        }
+        out.push(format!("export: {line}"));
     }
     for f in synapse::drift::audit(store, &scope).unwrap() {
         out.push(format!("audit: {:?} {:?}", body_of(f.id), f.kind));
