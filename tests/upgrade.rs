@@ -475,3 +475,45 @@ fn a_file_that_is_not_a_store_is_refused_and_left_alone(#[case] setup: &str) {
         .collect();
     assert!(!names.iter().any(|n| n.contains(".bak")), "{names:?}");
 }
+
+/// Before version 8 a project memory could supersede a global one, hiding it from every other
+/// project; migration 8 makes such a global memory live again, with the undoing in its history.
+#[test]
+fn migration_8_brings_back_a_global_memory_a_project_hid() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    old_store(
+        &data,
+        &schema_at(6),
+        &["Node 20 everywhere", "this project pins Node 22"],
+    );
+    let db = data.join("synapse.db");
+    {
+        let conn = Connection::open(&db).unwrap();
+        conn.execute_batch(
+            "UPDATE memories SET project = NULL WHERE id = 1;
+             UPDATE memories SET superseded_by = 2 WHERE id = 1;
+             INSERT INTO history(memory_id, at, action, other_id)
+                 VALUES (1, 1700000000, 'supersede', 2);
+             INSERT INTO memory(memory, rowid, body, source)
+                 VALUES ('delete', 1, 'Node 20 everywhere', 'old');
+             INSERT INTO memorygram(memorygram, rowid, body)
+                 VALUES ('delete', 1, 'Node 20 everywhere');",
+        )
+        .unwrap();
+    }
+    let elsewhere = dir.path().join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    let elsewhere = elsewhere.to_str().unwrap();
+    let found = json(&data, &["recall", "node", "--project", elsewhere]);
+    assert_eq!(found["results"][0]["id"], 1, "{found}");
+    let history = json(&data, &["history", "1", "--project", elsewhere]);
+    let actions: Vec<&str> = history["history"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["action"].as_str().unwrap())
+        .collect();
+    assert_eq!(actions.last(), Some(&"restore-supersede"), "{history}");
+    indexes_are_sound(&db);
+}

@@ -141,6 +141,9 @@ const MIGRATIONS: &[&str] = &[
     INSERT INTO memory(memory, rank) VALUES ('hashsize', 67108864);
     INSERT INTO memorygram(memorygram, rank) VALUES ('hashsize', 67108864);
     "#,
+    // 8: a project memory may no longer hide a global one (it hid it from every other project);
+    // global memories superseded by a project's are live again. Done by `unhide_global_v8`.
+    "",
 ];
 
 /// Synapse's mark in the file's header (`PRAGMA application_id`, "SYNA"), written by migration 7:
@@ -220,6 +223,7 @@ fn step(conn: &mut Connection, version: i64, path: &Path) -> Result<()> {
             index_scopes_v7(&tx)?;
             tx.pragma_update(None, "application_id", APPLICATION_ID)?;
         }
+        8 => unhide_global_v8(&tx)?,
         _ => {}
     }
     tx.pragma_update(None, "user_version", next)?;
@@ -408,6 +412,53 @@ fn index_scopes_v7(conn: &Connection) -> Result<()> {
              WHERE id = ?1",
         )?
         .execute(rusqlite::params![n, words, grams])?;
+    }
+    Ok(())
+}
+
+/// Migration 8: each global memory superseded by a project memory, and not forgotten, is live
+/// again: indexed as migration 7 indexed (`head_v6`, `scope_token_v7`, `size_v7`), with a
+/// `restore-supersede` entry in its history naming the project memory.
+fn unhide_global_v8(conn: &Connection) -> Result<()> {
+    let hidden: Vec<(i64, i64, String, String)> = conn
+        .prepare(
+            "SELECT g.id, g.superseded_by, g.body, g.source FROM memories g \
+             JOIN memories p ON p.id = g.superseded_by \
+             WHERE g.project IS NULL AND p.project IS NOT NULL AND g.forgotten_at IS NULL",
+        )?
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?
+        .collect::<rusqlite::Result<_>>()?;
+    if hidden.is_empty() {
+        return Ok(());
+    }
+    conn.execute("INSERT OR IGNORE INTO scopes(project) VALUES ('')", [])?;
+    let n: i64 = conn.query_row("SELECT id FROM scopes WHERE project = ''", [], |r| r.get(0))?;
+    let at: i64 = conn.query_row("SELECT unixepoch()", [], |r| r.get(0))?;
+    for (id, by, body, source) in hidden {
+        conn.execute(
+            "UPDATE memories SET superseded_by = NULL, updated_at = ?2 WHERE id = ?1",
+            rusqlite::params![id, at],
+        )?;
+        conn.execute(
+            "INSERT INTO history(memory_id, at, action, other_id) \
+             VALUES (?1, ?2, 'restore-supersede', ?3)",
+            rusqlite::params![id, at, by],
+        )?;
+        let (head, token) = (head_v6(&body), scope_token_v7(n));
+        conn.execute(
+            "INSERT INTO memory(rowid, body, source, scope) VALUES (?1, ?2, ?3, ?4)",
+            rusqlite::params![id, head, source, token],
+        )?;
+        conn.execute(
+            "INSERT INTO memorygram(rowid, body, scope) VALUES (?1, ?2, ?3)",
+            rusqlite::params![id, head, token],
+        )?;
+        let (words, grams) = size_v7(head, &source);
+        conn.execute(
+            "UPDATE scopes SET docs = docs + 1, words = words + ?2, grams = grams + ?3 \
+             WHERE id = ?1",
+            rusqlite::params![n, words, grams],
+        )?;
     }
     Ok(())
 }
