@@ -6,6 +6,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+use rstest::rstest;
 use serde_json::{json, Value};
 use tempfile::TempDir;
 
@@ -323,29 +324,25 @@ fn history_lists_every_action() {
     assert!(history[0]["other_id"].is_null());
 }
 
-#[test]
-fn unknown_ids_are_errors_that_name_the_id() {
+/// `KNOWN` in the arguments stands for the id of a real memory.
+#[rstest]
+#[case::forget(&["forget", "4242", "--project", "p"])]
+#[case::restore(&["restore", "4242", "--project", "p"])]
+#[case::history(&["history", "4242", "--project", "p"])]
+#[case::supersede_an_unknown_id(&["supersede", "4242", "KNOWN", "--project", "p"])]
+#[case::supersede_by_an_unknown_id(&["supersede", "KNOWN", "4242", "--project", "p"])]
+#[case::remember_superseding_an_unknown_id(
+    &["remember", "new text", "--project", "p", "--supersedes", "4242"]
+)]
+fn unknown_ids_are_errors_that_name_the_id(#[case] args: &[&str]) {
     let env = Env::new();
     let known = env.remember("A real memory", "p").to_string();
-    let cases: [&[&str]; 6] = [
-        &["forget", "4242", "--project", "p"],
-        &["restore", "4242", "--project", "p"],
-        &["history", "4242", "--project", "p"],
-        &["supersede", "4242", &known, "--project", "p"],
-        &["supersede", &known, "4242", "--project", "p"],
-        &[
-            "remember",
-            "new text",
-            "--project",
-            "p",
-            "--supersedes",
-            "4242",
-        ],
-    ];
-    for args in cases {
-        let message = env.fail(args);
-        assert!(message.contains("4242"), "{args:?}: {message}");
-    }
+    let args: Vec<&str> = args
+        .iter()
+        .map(|&a| if a == "KNOWN" { known.as_str() } else { a })
+        .collect();
+    let message = env.fail(&args);
+    assert!(message.contains("4242"), "{args:?}: {message}");
     assert_eq!(listed(&env, "p", true).len(), 1, "nothing was stored");
 }
 
@@ -358,38 +355,38 @@ fn an_empty_memory_text_is_refused() {
     assert!(listed(&env, "p", true).is_empty());
 }
 
-#[test]
-fn import_with_a_malformed_line_names_it_and_stores_nothing() {
+#[rstest]
+#[case::unterminated_json(r#"{"body": "unterminated"#, 2, "")]
+#[case::no_body(r#"{"project": "k", "source": "no body"}"#, 3, "body")]
+#[case::an_unreadable_date(
+    r#"{"body": "when?", "created_at": "last tuesday"}"#,
+    1,
+    "last tuesday"
+)]
+#[case::an_unknown_field(r#"{"body": "coloured", "colour": "blue"}"#, 4, "colour")]
+fn import_with_a_malformed_line_names_it_and_stores_nothing(
+    #[case] bad: &str,
+    #[case] line: usize,
+    #[case] hint: &str,
+) {
     let good = r#"{"body": "A perfectly good memory", "project": "k"}"#;
-    let cases = [
-        (r#"{"body": "unterminated"#, 2, ""),
-        (r#"{"project": "k", "source": "no body"}"#, 3, "body"),
-        (
-            r#"{"body": "when?", "created_at": "last tuesday"}"#,
-            1,
-            "last tuesday",
-        ),
-        (r#"{"body": "coloured", "colour": "blue"}"#, 4, "colour"),
-    ];
-    for (bad, line, hint) in cases {
-        let env = Env::new();
-        let mut lines = vec![good.to_owned(); 4];
-        for (i, l) in lines.iter_mut().enumerate() {
-            *l = l.replace("good memory", &format!("good memory {i}"));
-        }
-        lines[line - 1] = bad.to_owned();
-        let file = env.write("memories.jsonl", &(lines.join("\n") + "\n"));
-        let message = env.fail(&["import", path_str(&file), "--project", "k"]);
-        assert!(
-            message.contains(&format!("line {line}")),
-            "{bad}: {message}"
-        );
-        assert!(message.contains(hint), "{bad}: {message}");
-        assert!(
-            listed(&env, "k", true).is_empty(),
-            "{bad}: stored something"
-        );
+    let env = Env::new();
+    let mut lines = vec![good.to_owned(); 4];
+    for (i, l) in lines.iter_mut().enumerate() {
+        *l = l.replace("good memory", &format!("good memory {i}"));
     }
+    lines[line - 1] = bad.to_owned();
+    let file = env.write("memories.jsonl", &(lines.join("\n") + "\n"));
+    let message = env.fail(&["import", path_str(&file), "--project", "k"]);
+    assert!(
+        message.contains(&format!("line {line}")),
+        "{bad}: {message}"
+    );
+    assert!(message.contains(hint), "{bad}: {message}");
+    assert!(
+        listed(&env, "k", true).is_empty(),
+        "{bad}: stored something"
+    );
 }
 
 /// One exported line with `superseded_by` turned into the body it points at, so two exports
@@ -779,8 +776,10 @@ fn doctor_shows_where_everything_is_and_fails_on_bad_settings() {
 
 /// `synapse list | head -1`: the reader goes away after one line, and synapse stops quietly
 /// with exit 0 instead of panicking on the closed pipe.
-#[test]
-fn a_closed_pipe_ends_the_command_quietly() {
+#[rstest]
+#[case::list("list")]
+#[case::export("export")]
+fn a_closed_pipe_ends_the_command_quietly(#[case] verb: &str) {
     let env = Env::new();
     let lines: String = (0..3_000)
         .map(|i| format!("{{\"body\": \"note {i} about nothing in particular\"}}\n"))
@@ -788,22 +787,20 @@ fn a_closed_pipe_ends_the_command_quietly() {
     let file = env.root().join("many.jsonl");
     std::fs::write(&file, lines).unwrap();
     env.json(&["import", file.to_str().unwrap(), "--project", "p"]);
-    for verb in ["list", "export"] {
-        let out = Command::new("bash")
-            .args([
-                "-c",
-                &format!(
-                    "set -o pipefail; {} {verb} --project p | head -1",
-                    env!("CARGO_BIN_EXE_synapse")
-                ),
-            ])
-            .env("SYNAPSE_DATA", &env.data)
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "{verb}: {out:?}");
-        assert!(out.stderr.is_empty(), "{verb}: {out:?}");
-        assert_eq!(String::from_utf8_lossy(&out.stdout).lines().count(), 1);
-    }
+    let out = Command::new("bash")
+        .args([
+            "-c",
+            &format!(
+                "set -o pipefail; {} {verb} --project p | head -1",
+                env!("CARGO_BIN_EXE_synapse")
+            ),
+        ])
+        .env("SYNAPSE_DATA", &env.data)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{verb}: {out:?}");
+    assert!(out.stderr.is_empty(), "{verb}: {out:?}");
+    assert_eq!(String::from_utf8_lossy(&out.stdout).lines().count(), 1);
 }
 
 /// A write the disk refuses (here a file-size limit, as a full disk would) fails with a message

@@ -229,24 +229,26 @@ fn stop_records_marked_lessons_once_and_masks_secrets() {
     assert_eq!(repo.bodies().len(), 2);
 }
 
+#[rstest]
+#[case::not_json(b"not json")]
+#[case::empty(b"")]
+#[case::a_number_for_cwd(b"{\"cwd\": 5}")]
+fn a_malformed_payload_exits_zero_silently_and_logs_one_line(
+    #[case] input: &[u8],
+    #[values("synapse-session-start", "synapse-prompt-submit", "synapse-stop")] hook: &str,
+) {
+    let repo = Repo::new();
+    repo.remember("Webhook retries: 5 attempts");
+    let before = repo.log_lines();
+    let out = common::run_hook(hook, &repo.data, input, &[]);
+    assert_eq!(stdout(out), "", "{hook}");
+    assert_eq!(repo.log_lines(), before + 1, "{hook} {input:?}");
+}
+
 #[test]
 fn every_failure_exits_zero_silently_and_logs_one_line() {
     let repo = Repo::new();
     repo.remember("Webhook retries: 5 attempts");
-    let hooks = [
-        "synapse-session-start",
-        "synapse-prompt-submit",
-        "synapse-stop",
-    ];
-
-    for input in [&b"not json"[..], b"", b"{\"cwd\": 5}"] {
-        for hook in hooks {
-            let before = repo.log_lines();
-            let out = common::run_hook(hook, &repo.data, input, &[]);
-            assert_eq!(stdout(out), "", "{hook}");
-            assert_eq!(repo.log_lines(), before + 1, "{hook} {input:?}");
-        }
-    }
 
     let huge = json!({"session_id": "s", "cwd": repo.path, "prompt": "x".repeat(5 << 20)});
     let before = repo.log_lines();
@@ -282,33 +284,40 @@ fn every_failure_exits_zero_silently_and_logs_one_line() {
             .len(),
         0
     );
+}
 
-    // A corrupt store.
+#[rstest]
+fn a_corrupt_store_exits_zero_silently_and_logs_one_line(
+    #[values("synapse-session-start", "synapse-prompt-submit", "synapse-stop")] hook: &str,
+) {
+    let repo = Repo::new();
     let corrupt = repo._dir.path().join("corrupt");
     std::fs::create_dir_all(&corrupt).unwrap();
     std::fs::write(corrupt.join("synapse.db"), vec![0x5a; 8192]).unwrap();
-    for hook in hooks {
-        let payload = json!({"session_id": "s", "cwd": repo.path, "prompt": "webhook retries",
-            "last_assistant_message": "remember: x"});
-        let out = common::run_hook(hook, &corrupt, payload.to_string().as_bytes(), &[]);
-        assert_eq!(stdout(out), "", "{hook}");
-    }
+    let payload = json!({"session_id": "s", "cwd": repo.path, "prompt": "webhook retries",
+        "last_assistant_message": "remember: x"});
+    let out = common::run_hook(hook, &corrupt, payload.to_string().as_bytes(), &[]);
+    assert_eq!(stdout(out), "", "{hook}");
     let log = std::fs::read_to_string(corrupt.join("synapse.log")).unwrap();
-    assert_eq!(log.lines().count(), 3, "{log}");
+    assert_eq!(log.lines().count(), 1, "{log}");
+}
 
-    // A data folder that cannot be made (its parent is a file): nowhere to log, still silent.
+/// A data folder that cannot be made (its parent is a file): nowhere to log, still silent.
+#[rstest]
+fn a_data_folder_that_cannot_be_made_leaves_a_hook_silent(
+    #[values("synapse-session-start", "synapse-prompt-submit", "synapse-stop")] hook: &str,
+) {
+    let repo = Repo::new();
     let blocked = repo._dir.path().join("a-file");
     std::fs::write(&blocked, "x").unwrap();
-    for hook in hooks {
-        let payload = json!({"session_id": "s", "cwd": repo.path, "prompt": "webhook"});
-        let out = common::run_hook(
-            hook,
-            &blocked.join("data"),
-            payload.to_string().as_bytes(),
-            &[],
-        );
-        assert_eq!(stdout(out), "", "{hook}");
-    }
+    let payload = json!({"session_id": "s", "cwd": repo.path, "prompt": "webhook"});
+    let out = common::run_hook(
+        hook,
+        &blocked.join("data"),
+        payload.to_string().as_bytes(),
+        &[],
+    );
+    assert_eq!(stdout(out), "", "{hook}");
 }
 
 #[test]
@@ -383,23 +392,19 @@ fn a_multibyte_secret_in_a_lesson_is_masked_and_the_next_lesson_kept() {
 
 /// Whatever panics inside a hook, the session sees nothing: exit 0, no output, nothing on
 /// stderr, and one log line that names the place but never the payload.
-#[test]
-fn a_panic_in_a_hook_is_silent_and_logged_without_the_payload() {
+#[rstest]
+fn a_panic_in_a_hook_is_silent_and_logged_without_the_payload(
+    #[values("synapse-session-start", "synapse-prompt-submit", "synapse-stop")] hook: &str,
+) {
     let repo = Repo::new();
     let payload = json!({"session_id": "s", "cwd": repo.path,
         "last_assistant_message": "remember: hunter2-is-the-password"});
-    for hook in [
-        "synapse-session-start",
-        "synapse-prompt-submit",
-        "synapse-stop",
-    ] {
-        let out = repo.hook(hook, &payload, &[("SYNAPSE_TEST_PANIC", "1")]);
-        assert_eq!(out.status.code(), Some(0), "{hook}: {out:?}");
-        assert!(out.stdout.is_empty(), "{hook}: {out:?}");
-        assert!(out.stderr.is_empty(), "{hook}: {out:?}");
-    }
+    let out = repo.hook(hook, &payload, &[("SYNAPSE_TEST_PANIC", "1")]);
+    assert_eq!(out.status.code(), Some(0), "{hook}: {out:?}");
+    assert!(out.stdout.is_empty(), "{hook}: {out:?}");
+    assert!(out.stderr.is_empty(), "{hook}: {out:?}");
     let log = std::fs::read_to_string(repo.data.join("synapse.log")).unwrap();
-    assert_eq!(log.lines().count(), 3, "{log}");
+    assert_eq!(log.lines().count(), 1, "{log}");
     assert!(
         log.lines().all(|l| l.contains("panicked at src/hook.rs")),
         "{log}"
