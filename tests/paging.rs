@@ -5,6 +5,7 @@ mod common;
 use std::path::Path;
 use std::process::Output;
 
+use rstest::rstest;
 use synapse::config::Budget;
 use synapse::read::{read, Page, SOURCE_BYTES};
 use synapse::secrets::Secrets;
@@ -127,33 +128,33 @@ fn pages_join_to_the_exact_bytes_at_balanced_size() {
     check_lossless(BALANCED);
 }
 
-#[test]
-fn pages_end_at_the_last_character_boundary_that_fits() {
+#[rstest]
+#[case::lean(LEAN)]
+#[case::balanced(BALANCED)]
+fn pages_end_at_the_last_character_boundary_that_fits(#[case] page_bytes: usize) {
     let dir = tempfile::tempdir().unwrap();
     let mut store = open(dir.path());
     let scope = Scope::project("paging");
     let body = awkward_body(30_000);
     let id = store_body(&mut store, &scope, &body, "test");
-    for page_bytes in [LEAN, BALANCED] {
-        let mut cut_inside_a_character = 0;
-        for page in all_pages(&store, &scope, id, page_bytes) {
-            let limit = (page.offset + page_bytes).min(body.len());
-            let expected_end = (page.offset..=limit)
-                .rev()
-                .find(|&i| body.is_char_boundary(i))
-                .unwrap();
-            let end = page.offset + page.body.len();
-            assert_eq!(end, expected_end, "page at {} of {page_bytes}", page.offset);
-            assert_eq!(page.body.as_bytes(), &body.as_bytes()[page.offset..end]);
-            if end < limit {
-                cut_inside_a_character += 1;
-            }
+    let mut cut_inside_a_character = 0;
+    for page in all_pages(&store, &scope, id, page_bytes) {
+        let limit = (page.offset + page_bytes).min(body.len());
+        let expected_end = (page.offset..=limit)
+            .rev()
+            .find(|&i| body.is_char_boundary(i))
+            .unwrap();
+        let end = page.offset + page.body.len();
+        assert_eq!(end, expected_end, "page at {} of {page_bytes}", page.offset);
+        assert_eq!(page.body.as_bytes(), &body.as_bytes()[page.offset..end]);
+        if end < limit {
+            cut_inside_a_character += 1;
         }
-        assert!(
-            cut_inside_a_character > 0,
-            "a boundary fell inside a character"
-        );
     }
+    assert!(
+        cut_inside_a_character > 0,
+        "a boundary fell inside a character"
+    );
 }
 
 #[test]

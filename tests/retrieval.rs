@@ -169,9 +169,9 @@ fn function_words_are_dropped_but_negations_and_numbers_are_kept() {
     assert_eq!(recalled.terms.dropped, ["is", "it", "or"]);
 }
 
-#[test]
-fn fts5_syntax_in_the_query_is_plain_text() {
-    let (_dir, mut store) = empty_store();
+/// A store of the checkout memory (its id returned) and one made of FTS5's logic words.
+fn checkout_store() -> (TempDir, Store, i64) {
+    let (dir, mut store) = empty_store();
     let target = remember(
         &mut store,
         "The flaky checkout test needs a fresh redis container",
@@ -182,64 +182,68 @@ fn fts5_syntax_in_the_query_is_plain_text() {
         "Gates: NOT, AND, OR and NEAR are logic words",
         None,
     );
-    let queries = [
-        "\"checkout redis",
-        "checkout redis\"",
-        "\"checkout\" \"redis\"",
-        "checkout* redis*",
-        "(checkout OR redis)",
-        "checkout) (redis",
-        "body:checkout redis",
-        "source:redis checkout",
-        "-checkout -redis",
-        "checkout NEAR redis",
-        "NEAR(checkout redis, 2)",
-        "checkout AND redis",
-        "checkout NOT redis",
-        "^checkout ^redis",
-        "{checkout redis}",
-        "checkout + redis",
-        "checkout' redis'",
-    ];
-    for query in queries {
-        let recalled = ask(&store, &Scope::global(), query);
-        assert_eq!(
-            recalled.results.first().map(|hit| hit.id),
-            Some(target),
-            "query {query:?} should find the checkout memory first"
-        );
-    }
-    for query in [
-        "\"",
-        "*",
-        "(",
-        ")",
-        ":",
-        "-",
-        "^",
-        "\"\"\"",
-        "NEAR",
-        "AND OR NOT",
-    ] {
-        recall::recall(&store, &Scope::global(), query, &Options::default())
-            .unwrap_or_else(|e| panic!("query {query:?} failed: {e:#}"));
-    }
+    (dir, store, target)
+}
+
+#[rstest]
+#[case::an_opening_quote("\"checkout redis")]
+#[case::a_closing_quote("checkout redis\"")]
+#[case::quoted_words("\"checkout\" \"redis\"")]
+#[case::prefix_stars("checkout* redis*")]
+#[case::a_group_with_or("(checkout OR redis)")]
+#[case::parentheses_inside_out("checkout) (redis")]
+#[case::a_body_column_filter("body:checkout redis")]
+#[case::a_source_column_filter("source:redis checkout")]
+#[case::minuses("-checkout -redis")]
+#[case::near_between_words("checkout NEAR redis")]
+#[case::a_near_group("NEAR(checkout redis, 2)")]
+#[case::and("checkout AND redis")]
+#[case::not("checkout NOT redis")]
+#[case::carets("^checkout ^redis")]
+#[case::braces("{checkout redis}")]
+#[case::a_plus("checkout + redis")]
+#[case::apostrophes("checkout' redis'")]
+fn fts5_syntax_in_the_query_is_plain_text(#[case] query: &str) {
+    let (_dir, store, target) = checkout_store();
+    let recalled = ask(&store, &Scope::global(), query);
+    assert_eq!(
+        recalled.results.first().map(|hit| hit.id),
+        Some(target),
+        "query {query:?} should find the checkout memory first"
+    );
+}
+
+#[rstest]
+#[case::a_quote("\"")]
+#[case::a_star("*")]
+#[case::an_opening_parenthesis("(")]
+#[case::a_closing_parenthesis(")")]
+#[case::a_colon(":")]
+#[case::a_minus("-")]
+#[case::a_caret("^")]
+#[case::three_quotes("\"\"\"")]
+#[case::near("NEAR")]
+#[case::and_or_not("AND OR NOT")]
+fn fts5_syntax_alone_is_no_error(#[case] query: &str) {
+    let (_dir, store, _) = checkout_store();
+    recall::recall(&store, &Scope::global(), query, &Options::default())
+        .unwrap_or_else(|e| panic!("query {query:?} failed: {e:#}"));
 }
 
 // ---------------------------------------------------------------- what comes back
 
-#[test]
-fn opposing_statements_both_come_back() {
+#[rstest]
+#[case::a_question("do we use redis for sessions?")]
+#[case::keywords("redis sessions")]
+fn opposing_statements_both_come_back(#[case] query: &str) {
     let (_dir, mut store) = empty_store();
     let yes = remember(&mut store, "We use Redis for sessions", None);
     let no = remember(&mut store, "We no longer use Redis for sessions", None);
-    for query in ["do we use redis for sessions?", "redis sessions"] {
-        let found = ids(&ask(&store, &Scope::global(), query));
-        assert!(
-            found.contains(&yes) && found.contains(&no),
-            "{query:?}: {found:?}"
-        );
-    }
+    let found = ids(&ask(&store, &Scope::global(), query));
+    assert!(
+        found.contains(&yes) && found.contains(&no),
+        "{query:?}: {found:?}"
+    );
 }
 
 #[test]
@@ -264,37 +268,45 @@ fn changed_numbers_both_come_back_unmerged() {
     }
 }
 
-#[test]
-fn short_identifiers_are_found() {
+const E0502: &str =
+    "rustc error E0502: a mutable borrow while an immutable one is alive; clone the key first";
+const V2: &str = "The v2 API drops the legacy fields";
+const K8S: &str = "Manifests for k8s live in deploy/k8s";
+const PY3: &str = "Scripts need py3 from the system image";
+
+#[rstest]
+#[case::e0502("E0502", E0502)]
+#[case::e0502_in_a_question("what does E0502 mean", E0502)]
+#[case::v2("v2", V2)]
+#[case::v2_api("v2 API", V2)]
+#[case::k8s("k8s", K8S)]
+#[case::k8s_in_a_question("where are the k8s manifests", K8S)]
+#[case::py3("py3", PY3)]
+fn short_identifiers_are_found(#[case] query: &str, #[case] body: &str) {
     let (_dir, mut store) = empty_store();
-    let e0502 = remember(
-        &mut store,
-        "rustc error E0502: a mutable borrow while an immutable one is alive; clone the key first",
-        None,
-    );
-    let v2 = remember(&mut store, "The v2 API drops the legacy fields", None);
-    let k8s = remember(&mut store, "Manifests for k8s live in deploy/k8s", None);
-    let py3 = remember(&mut store, "Scripts need py3 from the system image", None);
-    remember(&mut store, "Errors are wrapped with anyhow context", None);
-    remember(&mut store, "The API gateway terminates TLS", None);
-    remember(&mut store, "Deploy manifests are reviewed by ops", None);
-    for (query, id) in [
-        ("E0502", e0502),
-        ("what does E0502 mean", e0502),
-        ("v2", v2),
-        ("v2 API", v2),
-        ("k8s", k8s),
-        ("where are the k8s manifests", k8s),
-        ("py3", py3),
+    let mut id = None;
+    for note in [
+        E0502,
+        V2,
+        K8S,
+        PY3,
+        "Errors are wrapped with anyhow context",
+        "The API gateway terminates TLS",
+        "Deploy manifests are reviewed by ops",
     ] {
-        let recalled = ask(&store, &Scope::global(), query);
-        assert_eq!(
-            recalled.results.first().map(|hit| hit.id),
-            Some(id),
-            "{query:?} should find its memory first: {:?}",
-            ids(&recalled)
-        );
+        let stored = remember(&mut store, note, None);
+        if note == body {
+            id = Some(stored);
+        }
     }
+    let id = id.expect("the case names one of the stored memories");
+    let recalled = ask(&store, &Scope::global(), query);
+    assert_eq!(
+        recalled.results.first().map(|hit| hit.id),
+        Some(id),
+        "{query:?} should find its memory first: {:?}",
+        ids(&recalled)
+    );
 }
 
 #[test]
@@ -337,25 +349,29 @@ fn the_same_body_global_and_in_a_project_is_sent_once() {
 
 // ---------------------------------------------------------------- unicode
 
-#[test]
-fn accents_fold_both_ways() {
+const RESUME: &str = "Keep the résumé template in docs/hiring";
+const CAFE: &str = "The cafe downstairs has the fastest wifi";
+
+#[rstest]
+#[case::resume_template("resume template", RESUME)]
+#[case::resume("resume", RESUME)]
+#[case::capitals("RÉSUMÉ", RESUME)]
+#[case::cafe("café", CAFE)]
+#[case::cafe_wifi("Café wifi", CAFE)]
+fn accents_fold_both_ways(#[case] query: &str, #[case] body: &str) {
     let (_dir, mut store) = empty_store();
-    let resume = remember(&mut store, "Keep the résumé template in docs/hiring", None);
-    let cafe = remember(&mut store, "The cafe downstairs has the fastest wifi", None);
-    for (query, id) in [
-        ("resume template", resume),
-        ("resume", resume),
-        ("RÉSUMÉ", resume),
-        ("café", cafe),
-        ("Café wifi", cafe),
-    ] {
-        let recalled = ask(&store, &Scope::global(), query);
-        assert_eq!(ids(&recalled), [id], "{query:?}");
-    }
+    let resume = remember(&mut store, RESUME, None);
+    let cafe = remember(&mut store, CAFE, None);
+    let id = if body == RESUME { resume } else { cafe };
+    let recalled = ask(&store, &Scope::global(), query);
+    assert_eq!(ids(&recalled), [id], "{query:?}");
 }
 
-#[test]
-fn cjk_text_is_found_through_the_trigram_lane() {
+#[rstest]
+#[case::a_word_and_a_particle("连接池的")]
+#[case::a_word("连接池")]
+#[case::a_phrase("数据库连接池的大小")]
+fn cjk_text_is_found_through_the_trigram_lane(#[case] query: &str) {
     let (_dir, mut store) = empty_store();
     let pool = remember(&mut store, "数据库连接池的大小是二十", None);
     remember(&mut store, "日志级别在生产环境是信息", None);
@@ -363,22 +379,21 @@ fn cjk_text_is_found_through_the_trigram_lane() {
         explain: true,
         ..Options::default()
     };
-    for query in ["连接池的", "连接池", "数据库连接池的大小"] {
-        let recalled = recall_with(&store, &Scope::global(), query, options);
-        assert_eq!(ids(&recalled), [pool], "{query:?}");
-        let explain = recalled.explain.unwrap();
-        assert!(
-            explain[0].trigrams.is_some(),
-            "{query:?} is found by trigrams"
-        );
-    }
+    let recalled = recall_with(&store, &Scope::global(), query, options);
+    assert_eq!(ids(&recalled), [pool], "{query:?}");
+    let explain = recalled.explain.unwrap();
+    assert!(
+        explain[0].trigrams.is_some(),
+        "{query:?} is found by trigrams"
+    );
 }
 
 // ---------------------------------------------------------------- scope and state
 
-#[test]
-fn projects_never_see_each_other_and_both_see_global() {
-    let (_dir, mut store) = empty_store();
+/// A deploy memory in each project and one global: the store, then the ids of project A's,
+/// project B's and the global one.
+fn two_projects_and_global() -> (TempDir, Store, [i64; 3]) {
+    let (dir, mut store) = empty_store();
     let a = remember(
         &mut store,
         "Deploy project A with the blue pipeline",
@@ -390,36 +405,56 @@ fn projects_never_see_each_other_and_both_see_global() {
         Some(PROJECT_B),
     );
     let global = remember(&mut store, "Deploy only after the pipeline is green", None);
-    let explained = Options {
+    (dir, store, [a, b, global])
+}
+
+fn explained() -> Options {
+    Options {
         explain: true,
         budget: Budget::Full,
         floor: false,
         ..Options::default()
-    };
-
-    for (scope, own, other) in [
-        (Scope::project(PROJECT_A), a, b),
-        (Scope::project(PROJECT_B), b, a),
-    ] {
-        for query in ["deploy pipeline", "green pipeline", "blue", ""] {
-            let recalled = recall_with(&store, &scope, query, explained);
-            let found = ids(&recalled);
-            assert!(!found.contains(&other), "{scope:?} {query:?}: {found:?}");
-            let candidates: Vec<i64> = recalled.explain.unwrap().iter().map(|e| e.id).collect();
-            assert!(
-                !candidates.contains(&other),
-                "{scope:?} {query:?} considered another project's memory: {candidates:?}"
-            );
-        }
-        let found = ids(&ask(&store, &scope, "deploy pipeline"));
-        assert!(found.contains(&own) && found.contains(&global), "{found:?}");
     }
+}
 
+#[rstest]
+#[case::a(PROJECT_A)]
+#[case::b(PROJECT_B)]
+fn projects_never_see_each_other(
+    #[case] project: &str,
+    #[values("deploy pipeline", "green pipeline", "blue", "")] query: &str,
+) {
+    let (_dir, store, [a, b, _]) = two_projects_and_global();
+    let other = if project == PROJECT_A { b } else { a };
+    let scope = Scope::project(project);
+    let recalled = recall_with(&store, &scope, query, explained());
+    let found = ids(&recalled);
+    assert!(!found.contains(&other), "{scope:?} {query:?}: {found:?}");
+    let candidates: Vec<i64> = recalled.explain.unwrap().iter().map(|e| e.id).collect();
+    assert!(
+        !candidates.contains(&other),
+        "{scope:?} {query:?} considered another project's memory: {candidates:?}"
+    );
+}
+
+#[rstest]
+#[case::a(PROJECT_A)]
+#[case::b(PROJECT_B)]
+fn projects_both_see_global(#[case] project: &str) {
+    let (_dir, store, [a, b, global]) = two_projects_and_global();
+    let own = if project == PROJECT_A { a } else { b };
+    let found = ids(&ask(&store, &Scope::project(project), "deploy pipeline"));
+    assert!(found.contains(&own) && found.contains(&global), "{found:?}");
+}
+
+#[test]
+fn the_global_scope_sees_no_project() {
+    let (_dir, store, [_, _, global]) = two_projects_and_global();
     let found = ids(&recall_with(
         &store,
         &Scope::global(),
         "deploy pipeline",
-        explained,
+        explained(),
     ));
     assert_eq!(found, [global], "the global scope sees no project");
 }
@@ -642,8 +677,12 @@ fn a_long_memory_whose_first_line_does_not_match_is_sent_as_a_snippet() {
 
 // ---------------------------------------------------------------- no terms
 
-#[test]
-fn an_empty_or_function_word_query_returns_the_newest_first() {
+#[rstest]
+#[case::empty("")]
+#[case::blank("   ")]
+#[case::function_words("what is it that we did?")]
+#[case::one_function_word("the")]
+fn an_empty_or_function_word_query_returns_the_newest_first(#[case] query: &str) {
     let (_dir, mut store) = empty_store();
     let scope = Scope::project(PROJECT_A);
     let oldest = remember_at(&mut store, "Oldest note", Some(PROJECT_A), Some(1_000));
@@ -653,11 +692,9 @@ fn an_empty_or_function_word_query_returns_the_newest_first() {
     let gone = remember_at(&mut store, "Forgotten note", Some(PROJECT_A), Some(5_000));
     store.forget(gone, &scope).unwrap();
 
-    for query in ["", "   ", "what is it that we did?", "the"] {
-        let recalled = ask(&store, &scope, query);
-        assert!(recalled.terms.kept.is_empty(), "{query:?}");
-        assert_eq!(ids(&recalled), [newest, middle, oldest], "{query:?}");
-    }
+    let recalled = ask(&store, &scope, query);
+    assert!(recalled.terms.kept.is_empty(), "{query:?}");
+    assert_eq!(ids(&recalled), [newest, middle, oldest], "{query:?}");
 }
 
 #[test]
