@@ -4,6 +4,8 @@
 
 #![deny(clippy::string_slice, clippy::indexing_slicing)]
 
+use rstest::rstest;
+
 use super::{keeps, masks};
 
 #[test]
@@ -24,37 +26,38 @@ fn the_briefs_examples() {
     keeps("password policy: at least 12 characters");
 }
 
-#[test]
-fn harmless_text() {
-    for text in [
-        "commit 3f9a2b7c1d4e5f60718293a4b5c6d7e8f9012345 fixed the tokenizer",
-        "sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
-        "request 6f1c2e9a-7b3d-4c5e-8f90-a1b2c3d4e5f6 failed",
-        "api_key: ${API_KEY}",
-        "password: $DB_PASSWORD",
-        "token: ${{ secrets.DEPLOY_TOKEN }}",
-        "let key = std::env::var(\"API_KEY\")?;",
-        "const secret = process.env.APP_SECRET;",
-        "password = request.form['password']",
-        "api_token: <redacted by ops>",
-        "password: null",
-        "secret: \"\"",
-        "password: changeme",
-        "auth_url = \"https://auth.example.org/authorize\"",
-        "token_ttl_seconds: 3600",
-        "public_key: AAAAC3NzaC1lZDI1NTE5AAAAIFq8Lm3N7vB2xK5pR9tY4wE6uI1oA0sD",
-        "cache_key: 4b9e2f1a7c3d5e8f0a1b2c3d4e5f6a7b",
-        "next_page_token: CgwIABIIZm9vYmFyMTIz",
-        "max_tokens: 4096",
-        "The token is validated by the gateway; secrets live in Vault.",
-        "Author: Priya Raman <priya@example.org>",
-        "integrity sha512-z4PhNX7vuL3xVChQ1m2AB9Yg5AULVxXcg/SpIdNs6c5H0NE8XYXysP+DGNKHfuwvY7kxvUR",
-        "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIFq8Lm3N7vB2xK5pR9tY4wE6uI1oA0sD user@host",
-        "uuid 01HZX3K4M5N6P7Q8R9S0T1V2W3 and 0x7ffdf2a1c3b0",
-        "go.sum h1:Zq8LmN3vB7xK2pR5tY9wE4uI6oA1sD0fG2hJkL3mN4o=",
-    ] {
-        keeps(text);
-    }
+#[rstest]
+#[case::a_commit_hash("commit 3f9a2b7c1d4e5f60718293a4b5c6d7e8f9012345 fixed the tokenizer")]
+#[case::a_sha256_digest("sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08")]
+#[case::a_request_uuid("request 6f1c2e9a-7b3d-4c5e-8f90-a1b2c3d4e5f6 failed")]
+#[case::an_env_reference_in_braces("api_key: ${API_KEY}")]
+#[case::an_env_reference("password: $DB_PASSWORD")]
+#[case::a_ci_secret_reference("token: ${{ secrets.DEPLOY_TOKEN }}")]
+#[case::rust_reading_the_environment("let key = std::env::var(\"API_KEY\")?;")]
+#[case::javascript_reading_the_environment("const secret = process.env.APP_SECRET;")]
+#[case::python_reading_a_form("password = request.form['password']")]
+#[case::a_redaction("api_token: <redacted by ops>")]
+#[case::null("password: null")]
+#[case::an_empty_string("secret: \"\"")]
+#[case::changeme("password: changeme")]
+#[case::an_auth_url("auth_url = \"https://auth.example.org/authorize\"")]
+#[case::a_token_lifetime("token_ttl_seconds: 3600")]
+#[case::a_public_key("public_key: AAAAC3NzaC1lZDI1NTE5AAAAIFq8Lm3N7vB2xK5pR9tY4wE6uI1oA0sD")]
+#[case::a_cache_key("cache_key: 4b9e2f1a7c3d5e8f0a1b2c3d4e5f6a7b")]
+#[case::a_page_token("next_page_token: CgwIABIIZm9vYmFyMTIz")]
+#[case::max_tokens("max_tokens: 4096")]
+#[case::prose_about_tokens("The token is validated by the gateway; secrets live in Vault.")]
+#[case::an_author("Author: Priya Raman <priya@example.org>")]
+#[case::an_integrity_hash(
+    "integrity sha512-z4PhNX7vuL3xVChQ1m2AB9Yg5AULVxXcg/SpIdNs6c5H0NE8XYXysP+DGNKHfuwvY7kxvUR"
+)]
+#[case::an_ssh_public_key(
+    "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIFq8Lm3N7vB2xK5pR9tY4wE6uI1oA0sD user@host"
+)]
+#[case::a_ulid_and_an_address("uuid 01HZX3K4M5N6P7Q8R9S0T1V2W3 and 0x7ffdf2a1c3b0")]
+#[case::a_go_sum_hash("go.sum h1:Zq8LmN3vB7xK2pR5tY9wE4uI6oA1sD0fG2hJkL3mN4o=")]
+fn harmless_text_comes_out_unchanged(#[case] text: &str) {
+    keeps(text);
 }
 
 #[test]

@@ -3,62 +3,55 @@
 
 #![deny(clippy::string_slice, clippy::indexing_slicing)]
 
+use rstest::rstest;
+
 use super::{keeps, masks};
 use crate::secrets::mask;
 
+#[rstest]
+#[case::aws_access_key("aws access key", "key AKIAQ3TQ7NB5Z9KD2RXM for the bot")]
+#[case::github_token("github token", "use ghp_Zq8LmN3vB7xK2pR5tY9wE4uI6oA1sD0fG2hJ now")]
+#[case::github_fine_grained_token(
+    "github token",
+    "github_pat_11ABCDEFG0123456789_abcdefghijKLMNOPQRstuvwxyz0123456789ABCDEFGHIJ"
+)]
+#[case::gitlab_token("gitlab token", "glpat-Rk3xW9qZ2mN7bV5cT1yL")]
+#[case::slack_token(
+    "slack token",
+    "xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx"
+)]
+#[case::stripe_key("stripe key", "sk_live_4eC39HqLyjWDarjtT1zdp7dc")]
+#[case::google_api_key("google api key", "AIzaSyD3kLmN0pQrStUvWxYz1234567890abcde")]
+#[case::openai_key(
+    "openai key",
+    "sk-proj-Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4zAb7cDe0fGh3iJk6"
+)]
+#[case::anthropic_key(
+    "anthropic key",
+    "sk-ant-api03-Zx9Yw8Vu7Ts6Rq5Po4Nm3Lk2Ji1Hg0FeDcBa-AbCdEf"
+)]
+#[case::npm_token("npm token", "npm_Ab3De6Gh9Jk2Mn5Pq8St1Vw4Yz7Bc0Ef3Hi6")]
+#[case::sendgrid_key(
+    "sendgrid key",
+    "SG.Ab3De6Gh9Jk2Mn5Pq8St1V.w4Yz7Bc0Ef3Hi6Kl9No2Qr5Tu8Wx1Za4Cd7Fg0Ij3Lm6"
+)]
+#[case::twilio_key("twilio key", "SK0123456789abcdef0123456789abcdef")]
+#[case::huggingface_token("huggingface token", "hf_Ab3De6Gh9Jk2Mn5Pq8St1Vw4Yz7Bc0Ef3")]
+#[case::mailchimp_key("mailchimp key", "0123456789abcdef0123456789abcdef-us21")]
+#[case::telegram_bot_token("telegram bot token", "123456789:AAHk3_Lm9Np2Qr5St8Vw1Yz4Bc7Ef0Hi3Kl")]
+#[case::password_hash("password hash", "alice:$apr1$Xk3j9Lm2$Qr5St8Vw1Yz4Bc7Ef0Hi3K")]
+fn a_vendor_token_is_found_as_its_kind(#[case] kind: &str, #[case] text: &str) {
+    let out = mask(text);
+    assert!(
+        out.found.iter().any(|f| f.kind == kind),
+        "{kind}: {text} -> {} {:?}",
+        out.text,
+        out.found
+    );
+}
+
 #[test]
 fn vendor_tokens() {
-    let cases = [
-        ("aws access key", "key AKIAQ3TQ7NB5Z9KD2RXM for the bot"),
-        (
-            "github token",
-            "use ghp_Zq8LmN3vB7xK2pR5tY9wE4uI6oA1sD0fG2hJ now",
-        ),
-        (
-            "github token",
-            "github_pat_11ABCDEFG0123456789_abcdefghijKLMNOPQRstuvwxyz0123456789ABCDEFGHIJ",
-        ),
-        ("gitlab token", "glpat-Rk3xW9qZ2mN7bV5cT1yL"),
-        (
-            "slack token",
-            "xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx",
-        ),
-        ("stripe key", "sk_live_4eC39HqLyjWDarjtT1zdp7dc"),
-        ("google api key", "AIzaSyD3kLmN0pQrStUvWxYz1234567890abcde"),
-        (
-            "openai key",
-            "sk-proj-Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4zAb7cDe0fGh3iJk6",
-        ),
-        (
-            "anthropic key",
-            "sk-ant-api03-Zx9Yw8Vu7Ts6Rq5Po4Nm3Lk2Ji1Hg0FeDcBa-AbCdEf",
-        ),
-        ("npm token", "npm_Ab3De6Gh9Jk2Mn5Pq8St1Vw4Yz7Bc0Ef3Hi6"),
-        (
-            "sendgrid key",
-            "SG.Ab3De6Gh9Jk2Mn5Pq8St1V.w4Yz7Bc0Ef3Hi6Kl9No2Qr5Tu8Wx1Za4Cd7Fg0Ij3Lm6",
-        ),
-        ("twilio key", "SK0123456789abcdef0123456789abcdef"),
-        ("huggingface token", "hf_Ab3De6Gh9Jk2Mn5Pq8St1Vw4Yz7Bc0Ef3"),
-        ("mailchimp key", "0123456789abcdef0123456789abcdef-us21"),
-        (
-            "telegram bot token",
-            "123456789:AAHk3_Lm9Np2Qr5St8Vw1Yz4Bc7Ef0Hi3Kl",
-        ),
-        (
-            "password hash",
-            "alice:$apr1$Xk3j9Lm2$Qr5St8Vw1Yz4Bc7Ef0Hi3K",
-        ),
-    ];
-    for (kind, text) in cases {
-        let out = mask(text);
-        assert!(
-            out.found.iter().any(|f| f.kind == kind),
-            "{kind}: {text} -> {} {:?}",
-            out.text,
-            out.found
-        );
-    }
     masks(
         "token=ghp_Zq8LmN3vB7xK2pR5tY9wE4uI6oA1sD0fG2hJ;",
         "token=[secret];",

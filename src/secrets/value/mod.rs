@@ -212,73 +212,71 @@ pub(super) fn embedded(v: &str, user: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
+    use rstest::rstest;
+
     use super::*;
 
-    #[test]
-    fn keyed_values() {
-        for yes in [
-            "hunter2x!",
-            "Tr0ub4dor&3",
-            "k8Jd0a9sLq2Z",
-            "0f3a9c5e7b1d2468ace0",
-            "8d7e2b1c-55aa-4f0e-9c3d-0a1b2c3d4e5f",
-            "QmFzZTY0VmFsdWU=",
-            "ZqXvBnMkLpWrTsYu",
-            "ñu-2024x",
-            "Grün&Blau-77",
-        ] {
-            assert!(keyed(yes), "{yes}");
-        }
-        for no in [
-            "",
-            "changeme",
-            "none",
-            "true",
-            "12345678",
-            "2025-01-31",
-            "v1.2.3",
-            "$DB_PASS",
-            "${API_KEY}",
-            "{{ vault.key }}",
-            "<redacted>",
-            "[secret]",
-            "process.env.API_TOKEN",
-            "YOUR_TOKEN_HERE",
-            "X-Api-Key",
-            "os.getenv(\"TOKEN\")",
-            "/etc/app/secret.txt",
-            "id_ed25519.pub",
-            "ops@example.org",
-            "********",
-            "abc...xyz",
-            "sha256:0f3a9c5e7b1d2468",
-            "oauth2",
-        ] {
-            assert!(!keyed(no), "{no}");
-        }
+    #[rstest]
+    #[case::a_password("hunter2x!")]
+    #[case::a_classic_passphrase("Tr0ub4dor&3")]
+    #[case::mixed_letters_and_digits("k8Jd0a9sLq2Z")]
+    #[case::hex("0f3a9c5e7b1d2468ace0")]
+    #[case::a_uuid("8d7e2b1c-55aa-4f0e-9c3d-0a1b2c3d4e5f")]
+    #[case::base64("QmFzZTY0VmFsdWU=")]
+    #[case::letters_only_random("ZqXvBnMkLpWrTsYu")]
+    #[case::a_password_with_a_tilde("ñu-2024x")]
+    #[case::a_german_password("Grün&Blau-77")]
+    fn after_a_key_this_is_a_secret(#[case] value: &str) {
+        assert!(keyed(value), "{value}");
     }
 
-    #[test]
-    fn strict_values() {
-        for yes in [
-            "Wq9!plover-Dart",
-            "Zk4mQ8rT2vX7nB1c",
-            "sn0w&Ash#19",
-            "Кот2023!Ыx",
-        ] {
-            assert!(strict(yes), "{yes}");
-        }
-        for no in [
-            "0f3a9c5e7b1d2468ace0",
-            "8d7e2b1c-55aa-4f0e-9c3d-0a1b2c3d4e5f",
-            "01HZX3K4M5N6P7Q8R9S0T1V2W3",
-            "Notes2024.md",
-            "registry.io/team/app@sha256:0f3a",
-            "v3.1.0-beta.2+exp.7",
-            "getElementById",
-            "sha512-QmFzZTY0VmFsdWU+Zm9vYmFy==",
-        ] {
-            assert!(!strict(no), "{no}");
-        }
+    #[rstest]
+    #[case::empty("")]
+    #[case::changeme("changeme")]
+    #[case::the_word_none("none")]
+    #[case::the_word_true("true")]
+    #[case::only_digits("12345678")]
+    #[case::a_date("2025-01-31")]
+    #[case::a_version("v1.2.3")]
+    #[case::an_env_reference("$DB_PASS")]
+    #[case::an_env_reference_in_braces("${API_KEY}")]
+    #[case::a_template("{{ vault.key }}")]
+    #[case::a_redaction("<redacted>")]
+    #[case::the_marker("[secret]")]
+    #[case::a_javascript_env_lookup("process.env.API_TOKEN")]
+    #[case::a_placeholder("YOUR_TOKEN_HERE")]
+    #[case::a_header_name("X-Api-Key")]
+    #[case::a_python_env_lookup("os.getenv(\"TOKEN\")")]
+    #[case::a_path("/etc/app/secret.txt")]
+    #[case::a_file_name("id_ed25519.pub")]
+    #[case::an_email_address("ops@example.org")]
+    #[case::stars("********")]
+    #[case::an_elision("abc...xyz")]
+    #[case::a_short_digest("sha256:0f3a9c5e7b1d2468")]
+    #[case::a_word_with_a_digit("oauth2")]
+    fn after_a_key_this_is_no_secret(#[case] value: &str) {
+        assert!(!keyed(value), "{value}");
+    }
+
+    #[rstest]
+    #[case::a_password_with_words("Wq9!plover-Dart")]
+    #[case::generated("Zk4mQ8rT2vX7nB1c")]
+    #[case::a_password_with_symbols("sn0w&Ash#19")]
+    #[case::a_cyrillic_password("Кот2023!Ыx")]
+    fn without_a_key_this_is_a_secret(#[case] value: &str) {
+        assert!(strict(value), "{value}");
+    }
+
+    #[rstest]
+    #[case::hex("0f3a9c5e7b1d2468ace0")]
+    #[case::a_uuid("8d7e2b1c-55aa-4f0e-9c3d-0a1b2c3d4e5f")]
+    #[case::a_ulid("01HZX3K4M5N6P7Q8R9S0T1V2W3")]
+    #[case::a_file_name("Notes2024.md")]
+    #[case::an_image_digest("registry.io/team/app@sha256:0f3a")]
+    #[case::a_version("v3.1.0-beta.2+exp.7")]
+    #[case::an_identifier("getElementById")]
+    #[case::an_integrity_hash("sha512-QmFzZTY0VmFsdWU+Zm9vYmFy==")]
+    fn without_a_key_this_is_no_secret(#[case] value: &str) {
+        assert!(!strict(value), "{value}");
     }
 }
