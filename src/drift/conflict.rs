@@ -981,6 +981,8 @@ fn not_content() -> &'static HashSet<&'static str> {
 
 #[cfg(test)]
 mod tests {
+    use rstest::rstest;
+
     use super::*;
 
     fn conflict(older: &str, newer: &str) -> Option<String> {
@@ -990,21 +992,18 @@ mod tests {
 
     /// A backtick without a partner once kept the clause splitter where it was, forever: every
     /// recall and hook that checked such a memory for drift hung.
-    #[test]
-    fn an_unmatched_backtick_ends() {
+    #[rstest]
+    #[case::alone("`")]
+    #[case::between_words("a ` b")]
+    #[case::opening_code("run `cargo test")]
+    #[case::two("``")]
+    #[case::after_a_word("x`")]
+    #[case::after_a_pair("`é` `")]
+    #[case::at_the_end("end with `")]
+    fn an_unmatched_backtick_ends(#[case] text: &str) {
         let s = WordStemmer::default();
-        for text in [
-            "`",
-            "a ` b",
-            "run `cargo test",
-            "``",
-            "x`",
-            "`é` `",
-            "end with `",
-        ] {
-            let profile = Profile::of(text, &s);
-            assert!(profile.claims.len() <= text.len() + 1, "{text:?}");
-        }
+        let profile = Profile::of(text, &s);
+        assert!(profile.claims.len() <= text.len() + 1, "{text:?}");
     }
 
     #[test]
@@ -1028,19 +1027,16 @@ mod tests {
         assert!(conflict("Deploy to the eu cluster", "Deploy to the us cluster").is_some());
     }
 
-    #[test]
-    fn lookalikes_do_not_conflict() {
-        for (a, b) in [
-            ("connect timeout 5s", "read timeout 30s"),
-            ("postgres pool size 20", "redis pool size 50"),
-            ("raised the db pool from 10 to 20", "db pool is 20"),
-            ("cache TTL 60 seconds", "cache allows 60 requests"),
-            ("staging uses port 5433", "production uses port 5432"),
-            ("API timeout 30s", "api timeout is 30000 ms"),
-            ("never commit .env", "commit .env.example with placeholders"),
-            ("See line 42 of the parser", "See line 97 of the parser"),
-        ] {
-            assert_eq!(conflict(a, b), None, "{a} / {b}");
-        }
+    #[rstest]
+    #[case::different_timeouts("connect timeout 5s", "read timeout 30s")]
+    #[case::different_pools("postgres pool size 20", "redis pool size 50")]
+    #[case::a_change_then_its_result("raised the db pool from 10 to 20", "db pool is 20")]
+    #[case::different_units("cache TTL 60 seconds", "cache allows 60 requests")]
+    #[case::different_environments("staging uses port 5433", "production uses port 5432")]
+    #[case::the_same_time_in_other_units("API timeout 30s", "api timeout is 30000 ms")]
+    #[case::a_file_and_its_example("never commit .env", "commit .env.example with placeholders")]
+    #[case::line_numbers("See line 42 of the parser", "See line 97 of the parser")]
+    fn lookalikes_do_not_conflict(#[case] a: &str, #[case] b: &str) {
+        assert_eq!(conflict(a, b), None, "{a} / {b}");
     }
 }

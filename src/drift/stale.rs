@@ -235,6 +235,8 @@ pub fn locate(named: &Named, checkout: Option<&Path>, home: Option<&Path>) -> Op
 
 #[cfg(test)]
 mod tests {
+    use rstest::rstest;
+
     use super::*;
 
     fn written(text: &str) -> Vec<String> {
@@ -264,22 +266,25 @@ mod tests {
         assert!(written(text).is_empty(), "{:?}", written(text));
     }
 
-    #[test]
-    fn never_judges_other_homes_temporary_or_built_paths() {
+    #[rstest]
+    #[case::another_linux_home("/home/alice/notes.txt")]
+    #[case::another_mac_home("/Users/bob/x.md")]
+    #[case::tmp("/tmp/build.log")]
+    #[case::mac_temporary_folders("/var/folders/ab/x.txt")]
+    #[case::cargo_target("target/debug/app.d")]
+    #[case::node_modules("web/node_modules/react/index.js")]
+    #[case::dist("dist/app.js")]
+    fn never_judges_other_homes_temporary_or_built_paths(#[case] text: &str) {
         let home = Path::new("/home/me");
         let checkout = Path::new("/work/app");
-        for text in [
-            "/home/alice/notes.txt",
-            "/Users/bob/x.md",
-            "/tmp/build.log",
-            "/var/folders/ab/x.txt",
-            "target/debug/app.d",
-            "web/node_modules/react/index.js",
-            "dist/app.js",
-        ] {
-            let named = &named(text, &[])[0];
-            assert_eq!(locate(named, Some(checkout), Some(home)), None, "{text}");
-        }
+        let named = &named(text, &[])[0];
+        assert_eq!(locate(named, Some(checkout), Some(home)), None, "{text}");
+    }
+
+    #[test]
+    fn judges_its_own_home_and_a_checkout_in_a_temporary_folder() {
+        let home = Path::new("/home/me");
+        let checkout = Path::new("/work/app");
         let own = &named("/home/me/.zshrc", &[])[0];
         assert_eq!(
             locate(own, Some(checkout), Some(home)),
