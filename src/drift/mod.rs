@@ -491,7 +491,7 @@ fn stale_in(m: &Memory, home: Option<&Path>) -> Vec<Finding> {
         .into_iter()
         .filter_map(|named| {
             let place = stale::locate(&named, checkout, home)?;
-            if place.exists() {
+            if !stale::gone(&named, &place) {
                 return None;
             }
             let why = match (named.absolute, checkout) {

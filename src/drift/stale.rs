@@ -9,15 +9,27 @@
 //! project memories, against that project's checkout. Whatever the shape, a path is never
 //! called missing when it lies under another account's home, a temporary folder, or build
 //! output: those come and go, or cannot be seen from here.
+//!
+//! A glob (`migrations/*.sql`, `src/**/handlers.rs`) is stale when it matches nothing: the
+//! folders under its literal start are read, at most `GLOB_ENTRIES` entries, and a glob whose
+//! answer would need more is not judged.
 
 use std::path::{Path, PathBuf};
+
+use globset::{GlobBuilder, GlobMatcher};
 
 /// A path as a memory writes it (without a `:line` suffix), and where it points.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Named {
     pub written: String,
     pub absolute: bool,
+    /// A glob (`*`, `?`, `[...]`, `{a,b}`): stale when it matches nothing.
+    pub glob: bool,
 }
+
+/// The most folder entries judging one glob reads. A checkout's folder named by a glob rarely
+/// holds more; past it the glob is not judged, so the cost stays bounded in a huge checkout.
+const GLOB_ENTRIES: usize = 4_096;
 
 /// First folders of absolute paths that name real places on Linux and macOS.
 const ROOTS: &[&str] = &[
@@ -106,6 +118,9 @@ fn shape(raw: &str, roots: &[&Path]) -> Option<Named> {
         .trim_start_matches(['(', '[', '{', '<', '*'])
         .trim_end_matches([')', ']', '}', '>', ',', ';', '!', '?', '*', '.', ':']);
     let token = strip_line_suffix(token);
+    if let Some(glob) = glob_shape(raw) {
+        return Some(glob);
+    }
     if token.len() < 3
         || !token.contains('/')
         || token.contains("://")
@@ -124,12 +139,14 @@ fn shape(raw: &str, roots: &[&Path]) -> Option<Named> {
         return (ROOTS.contains(&first) || under_root).then(|| Named {
             written: token.to_owned(),
             absolute: true,
+            glob: false,
         });
     }
     if token.starts_with("~/") {
         return Some(Named {
             written: token.to_owned(),
             absolute: true,
+            glob: false,
         });
     }
     if !token.starts_with(|c: char| c.is_alphanumeric() || c == '.' || c == '_') {
@@ -144,7 +161,125 @@ fn shape(raw: &str, roots: &[&Path]) -> Option<Named> {
     (pathlike && clean).then(|| Named {
         written: token.to_owned(),
         absolute: false,
+        glob: false,
     })
+}
+
+/// A relative glob in one piece of text: a path of two parts or more, starting with a plain
+/// folder name, with a wildcard in a later part, and a last part that names files (an
+/// extension, or a wildcard alone). `**bold**` markdown around a path is not a glob.
+fn glob_shape(raw: &str) -> Option<Named> {
+    let token = raw
+        .trim_start_matches(['(', '[', '<'])
+        .trim_end_matches([')', ']', '>', ',', ';', '!', '?', '.', ':']);
+    let token = match token.strip_prefix("**") {
+        Some(inner) if inner.ends_with("**") => return None,
+        _ => token,
+    };
+    let parts: Vec<&str> = token.split('/').collect();
+    let wild = |p: &str| p.contains(['*', '?', '[', '{']);
+    let last = *parts.last()?;
+    let shaped = parts.len() >= 2
+        && !wild(parts[0])
+        && parts[0]
+            .chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, '.' | '_' | '-'))
+        && parts[0] != ".."
+        && parts[1..].iter().any(|p| wild(p))
+        && parts.iter().all(|p| !p.is_empty())
+        && !token.contains(['@', '$', '%', '|', '=', '(', ')', '<', '>', '\\', ':'])
+        && file_part(last);
+    (shaped && GlobBuilder::new(token).build().is_ok()).then(|| Named {
+        written: token.to_owned(),
+        absolute: false,
+        glob: true,
+    })
+}
+
+/// A glob's last part that names files: `*.sql`, `V*__*.sql`, `*.{yml,yaml}`, `*`, `**`.
+fn file_part(last: &str) -> bool {
+    let tail = last.trim_start_matches(['*', '?']);
+    let braced = tail.starts_with(".{") && tail.ends_with('}');
+    last == "*" || last == "**" || braced || has_extension(tail)
+}
+
+/// Whether a located path is gone: a file or folder that does not exist, or a glob that
+/// matches nothing (`false` too when a glob could not be judged within `GLOB_ENTRIES`).
+pub fn gone(named: &Named, place: &Path) -> bool {
+    if !named.glob {
+        return !place.exists();
+    }
+    matches_something(place) == Some(false)
+}
+
+/// Whether the glob `pattern` (an absolute path with wildcards) matches a file or folder:
+/// `None` when finding out would read more than `GLOB_ENTRIES` entries.
+fn matches_something(pattern: &Path) -> Option<bool> {
+    let text = pattern.to_str()?;
+    let parts: Vec<&str> = text.split('/').collect();
+    let first = parts
+        .iter()
+        .position(|p| p.contains(['*', '?', '[', '{']))?;
+    let base = parts[..first].join("/");
+    let rest = parts[first..].join("/");
+    let matcher = GlobBuilder::new(&rest)
+        .literal_separator(true)
+        .build()
+        .ok()?
+        .compile_matcher();
+    let depth = if rest.contains("**") {
+        usize::MAX
+    } else {
+        parts.len() - first
+    };
+    let mut budget = GLOB_ENTRIES;
+    walk(Path::new(&base), "", depth, &matcher, &mut budget)
+}
+
+/// Depth-first search under `folder` (whose path below the glob's base is `prefix`) for an
+/// entry `matcher` accepts, reading at most `budget` entries. Build output, `.git` and
+/// symbolic links to folders are not entered.
+fn walk(
+    folder: &Path,
+    prefix: &str,
+    depth: usize,
+    matcher: &GlobMatcher,
+    budget: &mut usize,
+) -> Option<bool> {
+    let Ok(entries) = std::fs::read_dir(folder) else {
+        return Some(false);
+    };
+    let mut folders = Vec::new();
+    for entry in entries {
+        if *budget == 0 {
+            return None;
+        }
+        *budget -= 1;
+        let Ok(entry) = entry else { continue };
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        let relative = format!("{prefix}{name}");
+        if matcher.is_match(&relative) {
+            return Some(true);
+        }
+        let is_folder = entry.file_type().is_ok_and(|t| t.is_dir());
+        if is_folder && depth > 1 && name != ".git" && !BUILT.contains(&name.as_ref()) {
+            folders.push((entry.path(), format!("{relative}/")));
+        }
+    }
+    let mut unknown = false;
+    for (path, prefix) in folders {
+        match walk(&path, &prefix, depth - 1, matcher, budget) {
+            Some(true) => return Some(true),
+            Some(false) => {}
+            None => unknown = true,
+        }
+    }
+    if unknown {
+        None
+    } else {
+        Some(false)
+    }
 }
 
 /// `file.rs`, `ADR-7.md`, `.env.example`: a dot followed by a short extension with a letter.
@@ -299,5 +434,51 @@ mod tests {
         );
         let relative = &named("src/x.rs", &[])[0];
         assert_eq!(locate(relative, None, Some(home)), None, "no checkout");
+    }
+
+    #[rstest]
+    #[case::files_in_a_folder("migrations/*.sql", "migrations/0001_init.sql", true)]
+    #[case::any_depth("src/**/handlers.rs", "src/api/v2/handlers.rs", true)]
+    #[case::any_depth_at_the_top("src/**/handlers.rs", "src/handlers.rs", true)]
+    #[case::alternatives("config/*.{yml,yaml}", "config/app.yaml", true)]
+    #[case::wrong_extension("migrations/*.sql", "migrations/0001_init.py", false)]
+    #[case::no_such_folder("legacy/*.xml", "src/main.rs", false)]
+    #[case::star_stays_in_its_folder("src/*.rs", "src/deep/main.rs", false)]
+    fn a_glob_is_gone_when_it_matches_nothing(
+        #[case] glob: &str,
+        #[case] file: &str,
+        #[case] matches: bool,
+    ) {
+        let dir = tempfile::tempdir().unwrap();
+        let checkout = dir.path();
+        std::fs::create_dir_all(checkout.join(file).parent().unwrap()).unwrap();
+        std::fs::write(checkout.join(file), "x").unwrap();
+        let named = named(&format!("see `{glob}` for them"), &[]);
+        assert_eq!(named.len(), 1, "{named:?}");
+        assert!(named[0].glob);
+        let place = locate(&named[0], Some(checkout), None).unwrap();
+        assert_eq!(gone(&named[0], &place), !matches, "{glob} against {file}");
+    }
+
+    #[rstest]
+    #[case::bold_markdown("**src/main.rs**")]
+    #[case::a_wildcard_first("*/x.rs")]
+    #[case::a_url_like("https://x.io/*.js")]
+    #[case::no_file_part("src/*/things")]
+    fn these_are_not_globs(#[case] text: &str) {
+        assert!(named(text, &[]).iter().all(|n| !n.glob), "{text}");
+    }
+
+    #[test]
+    fn a_glob_past_the_entry_budget_is_not_judged() {
+        let dir = tempfile::tempdir().unwrap();
+        let many = dir.path().join("many");
+        std::fs::create_dir_all(&many).unwrap();
+        for i in 0..GLOB_ENTRIES + 10 {
+            std::fs::write(many.join(format!("f{i}.txt")), "").unwrap();
+        }
+        let named = &named("many/*.sql", &[])[0];
+        let place = locate(named, Some(dir.path()), None).unwrap();
+        assert!(!gone(named, &place), "cut off: not judged");
     }
 }
