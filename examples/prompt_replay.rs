@@ -22,6 +22,7 @@ use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 use serde_json::{json, Value};
+use synapse::config::Ignore;
 use synapse::eval::{self, Case};
 use synapse::hook::{self, Event};
 use synapse::recall::{self, Hit};
@@ -230,7 +231,8 @@ fn check_against_hook(text: &str, cases: &[Case], rule: &[Injected], tmp: &Path)
     let projects = tmp.join("projects");
     std::fs::create_dir_all(&projects)?;
     let projects = projects.canonicalize()?;
-    if !Signal::of_folder(&projects).is_empty() {
+    // As the hook sees it: the default `[signal] ignore` (the replay's data folder has no settings).
+    if !Signal::of_folder(&projects, &Ignore::default()).is_empty() {
         return Ok(json!({"skipped": "the temporary folder is inside a git repository"}));
     }
     let folder = |key: &str| -> Result<String> {

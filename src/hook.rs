@@ -171,7 +171,7 @@ fn handle(event: Event, input: &str) -> Result<(Option<String>, Option<Store>)> 
     let repo = git2::Repository::discover(&payload.cwd).ok();
     let scope = Scope::of_folder_in(&payload.cwd, repo.as_ref())?;
     let wants_signal = event != Event::Stop && command.is_none();
-    let pending = wants_signal.then(|| Pending::start(repo));
+    let pending = wants_signal.then(|| Pending::start(repo, &settings.signal.ignore));
     let mut store = match Store::open_for_hook(&dir) {
         Ok(store) => store,
         // Even opening may wait on another process (one recovering the write-ahead log, say):

@@ -8,7 +8,8 @@
 
 /// Command-line verbs: one file per subcommand, each parsing into the library and printing.
 pub mod cmd;
-/// Where things live (the data folder) and the budget levels.
+/// Where things live (the data folder), the budget levels, and the settings (`config.toml`,
+/// with the `ignore` globs of drift and the task signal).
 pub mod config;
 /// Drift: stale, conflicting and duplicate memories, found for an audit or for what is handed over.
 pub mod drift;

@@ -2,7 +2,9 @@
 //!
 //! The current branch, the files changed against HEAD (index and work tree) plus untracked ones,
 //! and at UserPromptSubmit the prompt. Outside git, or in a repository without commits, whatever
-//! can be known is used and the rest is empty.
+//! can be known is used and the rest is empty. Changed files that `[signal] ignore` in
+//! `config.toml` matches (by default lockfiles and build output) are left out before they count:
+//! a change to `Cargo.lock` alone says as much about the task as no change.
 //!
 //! Listing changed files stats every tracked file: under a millisecond in a small checkout, but
 //! over a hundred in one of twenty thousand files. In a large checkout the hooks therefore list
@@ -15,7 +17,10 @@ use std::time::{Duration, Instant};
 
 use git2::{Repository, StatusOptions};
 
-/// At most this many changed files count: a huge change set says little about any one file.
+use crate::config::Ignore;
+
+/// At most this many changed files count (ignored ones are not counted): a huge change set says
+/// little about any one file.
 const MAX_FILES: usize = 40;
 /// Branch names that say nothing about the task.
 const PLAIN_BRANCHES: &[&str] = &["main", "master", "develop", "dev", "trunk", "head"];
@@ -35,9 +40,9 @@ pub struct Signal {
 
 impl Signal {
     /// The branch and changed files of the repository containing `folder`, if any, however long
-    /// listing them takes.
-    pub fn of_folder(folder: &Path) -> Signal {
-        Pending::start(Repository::discover(folder).ok()).wait(Duration::MAX)
+    /// listing them takes; files `ignore` matches left out.
+    pub fn of_folder(folder: &Path, ignore: &Ignore) -> Signal {
+        Pending::start(Repository::discover(folder).ok(), ignore).wait(Duration::MAX)
     }
 
     /// Nothing to go on.
@@ -97,9 +102,9 @@ enum Files {
 }
 
 impl Pending {
-    /// Read the branch and start listing the changed files of `repo` (`None` outside git): in
-    /// place in a small checkout, on another thread in a large one.
-    pub fn start(repo: Option<Repository>) -> Pending {
+    /// Read the branch and start listing the changed files of `repo` (`None` outside git), those
+    /// `ignore` matches left out: in place in a small checkout, on another thread in a large one.
+    pub fn start(repo: Option<Repository>, ignore: &Ignore) -> Pending {
         let started = Instant::now();
         let Some(repo) = repo else {
             return Pending {
@@ -111,12 +116,13 @@ impl Pending {
         let branch = branch(&repo);
         let index_bytes = std::fs::metadata(repo.path().join("index")).map_or(0, |m| m.len());
         let files = if index_bytes <= LARGE_INDEX_BYTES {
-            Files::Listed(changed_files(&repo))
+            Files::Listed(changed_files(&repo, ignore))
         } else {
             let (send, files) = mpsc::channel();
+            let ignore = ignore.clone();
             std::thread::spawn(move || {
                 // The receiver is gone only if the hook went on without the files.
-                drop(send.send(changed_files(&repo)));
+                drop(send.send(changed_files(&repo, &ignore)));
             });
             Files::Listing(files)
         };
@@ -158,9 +164,9 @@ fn branch(repo: &Repository) -> Option<String> {
     target.strip_prefix("refs/heads/").map(str::to_owned)
 }
 
-/// Files changed in the index or work tree against HEAD, and untracked files, ignored ones left
-/// out.
-fn changed_files(repo: &Repository) -> Vec<String> {
+/// Files changed in the index or work tree against HEAD, and untracked files; those git ignores
+/// and those `ignore` matches left out.
+fn changed_files(repo: &Repository, ignore: &Ignore) -> Vec<String> {
     let mut options = StatusOptions::new();
     options
         .include_untracked(true)
@@ -173,6 +179,7 @@ fn changed_files(repo: &Repository) -> Vec<String> {
     statuses
         .iter()
         .filter_map(|entry| entry.path().ok().map(str::to_owned))
+        .filter(|path| !ignore.matches(path))
         .take(MAX_FILES)
         .collect()
 }
@@ -180,6 +187,7 @@ fn changed_files(repo: &Repository) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rstest::rstest;
 
     #[test]
     fn query_words_from_branch_files_and_prompt() {
@@ -209,12 +217,15 @@ mod tests {
         let git = Repository::init(&repo).unwrap();
         git.set_head("refs/heads/fresh-start").unwrap();
         std::fs::write(repo.join("notes.md"), "x").unwrap();
-        let signal = Signal::of_folder(&repo);
+        let ignore = Ignore::default();
+        let signal = Signal::of_folder(&repo, &ignore);
         assert_eq!(signal.branch.as_deref(), Some("fresh-start"));
         assert_eq!(signal.files, ["notes.md"]);
-        let pending = Pending::start(Some(Repository::discover(&repo).unwrap()));
+        let pending = Pending::start(Some(Repository::discover(&repo).unwrap()), &ignore);
         assert_eq!(pending.wait(Duration::from_secs(10)), signal);
-        assert!(Pending::start(None).wait(Duration::ZERO).is_empty());
+        assert!(Pending::start(None, &ignore)
+            .wait(Duration::ZERO)
+            .is_empty());
     }
 
     #[test]
@@ -246,12 +257,58 @@ mod tests {
         index.write().unwrap();
         assert!(std::fs::metadata(git.path().join("index")).unwrap().len() > LARGE_INDEX_BYTES);
         std::fs::write(dir.path().join("login.rs"), "x").unwrap();
-        let signal = Pending::start(Some(git)).wait(Duration::ZERO);
+        let ignore = Ignore::default();
+        let signal = Pending::start(Some(git), &ignore).wait(Duration::ZERO);
         assert_eq!(signal.branch.as_deref(), Some("fix-login"));
         assert!(signal.files.is_empty(), "the listing is not waited for");
-        let again = Pending::start(Some(Repository::open(dir.path()).unwrap()));
+        let again = Pending::start(Some(Repository::open(dir.path()).unwrap()), &ignore);
         let signal = again.wait(Duration::from_secs(60));
         // The tracked files are missing from the work tree: all of them are changes.
         assert_eq!(signal.files.len(), MAX_FILES, "given time, it is listed");
+    }
+
+    #[rstest]
+    #[case::defaults(None, &["src/billing/invoice.rs"])]
+    #[case::nothing_ignored(Some(&[][..]), &["Cargo.lock", "src/billing/invoice.rs", "web/node_modules/react/index.js", "web/yarn.lock"])]
+    #[case::a_user_list(Some(&["src/"][..]), &["Cargo.lock", "web/node_modules/react/index.js", "web/yarn.lock"])]
+    fn ignored_changes_are_left_out(#[case] patterns: Option<&[&str]>, #[case] listed: &[&str]) {
+        let dir = tempfile::tempdir().unwrap();
+        let git = Repository::init(dir.path()).unwrap();
+        git.set_head("refs/heads/fix-invoices").unwrap();
+        for file in [
+            "Cargo.lock",
+            "src/billing/invoice.rs",
+            "web/node_modules/react/index.js",
+            "web/yarn.lock",
+        ] {
+            let path = dir.path().join(file);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, "x").unwrap();
+        }
+        let ignore =
+            patterns.map_or_else(Ignore::default, |p| Ignore::new(p.iter().copied()).unwrap());
+        let mut files = Signal::of_folder(dir.path(), &ignore).files;
+        files.sort();
+        assert_eq!(files, listed);
+    }
+
+    #[test]
+    fn ignored_changes_do_not_take_the_places_of_others() {
+        let dir = tempfile::tempdir().unwrap();
+        Repository::init(dir.path()).unwrap();
+        for i in 0..2 * MAX_FILES {
+            let crate_dir = dir.path().join(format!("crates/c{i:03}"));
+            std::fs::create_dir_all(&crate_dir).unwrap();
+            std::fs::write(crate_dir.join("Cargo.lock"), "x").unwrap();
+        }
+        std::fs::write(dir.path().join("login.rs"), "x").unwrap();
+        let signal = Signal::of_folder(dir.path(), &Ignore::default());
+        assert_eq!(signal.files, ["login.rs"]);
+        let only_lockfiles = Signal::of_folder(dir.path(), &Ignore::new(["login.rs"]).unwrap());
+        assert!(only_lockfiles
+            .files
+            .iter()
+            .all(|f| f.ends_with("/Cargo.lock")));
+        assert_eq!(only_lockfiles.files.len(), MAX_FILES);
     }
 }

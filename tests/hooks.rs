@@ -37,6 +37,26 @@ impl Repo {
         }
     }
 
+    /// A repository on `branch` with `files` committed (on `main`) and nothing changed.
+    fn committed(files: &[&str], branch: &str) -> Repo {
+        let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+        let path = dir.path().join("repo");
+        common::git_repo(&path, "main");
+        for file in files {
+            let file = path.join(file);
+            std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+            std::fs::write(file, "first\n").unwrap();
+        }
+        common::git(&path, &["add", "."]);
+        common::git(&path, &["commit", "-q", "-m", "files"]);
+        common::git(&path, &["checkout", "-q", "-b", branch]);
+        Repo {
+            data: dir.path().join("data"),
+            path: path.canonicalize().unwrap(),
+            _dir: dir,
+        }
+    }
+
     fn remember(&self, text: &str) -> i64 {
         let out = common::run_synapse(
             &self.data,
@@ -157,6 +177,76 @@ fn the_block_stays_under_nine_thousand_characters_on_every_budget(
     assert!(block.chars().count() < 9_000, "{budget}: {}", block.len());
     assert!(shown >= 1, "{budget}: {block}");
     assert!(shown <= most, "{budget}: {shown}");
+}
+
+/// A change to a file `[signal] ignore` matches (by default lockfiles and build output) leaves
+/// SessionStart injecting exactly what it injects with nothing changed, while the same change
+/// with nothing ignored, or a change to a source file, brings the memory that names the file.
+#[rstest]
+#[case::a_lockfile(None, &["Cargo.lock"], false)]
+#[case::lockfiles_at_any_depth(None, &["Cargo.lock", "web/package-lock.json"], false)]
+#[case::build_output(None, &["web/dist/app.js"], false)]
+#[case::a_source_file(None, &["src/billing/invoice.rs"], true)]
+#[case::a_source_file_beside_a_lockfile(None, &["Cargo.lock", "src/billing/invoice.rs"], true)]
+#[case::a_user_pattern(Some("[signal]\nignore = [\"src/billing/\"]\n"), &["src/billing/invoice.rs"], false)]
+#[case::a_user_list_replaces_the_defaults(Some("[signal]\nignore = [\"*.md\"]\n"), &["Cargo.lock"], true)]
+#[case::drift_ignore_is_not_signal_ignore(Some("[drift]\nignore = [\"src/\"]\n"), &["src/billing/invoice.rs"], true)]
+fn ignored_changes_do_not_steer_session_start(
+    #[case] config: Option<&str>,
+    #[case] changed: &[&str],
+    #[case] steers: bool,
+) {
+    let files = [
+        "Cargo.lock",
+        "web/package-lock.json",
+        "web/dist/app.js",
+        "src/billing/invoice.rs",
+        "src/webhooks/retry.rs",
+    ];
+    let repo = Repo::committed(&files, "feature/webhook-retries");
+    let set_config = |text: &str| {
+        std::fs::create_dir_all(&repo.data).unwrap();
+        std::fs::write(repo.data.join("config.toml"), text).unwrap();
+    };
+    if let Some(config) = config {
+        set_config(config);
+    }
+    let branch =
+        repo.remember("Webhook retries: 5 attempts with backoff, see src/webhooks/retry.rs");
+    let named = [
+        repo.remember("Cargo.lock changes go in a feature branch of their own"),
+        repo.remember("The web package-lock.json pins npm 10"),
+        repo.remember("web/dist/app.js is built by esbuild from web/src"),
+        repo.remember("Invoice totals are rounded half-even in src/billing/invoice.rs"),
+    ];
+    let brings_a_named_one = |out: &str| named.iter().any(|id| out.contains(&format!("[{id}]")));
+    let unchanged = repo.start("before", "startup");
+    assert!(unchanged.contains(&format!("[{branch}]")), "{unchanged}");
+    assert!(!brings_a_named_one(&unchanged), "{unchanged}");
+
+    for file in changed {
+        std::fs::write(repo.path.join(file), "second\n").unwrap();
+    }
+    let changed_start = repo.start("after", "startup");
+    if steers {
+        assert!(
+            brings_a_named_one(&changed_start),
+            "{changed:?}: {changed_start}"
+        );
+    } else {
+        assert_eq!(
+            changed_start, unchanged,
+            "{changed:?} must not steer what is injected"
+        );
+        // With nothing ignored, the same change brings the memory naming the file.
+        set_config("[signal]\nignore = []\n");
+        let nothing_ignored = repo.start("nothing ignored", "startup");
+        assert!(
+            brings_a_named_one(&nothing_ignored),
+            "{changed:?} would steer: {nothing_ignored}"
+        );
+    }
+    assert_eq!(repo.log_lines(), 0);
 }
 
 #[test]

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Result};
 use serde_json::json;
 
-use crate::config::{data_dir, Settings};
+use crate::config::{data_dir, Ignore, Settings};
 use crate::signal::Signal;
 use crate::store::{Scope, Store};
 
@@ -48,7 +48,7 @@ pub fn run(_args: Args, json: bool) -> Result<()> {
             ));
         }
     }
-    let signal = Signal::of_folder(&cwd);
+    let signal = Signal::of_folder(&cwd, &settings.signal.ignore);
     let log = dir.join("synapse.log");
     let last_log = std::fs::read_to_string(&log)
         .ok()
@@ -75,6 +75,8 @@ pub fn run(_args: Args, json: bool) -> Result<()> {
                 "prompt_submit": settings.hooks.prompt_submit,
                 "stop": settings.hooks.stop,
             },
+            "drift_ignore": ignore_json(&settings.drift.ignore),
+            "signal_ignore": ignore_json(&settings.signal.ignore),
             "project": scope.key(),
             "memories_here": here,
             "global_memories": total,
@@ -98,6 +100,8 @@ pub fn run(_args: Args, json: bool) -> Result<()> {
             on(settings.hooks.prompt_submit),
             on(settings.hooks.stop)
         );
+        outln!("drift ignore  {}", ignore_text(&settings.drift.ignore));
+        outln!("signal ignore {}", ignore_text(&settings.signal.ignore));
         outln!(
             "project       {} ({here} memories visible here, {total} global)",
             scope.key().unwrap_or("-")
@@ -127,6 +131,25 @@ pub fn run(_args: Args, json: bool) -> Result<()> {
         bail!("{}", problems.join("\n"));
     }
     Ok(())
+}
+
+/// An `ignore` list for `--json`: its patterns, and whether they are the defaults.
+fn ignore_json(ignore: &Ignore) -> serde_json::Value {
+    json!({"patterns": ignore.patterns(), "default": ignore.is_default()})
+}
+
+/// An `ignore` list on one line: whose it is, then its patterns.
+fn ignore_text(ignore: &Ignore) -> String {
+    let whose = if ignore.is_default() {
+        "the defaults"
+    } else {
+        "set in config.toml"
+    };
+    let patterns = ignore.patterns();
+    if patterns.is_empty() {
+        return format!("nothing ({whose})");
+    }
+    format!("({whose}) {}", patterns.join(" "))
 }
 
 fn on(flag: bool) -> &'static str {
