@@ -11,6 +11,7 @@
 
 pub mod conflict;
 pub mod stale;
+pub mod value;
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -172,6 +173,25 @@ pub fn audit(store: &Store, scope: &Scope) -> Result<Vec<Finding>> {
         let (older, newer) = oldest_first(&memories[i], &memories[j]);
         pairs.insert((i, j), pair(Kind::Conflict, older, newer, why));
     }
+    let readings: Vec<value::Reading> = memories
+        .iter()
+        .map(|m| value::read(claimed(m), &stemmer))
+        .collect();
+    let rarity = value::Rarity::of(&readings);
+    for (i, j) in value_candidates(&readings, &rarity) {
+        if pairs.contains_key(&(i, j)) {
+            continue;
+        }
+        let (older, newer) = if order(&memories[i]) < order(&memories[j]) {
+            (i, j)
+        } else {
+            (j, i)
+        };
+        if let Some(why) = value::changed(&readings[older], &readings[newer], &rarity) {
+            let finding = pair(Kind::Conflict, &memories[older], &memories[newer], why);
+            pairs.insert((i, j), finding);
+        }
+    }
     findings.extend(pairs.into_values());
     findings.sort_by_key(|f| (f.kind, f.id, f.newer));
     Ok(findings)
@@ -308,6 +328,33 @@ fn conflicts_among<'a>(
     best
 }
 
+/// The most memories one word may be held by for the pairs sharing it to be compared: a word
+/// that common says little about a subject, and pairs sharing only such words fall short of
+/// `value`'s subject share anyway.
+const VALUE_BUCKET: usize = 64;
+
+/// Pairs of memories (by index, lower first) that both give values and share a word held by at
+/// most `VALUE_BUCKET` memories: the only pairs `value::changed` may find a change in.
+fn value_candidates(readings: &[value::Reading], rarity: &value::Rarity) -> Vec<(usize, usize)> {
+    let mut buckets: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (i, r) in readings.iter().enumerate().filter(|(_, r)| r.has_values()) {
+        for t in r.terms.iter().filter(|t| rarity.held_by(t) <= VALUE_BUCKET) {
+            buckets.entry(t.as_str()).or_default().push(i);
+        }
+    }
+    let mut seen: HashSet<(usize, usize)> = HashSet::new();
+    for bucket in buckets.values() {
+        for (x, &i) in bucket.iter().enumerate() {
+            for &j in &bucket[x + 1..] {
+                seen.insert((i.min(j), i.max(j)));
+            }
+        }
+    }
+    let mut pairs: Vec<(usize, usize)> = seen.into_iter().collect();
+    pairs.sort_unstable();
+    pairs
+}
+
 /// A cheap necessary condition of `conflict::same_subject` on numbered subjects and names.
 fn may_share_subject(a: &(Vec<u32>, Vec<u32>), b: &(Vec<u32>, Vec<u32>)) -> bool {
     let common = shared(&a.0, &b.0);
@@ -364,6 +411,13 @@ pub fn check(
             .entry(m.id)
             .or_insert_with(|| Profile::of(claimed(m), &stemmer));
         let partners = partners(store, scope, m, profile, side)?;
+        // Rarity among what is at hand: the memories handed and these partners.
+        let readings: HashMap<i64, value::Reading> = memories
+            .iter()
+            .chain(&partners)
+            .map(|x| (x.id, value::read(claimed(x), &stemmer)))
+            .collect();
+        let rarity = value::Rarity::of(readings.values());
         for p in partners.iter().filter(|p| p.id != m.id) {
             let ids = (m.id.min(p.id), m.id.max(p.id));
             if !seen.insert(ids) {
@@ -379,6 +433,7 @@ pub fn check(
                         .or_insert_with(|| Profile::of(claimed(x), &stemmer));
                 }
                 conflict::disagreement(&profiles[&older.id], &profiles[&newer.id])
+                    .or_else(|| value::changed(&readings[&older.id], &readings[&newer.id], &rarity))
                     .map(|why| pair(Kind::Conflict, older, newer, why))
             };
             if let Some(mut f) = finding {
