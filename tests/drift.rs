@@ -486,3 +486,42 @@ fn relative_paths_are_checked_only_for_project_memories() {
     let audit = cli.json(&["drift"]);
     assert_eq!(ids(&audit["stale"]), [project.as_i64().unwrap()], "{audit}");
 }
+
+/// `[drift] ignore` in config.toml: a path it matches is never called stale, by its defaults
+/// (lockfiles, build output) or by a list the user gives, which replaces them.
+#[rstest::rstest]
+#[case::a_lockfile_by_default(None, "Regenerate web/package-lock.json after bumps.", false)]
+#[case::a_missing_source_file(None, "The parser lives in src/gone.rs.", true)]
+#[case::a_folder_the_user_ignores(
+    Some("[drift]\nignore = [\"generated/\"]\n"),
+    "Clients are written to generated/api/client.ts by the codegen step.",
+    false
+)]
+#[case::the_user_list_replaces_the_defaults(
+    Some("[drift]\nignore = [\"generated/\"]\n"),
+    "Regenerate web/package-lock.json after bumps.",
+    true
+)]
+#[case::a_glob_the_user_ignores(
+    Some("[drift]\nignore = [\"*.snap\"]\n"),
+    "Snapshots sit in tests/snapshots/*.snap.",
+    false
+)]
+fn ignored_paths_are_never_stale(
+    #[case] config: Option<&str>,
+    #[case] memory: &str,
+    #[case] stale: bool,
+) {
+    let cli = Cli::new();
+    if let Some(config) = config {
+        std::fs::create_dir_all(&cli.data).unwrap();
+        std::fs::write(cli.data.join("config.toml"), config).unwrap();
+    }
+    cli.json(&["remember", memory]);
+    let audit = cli.json(&["drift"]);
+    assert_eq!(
+        audit["stale"].as_array().unwrap().len(),
+        usize::from(stale),
+        "{memory}: {audit}"
+    );
+}

@@ -19,6 +19,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Result;
 use serde::Serialize;
 
+use crate::config::{Ignore, Settings};
 use crate::store::{Memory, Scope, Store};
 use crate::text::{duplicate, words, WordStemmer};
 use conflict::Profile;
@@ -139,9 +140,10 @@ fn repeats(a: &Memory, b: &Memory) -> bool {
 pub fn audit(store: &Store, scope: &Scope) -> Result<Vec<Finding>> {
     let memories = store.live_heads(scope)?;
     let home = home();
+    let ignore = Settings::load(store.dir())?.drift.ignore;
     let mut findings = Vec::new();
     for m in &memories {
-        findings.extend(stale_in(m, home.as_deref()));
+        findings.extend(stale_in(m, home.as_deref(), &ignore));
     }
 
     let mut pairs: HashMap<(usize, usize), Finding> = HashMap::new();
@@ -400,13 +402,14 @@ pub fn check(
     side: Partners,
 ) -> Result<Vec<Finding>> {
     let home = home();
+    let ignore = Settings::load(store.dir())?.drift.ignore;
     let stemmer = WordStemmer::default();
     let handed: HashSet<i64> = memories.iter().map(|m| m.id).collect();
     let mut findings = Vec::new();
     let mut seen: HashSet<(i64, i64)> = HashSet::new();
     let mut profiles: HashMap<i64, Profile> = HashMap::new();
     for m in memories {
-        findings.extend(stale_in(m, home.as_deref()));
+        findings.extend(stale_in(m, home.as_deref(), &ignore));
         let profile = profiles
             .entry(m.id)
             .or_insert_with(|| Profile::of(claimed(m), &stemmer));
@@ -534,8 +537,9 @@ fn quoted_any(words_: &[&str]) -> Vec<String> {
     parts
 }
 
-/// The stale findings of one memory: each path it names that is gone.
-fn stale_in(m: &Memory, home: Option<&Path>) -> Vec<Finding> {
+/// The stale findings of one memory: each path it names that is gone, unless `[drift] ignore`
+/// in config.toml matches it (below the checkout).
+fn stale_in(m: &Memory, home: Option<&Path>, ignore: &Ignore) -> Vec<Finding> {
     let checkout = m
         .project
         .as_deref()
@@ -546,6 +550,10 @@ fn stale_in(m: &Memory, home: Option<&Path>) -> Vec<Finding> {
         .into_iter()
         .filter_map(|named| {
             let place = stale::locate(&named, checkout, home)?;
+            let below = checkout.and_then(|c| place.strip_prefix(c).ok());
+            if below.is_some_and(|p| ignore.matches(&p.to_string_lossy())) {
+                return None;
+            }
             if !stale::gone(&named, &place) {
                 return None;
             }
