@@ -69,7 +69,7 @@ fn main() -> Result<()> {
     let report = store.import(&text, &Scope::global(), Secrets::Mask)?;
 
     let (mut answerable, mut gold, mut gold_recalled, mut gold_over_floor) = (0, 0, 0, 0);
-    let limit = hook::prompt_options().max_results();
+    let limit = hook::PROMPT_MEMORIES;
     let mut by_count = vec![0usize; limit + 1];
     let (mut chars, mut with_left_out) = (0usize, 0usize);
     let mut left_by_kind: BTreeMap<String, usize> = BTreeMap::new();
@@ -196,6 +196,7 @@ fn prompt_rule(store: &Store, scope: &Scope, prompt: &str) -> Result<Injected> {
     let kept: Vec<Hit> = hits
         .into_iter()
         .filter(|h| !left.ids.contains(&h.id))
+        .take(hook::PROMPT_MEMORIES)
         .collect();
     let left_kinds = left
         .ids

@@ -240,6 +240,8 @@ fn session_start(
     }
     let options = Options {
         budget,
+        // Twice the places: what drift leaves out frees places for the next ones.
+        spare: budget.max_results(),
         drift: false,
         substrings: false,
         common: HOOK_COMMON,
@@ -247,7 +249,8 @@ fn session_start(
     };
     let found = recall::recall(store, scope, &signal.query(), &options)?;
     let hits = naming_changed_files_first(found.results, &signal.files);
-    offer(store, scope, payload, hits, inject::session_block)
+    let most = budget.max_results();
+    offer(store, scope, payload, hits, most, inject::session_block)
 }
 
 fn prompt_submit(
@@ -264,21 +267,33 @@ fn prompt_submit(
         .into_iter()
         .filter(|h| h.coverage >= need)
         .collect();
-    offer(store, scope, payload, hits, inject::prompt_block)
+    offer(
+        store,
+        scope,
+        payload,
+        hits,
+        PROMPT_MEMORIES,
+        inject::prompt_block,
+    )
 }
+
+/// The most memories UserPromptSubmit injects.
+pub const PROMPT_MEMORIES: usize = 3;
 
 /// The part of a prompt recall looks at: its first `MAX_PROMPT` characters.
 pub fn prompt_start(prompt: &str) -> &str {
     crate::text::cut_chars(prompt, MAX_PROMPT)
 }
 
-/// How UserPromptSubmit recalls: the lean budget, three memories at most, no substring search
+/// How UserPromptSubmit recalls: the lean budget, twice `PROMPT_MEMORIES` (what drift leaves out
+/// frees places for the next ones), no substring search
 /// (see `Options::substrings`), fewer ranked memories (`HOOK_COMMON`), and drift checked later, on
 /// what is offered (`drift_of`).
 pub fn prompt_options() -> Options {
     Options {
         budget: Budget::Lean,
-        limit: Some(3),
+        limit: Some(PROMPT_MEMORIES),
+        spare: PROMPT_MEMORIES,
         drift: false,
         substrings: false,
         common: HOOK_COMMON,
@@ -299,13 +314,15 @@ pub fn prompt_floor(terms: usize) -> usize {
 
 type Format = fn(&[Hit], Option<&str>, i64) -> Option<(String, Vec<i64>)>;
 
-/// Print the hits this session was not given yet, leaving drift out, and remember both what was
-/// shown and what was left out, so neither is offered (or explained) twice.
+/// Print the first `most` hits this session was not given yet, leaving drift out (so a chain of
+/// updates costs one place, its newest), and remember both what was shown and what was left
+/// out, so neither is offered (or explained) twice.
 fn offer(
     store: &mut Store,
     scope: &Scope,
     payload: &Payload,
     hits: Vec<Hit>,
+    most: usize,
     format: Format,
 ) -> Result<Option<String>> {
     let (fresh, findings) = store.read(|| {
@@ -322,6 +339,7 @@ fn offer(
     let kept: Vec<Hit> = fresh
         .into_iter()
         .filter(|h| !left.ids.contains(&h.id))
+        .take(most)
         .collect();
     let now = crate::store::now();
     let Some((text, mut given)) = format(&kept, left.line.as_deref(), now) else {

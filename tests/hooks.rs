@@ -152,6 +152,49 @@ fn session_start_injects_what_the_branch_and_files_are_about_and_leaves_drift_ou
     assert!(block.ends_with("</synapse-memories>\n"));
 }
 
+/// A value updated ten times: SessionStart injects the newest, says the nine older ones were
+/// left out, and still injects the other memories about the branch (the left-out ones do not
+/// use up the places).
+#[test]
+fn a_chain_of_updates_injects_the_newest_and_the_rest_of_the_subject() {
+    let repo = Repo::new();
+    let others: Vec<i64> = [
+        "Webhook retries are signed again with HMAC; verify before parsing the body.",
+        "Webhook retries that all fail land in the dead-letter table.",
+        "Webhook handlers must stay idempotent: retries resend the same event id.",
+    ]
+    .iter()
+    .map(|t| repo.remember(t))
+    .collect();
+    let chain: Vec<i64> = (1..=10)
+        .map(|n| {
+            repo.remember(&format!(
+                "Webhook retries: {} attempts before giving up.",
+                n + 1
+            ))
+        })
+        .collect();
+    let newest = *chain.last().unwrap();
+
+    let block = repo.start("s1", "startup");
+    assert!(block.contains(&format!("[{newest}]")), "{block}");
+    assert!(block.contains("11 attempts"), "{block}");
+    for older in &chain[..9] {
+        assert!(
+            !block.contains(&format!("[{older}]")),
+            "{older} injected: {block}"
+        );
+    }
+    let left = block.lines().find(|l| l.starts_with("Left out:")).unwrap();
+    assert!(
+        left.contains(&format!("is contradicted by newer {newest}")),
+        "{left}"
+    );
+    for id in &others {
+        assert!(block.contains(&format!("[{id}]")), "{id} missing: {block}");
+    }
+}
+
 #[rstest]
 #[case::lean("lean", 4)]
 #[case::balanced("balanced", 8)]

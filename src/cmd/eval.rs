@@ -41,6 +41,7 @@ pub fn run(args: Args, json: bool) -> Result<()> {
     let options = Options {
         budget: args.budget,
         limit: args.limit,
+        spare: 0,
         explain: false,
         floor: !args.no_floor,
         // Eval scores the ranking; drift findings do not change it.

@@ -28,6 +28,9 @@ pub struct Options {
     pub budget: Budget,
     /// Caps the count below the budget's.
     pub limit: Option<usize>,
+    /// Results beyond that count, for a caller that drops some before showing the rest (the
+    /// hooks leave drift out, so a chain of updates does not use up the places).
+    pub spare: usize,
     /// Keep every candidate's story in `Recalled::explain`.
     pub explain: bool,
     /// Apply the coverage floor (off only to measure what the floor does).
@@ -46,10 +49,10 @@ pub struct Options {
 }
 
 impl Options {
-    /// The most results to return: the budget's count, lowered by `limit`.
+    /// The most results to return: the budget's count, lowered by `limit`, plus `spare`.
     pub fn max_results(&self) -> usize {
         let budget = self.budget.max_results();
-        self.limit.map_or(budget, |l| l.min(budget))
+        self.limit.map_or(budget, |l| l.min(budget)) + self.spare
     }
 }
 
@@ -58,6 +61,7 @@ impl Default for Options {
         Options {
             budget: Budget::default(),
             limit: None,
+            spare: 0,
             explain: false,
             floor: true,
             drift: true,
