@@ -235,7 +235,9 @@ fn tokens(text: &str) -> Vec<Token> {
                 .unwrap_or(rest.len());
             let (whole, after) = rest.split_at_checked(end).unwrap_or((rest, ""));
             let run = whole.trim_end_matches(['.', ':', '-', '/']);
-            let stop = whole.strip_prefix(run).is_some_and(|t| t.contains(['.', ':']));
+            let stop = whole
+                .strip_prefix(run)
+                .is_some_and(|t| t.contains(['.', ':']));
             // `localhost:8081`, `fleet-gw:9443`: a name and its port.
             match run.rsplit_once(':') {
                 Some((host, port))
