@@ -325,22 +325,29 @@ fn offer(
     most: usize,
     format: Format,
 ) -> Result<Option<String>> {
-    let (fresh, findings) = store.read(|| {
+    // Drift is checked on the next hits that could be shown, a batch at a time, until `most`
+    // are kept: a session without drift pays for `most` checks, as before spare places.
+    let (kept, left) = store.read(|| {
         let given = store.injected(&payload.session_id)?;
-        let fresh: Vec<Hit> = hits
-            .into_iter()
-            .filter(|h| !given.contains(&h.id))
-            .collect();
-        let findings = drift_of(store, scope, &fresh)?;
-        Ok((fresh, findings))
+        let mut fresh = hits.into_iter().filter(|h| !given.contains(&h.id));
+        let (mut kept, mut findings, mut offered) = (Vec::new(), Vec::new(), Vec::new());
+        loop {
+            let batch: Vec<Hit> = fresh.by_ref().take(most - kept.len()).collect();
+            if batch.is_empty() {
+                break;
+            }
+            let found = drift_of(store, scope, &batch)?;
+            let ids: Vec<i64> = batch.iter().map(|h| h.id).collect();
+            let left = drift::leave_out(&found, &ids);
+            offered.extend(ids);
+            findings.extend(found);
+            kept.extend(batch.into_iter().filter(|h| !left.ids.contains(&h.id)));
+            if kept.len() >= most {
+                break;
+            }
+        }
+        Ok((kept, drift::leave_out(&findings, &offered)))
     })?;
-    let offered: Vec<i64> = fresh.iter().map(|h| h.id).collect();
-    let left = drift::leave_out(&findings, &offered);
-    let kept: Vec<Hit> = fresh
-        .into_iter()
-        .filter(|h| !left.ids.contains(&h.id))
-        .take(most)
-        .collect();
     let now = crate::store::now();
     let Some((text, mut given)) = format(&kept, left.line.as_deref(), now) else {
         return Ok(None);

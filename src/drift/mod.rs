@@ -408,19 +408,23 @@ pub fn check(
     let mut findings = Vec::new();
     let mut seen: HashSet<(i64, i64)> = HashSet::new();
     let mut profiles: HashMap<i64, Profile> = HashMap::new();
+    let mut all_partners = Vec::with_capacity(memories.len());
     for m in memories {
         findings.extend(stale_in(m, home.as_deref(), &ignore));
         let profile = profiles
             .entry(m.id)
             .or_insert_with(|| Profile::of(claimed(m), &stemmer));
-        let partners = partners(store, scope, m, profile, side)?;
-        // Rarity among what is at hand: the memories handed and these partners.
-        let readings: HashMap<i64, value::Reading> = memories
-            .iter()
-            .chain(&partners)
-            .map(|x| (x.id, value::read(claimed(x), &stemmer)))
-            .collect();
-        let rarity = value::Rarity::of(readings.values());
+        all_partners.push(partners(store, scope, m, profile, side)?);
+    }
+    // Rarity among what is at hand: the memories handed and their partners, each read once.
+    let mut readings: HashMap<i64, value::Reading> = HashMap::new();
+    for x in memories.iter().chain(all_partners.iter().flatten()) {
+        readings
+            .entry(x.id)
+            .or_insert_with(|| value::read(claimed(x), &stemmer));
+    }
+    let rarity = value::Rarity::of(readings.values());
+    for (m, partners) in memories.iter().zip(&all_partners) {
         for p in partners.iter().filter(|p| p.id != m.id) {
             let ids = (m.id.min(p.id), m.id.max(p.id));
             if !seen.insert(ids) {
