@@ -345,8 +345,13 @@ pub fn locate(named: &Named, checkout: Option<&Path>, home: Option<&Path>) -> Op
     if !named.absolute {
         return Some(path);
     }
-    // The project's own checkout counts wherever it lives, even in a temporary folder.
-    if checkout.is_some_and(|root| path.starts_with(root)) {
+    // The project's own checkout and the user's own home count wherever they live, even in a
+    // temporary folder (a CI runner's home often is one).
+    if [checkout, home]
+        .into_iter()
+        .flatten()
+        .any(|root| path.starts_with(root))
+    {
         return Some(path);
     }
     let text = format!("{}/", path.display());
@@ -434,6 +439,13 @@ mod tests {
         );
         let relative = &named("src/x.rs", &[])[0];
         assert_eq!(locate(relative, None, Some(home)), None, "no checkout");
+        let tmp_home = Path::new("/tmp/runner/home");
+        let dotfile = &named("~/.config/nvim/init.lua", &[])[0];
+        assert_eq!(
+            locate(dotfile, None, Some(tmp_home)),
+            Some(PathBuf::from("/tmp/runner/home/.config/nvim/init.lua")),
+            "a home in a temporary folder still counts"
+        );
     }
 
     #[rstest]
