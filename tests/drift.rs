@@ -525,3 +525,37 @@ fn ignored_paths_are_never_stale(
         "{memory}: {audit}"
     );
 }
+
+/// A value updated again and again is one chain in `synapse drift`, newest first, shown once.
+#[test]
+fn drift_shows_a_chain_once_newest_first() {
+    let cli = Cli::new();
+    let ids: Vec<i64> = (2..=5)
+        .map(|n| {
+            cli.json(&[
+                "remember",
+                &format!("Webhook retries: {n} attempts before giving up."),
+            ])["id"]
+                .as_i64()
+                .unwrap()
+        })
+        .collect();
+    cli.json(&["remember", "Use ripgrep, not grep."]);
+    let audit = cli.json(&["drift"]);
+    let newest_first: Vec<i64> = ids.iter().rev().copied().collect();
+    assert_eq!(
+        audit["chains"],
+        serde_json::json!([newest_first]),
+        "{audit}"
+    );
+    let text = cli.text(&["drift"]);
+    assert_eq!(text.matches("chain: 4 updates").count(), 1, "{text}");
+    assert!(
+        !text.contains("(older) vs"),
+        "chain pairs listed again: {text}"
+    );
+    assert!(
+        text.contains(&format!("newest {}: Webhook retries: 5 attempts", ids[3])),
+        "{text}"
+    );
+}

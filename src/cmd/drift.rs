@@ -29,6 +29,7 @@ pub fn run(args: Args, json: bool) -> Result<()> {
     let store = Store::open_default()?;
     let visible = store.count_live(&scope)?;
     let findings = drift::audit(&store, &scope)?;
+    let chains = drift::chains(&findings);
     let of = |kind: Kind| -> Vec<&Finding> { findings.iter().filter(|f| f.kind == kind).collect() };
     if json {
         return super::print_json(&json!({
@@ -38,6 +39,7 @@ pub fn run(args: Args, json: bool) -> Result<()> {
             "stale": of(Kind::Stale),
             "conflict": of(Kind::Conflict),
             "duplicate": of(Kind::Duplicate),
+            "chains": chains,
         }));
     }
     outln!(
@@ -64,7 +66,26 @@ pub fn run(args: Args, json: bool) -> Result<()> {
             "duplicate: the same text; `synapse forget OLD` keeps one",
         ),
     ] {
-        let group = of(kind);
+        let mut group = of(kind);
+        if kind == Kind::Conflict {
+            // A chain is shown once, newest first, and its pairs are not listed again.
+            for chain in &chains {
+                outln!(
+                    "\nchain: {} updates of one thing; the newest stands ({})",
+                    chain.len(),
+                    chain
+                        .iter()
+                        .map(i64::to_string)
+                        .collect::<Vec<_>>()
+                        .join(" <- ")
+                );
+                outln!("  newest {}: {}", chain[0], text(chain[0]));
+                for id in &chain[1..] {
+                    outln!("  older  {id}: {}", text(*id));
+                }
+            }
+            group.retain(|f| !chains.iter().any(|c| c.contains(&f.id)));
+        }
         if group.is_empty() {
             continue;
         }

@@ -455,6 +455,61 @@ pub fn check(
     Ok(findings)
 }
 
+/// The chains among conflict findings: three or more memories linked by conflicts (the same
+/// value updated again and again), each as ids newest first. A memory in no chain is in none
+/// of the lists.
+pub fn chains(findings: &[Finding]) -> Vec<Vec<i64>> {
+    let links: Vec<(i64, i64)> = findings
+        .iter()
+        .filter(|f| f.kind == Kind::Conflict)
+        .filter_map(|f| f.newer.map(|n| (f.id, n)))
+        .collect();
+    let mut group: HashMap<i64, i64> = HashMap::new();
+    fn root(group: &mut HashMap<i64, i64>, id: i64) -> i64 {
+        let up = *group.entry(id).or_insert(id);
+        if up == id {
+            return id;
+        }
+        let top = root(group, up);
+        group.insert(id, top);
+        top
+    }
+    for &(a, b) in &links {
+        let (ra, rb) = (root(&mut group, a), root(&mut group, b));
+        group.insert(ra.max(rb), ra.min(rb));
+    }
+    let ids: Vec<i64> = group.keys().copied().collect();
+    let mut members: HashMap<i64, Vec<i64>> = HashMap::new();
+    for id in ids {
+        let r = root(&mut group, id);
+        members.entry(r).or_default().push(id);
+    }
+    let mut out: Vec<Vec<i64>> = members
+        .into_values()
+        .filter(|m| m.len() >= 3)
+        .map(|m| newest_first(&m, &links))
+        .collect();
+    out.sort();
+    out
+}
+
+/// `members` ordered so that each comes before every memory it contradicts (the newer first);
+/// ties by id, larger first.
+fn newest_first(members: &[i64], links: &[(i64, i64)]) -> Vec<i64> {
+    let mut left: Vec<i64> = members.to_vec();
+    left.sort_unstable_by(|a, b| b.cmp(a));
+    let mut out = Vec::with_capacity(left.len());
+    while !left.is_empty() {
+        // The newest remaining: no remaining member is newer than it.
+        let at = left
+            .iter()
+            .position(|&m| !links.iter().any(|&(o, n)| o == m && left.contains(&n)))
+            .unwrap_or(0);
+        out.push(left.remove(at));
+    }
+    out
+}
+
 /// What a hook leaves out of the memories it is about to inject, and one line saying so.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct LeftOut {
@@ -620,4 +675,31 @@ fn home() -> Option<PathBuf> {
     std::env::var_os("HOME")
         .filter(|h| !h.is_empty())
         .map(PathBuf::from)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn conflict(id: i64, newer: i64) -> Finding {
+        Finding {
+            kind: Kind::Conflict,
+            id,
+            newer: Some(newer),
+            why: String::new(),
+            newer_text: None,
+        }
+    }
+
+    #[test]
+    fn chains_are_three_or_more_linked_newest_first() {
+        // 7 <- 3 <- 9 (ids out of time order), a lone pair 20 <- 21, and a duplicate.
+        let mut findings = vec![conflict(7, 3), conflict(3, 9), conflict(7, 9)];
+        findings.push(conflict(20, 21));
+        findings.push(Finding {
+            kind: Kind::Duplicate,
+            ..conflict(30, 31)
+        });
+        assert_eq!(chains(&findings), vec![vec![9, 3, 7]]);
+    }
 }
