@@ -173,7 +173,8 @@ fn handle(event: Event, input: &str) -> Result<(Option<String>, Option<Store>)> 
     let wants_signal = event != Event::Stop && command.is_none();
     let pending = wants_signal.then(|| Pending::start(repo, &settings.signal.ignore));
     let mut store = match Store::open_for_hook(&dir) {
-        Ok(store) => store,
+        // Drift reads `[drift] ignore` from the store's settings: not a second read of the file.
+        Ok(store) => store.with_settings(settings.clone()),
         // Even opening may wait on another process (one recovering the write-ahead log, say):
         // a lesson is never dropped for that.
         Err(e) if event == Event::Stop && crate::store::is_busy(&e) => {

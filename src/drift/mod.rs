@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Result;
 use serde::Serialize;
 
-use crate::config::{Ignore, Settings};
+use crate::config::Ignore;
 use crate::store::{Memory, Scope, Store};
 use crate::text::{duplicate, words, WordStemmer};
 use conflict::Profile;
@@ -140,10 +140,10 @@ fn repeats(a: &Memory, b: &Memory) -> bool {
 pub fn audit(store: &Store, scope: &Scope) -> Result<Vec<Finding>> {
     let memories = store.live_heads(scope)?;
     let home = home();
-    let ignore = Settings::load(store.dir())?.drift.ignore;
+    let ignore = &store.settings()?.drift.ignore;
     let mut findings = Vec::new();
     for m in &memories {
-        findings.extend(stale_in(m, home.as_deref(), &ignore));
+        findings.extend(stale_in(m, home.as_deref(), ignore));
     }
 
     let mut pairs: HashMap<(usize, usize), Finding> = HashMap::new();
@@ -402,7 +402,7 @@ pub fn check(
     side: Partners,
 ) -> Result<Vec<Finding>> {
     let home = home();
-    let ignore = Settings::load(store.dir())?.drift.ignore;
+    let ignore = &store.settings()?.drift.ignore;
     let stemmer = WordStemmer::default();
     let handed: HashSet<i64> = memories.iter().map(|m| m.id).collect();
     let mut findings = Vec::new();
@@ -410,7 +410,7 @@ pub fn check(
     let mut profiles: HashMap<i64, Profile> = HashMap::new();
     let mut all_partners = Vec::with_capacity(memories.len());
     for m in memories {
-        findings.extend(stale_in(m, home.as_deref(), &ignore));
+        findings.extend(stale_in(m, home.as_deref(), ignore));
         let profile = profiles
             .entry(m.id)
             .or_insert_with(|| Profile::of(claimed(m), &stemmer));

@@ -30,6 +30,8 @@ use rusqlite::config::DbConfig;
 use rusqlite::{Connection, ErrorCode, OptionalExtension, Row, TransactionBehavior};
 use serde::Serialize;
 
+use crate::config::Settings;
+
 pub use scope::Scope;
 
 /// How long the write-ahead log may grow between a hook's checkpoints: about 32 pages (a hook
@@ -180,6 +182,9 @@ pub struct Store {
     conn: Connection,
     path: PathBuf,
     dir: PathBuf,
+    /// `config.toml` of the data folder, read on first use (or handed over by a hook that
+    /// read it already), so a process reads it once.
+    settings: std::cell::OnceCell<Settings>,
 }
 
 impl Store {
@@ -256,7 +261,23 @@ impl Store {
             conn,
             path,
             dir: dir.to_owned(),
+            settings: std::cell::OnceCell::new(),
         })
+    }
+
+    /// The settings of the data folder, read once.
+    pub fn settings(&self) -> Result<&Settings> {
+        if let Some(settings) = self.settings.get() {
+            return Ok(settings);
+        }
+        let settings = Settings::load(&self.dir)?;
+        Ok(self.settings.get_or_init(|| settings))
+    }
+
+    /// Hand over settings already read, so `settings` does not read them again.
+    pub fn with_settings(mut self, settings: Settings) -> Store {
+        self.settings = std::cell::OnceCell::from(settings);
+        self
     }
 
     /// Run `change` in one write transaction, committed when it returns `Ok` and rolled back
@@ -543,8 +564,13 @@ fn said(code: ErrorCode, path: &Path) -> Option<String> {
 
 /// Today's date in UTC, `YYYY-MM-DD` (for sources and log lines).
 pub fn today() -> String {
+    date_of(now())
+}
+
+/// The UTC date, `YYYY-MM-DD`, of `seconds` since the epoch.
+pub fn date_of(seconds: i64) -> String {
     // Days to a civil date (Howard Hinnant's algorithm), to avoid a date crate in the hooks.
-    let z = now().div_euclid(86_400) + 719_468;
+    let z = seconds.div_euclid(86_400) + 719_468;
     let era = z.div_euclid(146_097);
     let doe = z - era * 146_097;
     let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
