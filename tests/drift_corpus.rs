@@ -345,22 +345,12 @@ fn score_project(path: &Path, score: &mut Score) {
     }
 }
 
-/// An RFC 3339 time for `seconds` since the epoch (UTC), without a date crate.
+/// An RFC 3339 time for `seconds` since the epoch (UTC).
 fn chrono_like(seconds: i64) -> String {
-    let days = seconds.div_euclid(86_400);
     let rest = seconds.rem_euclid(86_400);
-    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
     format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
+        "{}T{:02}:{:02}:{:02}Z",
+        synapse::store::date_of(seconds),
         rest / 3_600,
         rest % 3_600 / 60,
         rest % 60
