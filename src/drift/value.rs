@@ -81,7 +81,6 @@ const ENVIRONMENTS: &[&str] = &[
     "android",
     "desktop",
     "mobile",
-    "tablet",
     "preview",
     "sandbox",
     "canary",
@@ -112,9 +111,6 @@ const CHANGE_WORDS: &[&str] = &[
     "increased",
     "decreased",
     "set",
-    "pinned",
-    "pin",
-    "pins",
 ];
 
 /// What a value measures.
