@@ -121,12 +121,16 @@ pub fn drain(store: &mut Store) -> Result<Drained> {
         .write(true)
         .open(&path)
         .with_context(|| format!("could not open the spool {}", path.display()))?;
-    lock(&file, &path)?;
-    let mut bytes = Vec::new();
-    file.read_to_end(&mut bytes)
-        .with_context(|| format!("could not read the spool {}", path.display()))?;
-    let text = String::from_utf8_lossy(&bytes);
-    let drained = store.write_only(|conn| apply(conn, &text))?;
+    // The store's write lock first, then the file's: the file is locked only while this process
+    // holds the store, so an appender or another drainer never waits on a drainer that is
+    // itself waiting for the store (which, with writers queued, can take longer than `FILE_WAIT`).
+    let drained = store.write_only(|conn| {
+        lock(&file, &path)?;
+        let mut bytes = Vec::new();
+        file.read_to_end(&mut bytes)
+            .with_context(|| format!("could not read the spool {}", path.display()))?;
+        apply(conn, &String::from_utf8_lossy(&bytes))
+    })?;
     file.set_len(0)
         .with_context(|| format!("could not empty the spool {}", path.display()))?;
     if drained.unreadable > 0 {
