@@ -10,6 +10,7 @@
 //! word index, so its cost does not grow with the store.
 
 pub mod conflict;
+pub mod replaced;
 pub mod stale;
 pub mod value;
 
@@ -180,7 +181,7 @@ pub fn audit(store: &Store, scope: &Scope) -> Result<Vec<Finding>> {
         .map(|m| value::read(claimed(m), &stemmer))
         .collect();
     let rarity = value::Rarity::of(&readings);
-    for (i, j) in value_candidates(&readings, &rarity) {
+    for (i, j) in candidates(&readings, &rarity) {
         if pairs.contains_key(&(i, j)) {
             continue;
         }
@@ -189,7 +190,9 @@ pub fn audit(store: &Store, scope: &Scope) -> Result<Vec<Finding>> {
         } else {
             (j, i)
         };
-        if let Some(why) = value::changed(&readings[older], &readings[newer], &rarity) {
+        let (o, n) = (&readings[older], &readings[newer]);
+        let changed = value::changed(o, n, &rarity).or_else(|| replaced::replaced(o, n, &rarity));
+        if let Some(why) = changed {
             let finding = pair(Kind::Conflict, &memories[older], &memories[newer], why);
             pairs.insert((i, j), finding);
         }
@@ -332,15 +335,15 @@ fn conflicts_among<'a>(
 
 /// The most memories one word may be held by for the pairs sharing it to be compared: a word
 /// that common says little about a subject, and pairs sharing only such words fall short of
-/// `value`'s subject share anyway.
-const VALUE_BUCKET: usize = 64;
+/// the subject share `value` and `replaced` ask for anyway.
+const BUCKET: usize = 64;
 
-/// Pairs of memories (by index, lower first) that both give values and share a word held by at
-/// most `VALUE_BUCKET` memories: the only pairs `value::changed` may find a change in.
-fn value_candidates(readings: &[value::Reading], rarity: &value::Rarity) -> Vec<(usize, usize)> {
+/// Pairs of memories (by index, lower first) that share a word held by at most `BUCKET`
+/// memories: the only pairs `value::changed` or `replaced::replaced` may find a change in.
+fn candidates(readings: &[value::Reading], rarity: &value::Rarity) -> Vec<(usize, usize)> {
     let mut buckets: HashMap<&str, Vec<usize>> = HashMap::new();
-    for (i, r) in readings.iter().enumerate().filter(|(_, r)| r.has_values()) {
-        for t in r.terms.iter().filter(|t| rarity.held_by(t) <= VALUE_BUCKET) {
+    for (i, r) in readings.iter().enumerate() {
+        for t in r.terms.iter().filter(|t| rarity.held_by(t) <= BUCKET) {
             buckets.entry(t.as_str()).or_default().push(i);
         }
     }
@@ -439,8 +442,10 @@ pub fn check(
                         .entry(x.id)
                         .or_insert_with(|| Profile::of(claimed(x), &stemmer));
                 }
+                let (o, n) = (&readings[&older.id], &readings[&newer.id]);
                 conflict::disagreement(&profiles[&older.id], &profiles[&newer.id])
-                    .or_else(|| value::changed(&readings[&older.id], &readings[&newer.id], &rarity))
+                    .or_else(|| value::changed(o, n, &rarity))
+                    .or_else(|| replaced::replaced(o, n, &rarity))
                     .map(|why| pair(Kind::Conflict, older, newer, why))
             };
             if let Some(mut f) = finding {

@@ -137,10 +137,10 @@ fn known(dimension: &str) -> bool {
 }
 
 #[derive(Clone, Debug)]
-struct Value {
+pub(super) struct Value {
     measure: Measure,
     /// The value as written, unit left off.
-    text: String,
+    pub(super) text: String,
     /// The keys of the words around it.
     around: BTreeSet<String>,
     /// The names among them (`Terraform`, `max.poll.ms`), lowercased.
@@ -161,15 +161,28 @@ pub struct Reading {
     parts: HashSet<String>,
     /// The names anywhere in it.
     names: BTreeSet<String>,
-    values: Vec<Value>,
-    environments: BTreeSet<String>,
+    pub(super) values: Vec<Value>,
+    pub(super) environments: BTreeSet<String>,
+    /// Every token in order, lowercased, with its key when it describes something.
+    pub(super) words: Vec<(String, Option<String>)>,
+    /// The names, each with its shape (`Shape`).
+    pub(super) shaped: Vec<(Shape, String)>,
 }
 
-impl Reading {
-    /// Whether the memory gives any value.
-    pub fn has_values(&self) -> bool {
-        !self.values.is_empty()
-    }
+/// How a name is written, so that a name standing where another of its kind stood is seen:
+/// two backticked commands, two `europe-west1`-like regions, two capitalized products.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) enum Shape {
+    /// Written between backticks.
+    Quoted,
+    /// Shaped like code: runs of letters and digits with what joins them (`a-a9`, `a_a`).
+    Code(String),
+    /// All capitals (`SQL`, `TTL`).
+    Acronym,
+    /// Capitals inside (`MinIO`, `PayoutBatchJob`).
+    Camel,
+    /// Capitalized inside a sentence (`Poetry`).
+    Capital,
 }
 
 /// How rare each word is among a scope's memories.
@@ -210,6 +223,8 @@ struct Token {
     lower: String,
     /// It opens a sentence (or a line, or follows a colon): a capital there names nothing.
     start: bool,
+    /// It was written between backticks.
+    quoted: bool,
 }
 
 /// Split `text` into words and numbers: a backticked span is one token, otherwise a run of
@@ -222,6 +237,9 @@ fn tokens(text: &str) -> Vec<Token> {
         if let Some(inner) = rest.strip_prefix('`') {
             let (span, after) = inner.split_once('`').unwrap_or((inner, ""));
             push(&mut out, span, &mut start);
+            if let Some(t) = out.last_mut().filter(|t| t.text == span) {
+                t.quoted = true;
+            }
             rest = after;
             continue;
         }
@@ -269,6 +287,7 @@ fn push(out: &mut Vec<Token>, text: &str, start: &mut bool) {
             text: text.to_owned(),
             lower: text.to_lowercase(),
             start: *start,
+            quoted: false,
         });
         *start = false;
     }
@@ -337,6 +356,39 @@ fn is_name(t: &Token) -> bool {
     (capital || code || camel) && describes(t)
 }
 
+/// The shape of a name token.
+fn shape(t: &Token) -> Shape {
+    if t.quoted {
+        return Shape::Quoted;
+    }
+    if !t.text.contains(['_', '.', '-', '/', ':', '@']) {
+        let mut letters = t.text.chars().filter(|c| c.is_alphabetic());
+        let first = letters.next();
+        let rest: Vec<char> = letters.collect();
+        return if rest.iter().all(|c| c.is_uppercase()) {
+            Shape::Acronym
+        } else if rest.iter().any(|c| c.is_uppercase()) || first.is_some_and(char::is_lowercase) {
+            Shape::Camel
+        } else {
+            Shape::Capital
+        };
+    }
+    let mut shape = String::new();
+    for c in t.text.chars() {
+        let class = if c.is_alphabetic() {
+            'a'
+        } else if c.is_ascii_digit() {
+            '9'
+        } else {
+            c
+        };
+        if !shape.ends_with(class) || !class.is_alphanumeric() {
+            shape.push(class);
+        }
+    }
+    Shape::Code(shape)
+}
+
 /// Read `text` for this rule.
 pub fn read(text: &str, stemmer: &WordStemmer) -> Reading {
     let tokens = tokens(text);
@@ -357,6 +409,16 @@ pub fn read(text: &str, stemmer: &WordStemmer) -> Reading {
         .iter()
         .filter(|t| is_name(t))
         .map(|t| t.lower.clone())
+        .collect();
+    reading.shaped = tokens
+        .iter()
+        .filter(|t| t.quoted || is_name(t))
+        .map(|t| (shape(t), t.lower.clone()))
+        .collect();
+    reading.words = tokens
+        .iter()
+        .zip(&keys)
+        .map(|(t, k)| (t.lower.clone(), k.clone()))
         .collect();
     // The parts of a compound name count too: `idempotency-key` is about idempotency keys.
     for t in tokens.iter().filter(|t| describes(t)) {

@@ -1,0 +1,209 @@
+//! Replaced things: a newer memory about the same subject that says the older one's tool,
+//! name or place is gone ("leaflet was uninstalled", "moved off Poetry") or puts another name
+//! where the older one had its own (`yarn mock` / `yarn dev:mock`, `europe-west1` /
+//! `europe-north1`).
+//!
+//! Where `value` compares numbers, this compares what has no number. It asks more of the
+//! subject than `value` does (a third of the smaller memory's rarity, not a fifth), since a
+//! name or a change word says less about which setting changed than a unit does. What says the
+//! older memory still holds rules a pair out: a newer one that only adds ("also", "besides",
+//! "still"), one set in another environment, or one that repeats a value of the older.
+
+use super::value::{subject, Rarity, Reading, Shape};
+
+/// The least share of the smaller memory's rarity the two must share.
+const SAME_SUBJECT: f64 = 0.3;
+/// How many describing words before and after a change word may hold the subject it is
+/// aimed at.
+const AIM: usize = 5;
+
+/// Words saying that something the older memory named is no longer so.
+const REPLACING: &[&str] = &[
+    "anymore",
+    "longer",
+    "dropped",
+    "replaced",
+    "replaces",
+    "replacing",
+    "moved",
+    "switched",
+    "swapped",
+    "migrated",
+    "instead",
+    "removed",
+    "uninstalled",
+    "retired",
+    "deprecated",
+    "renamed",
+    "gone",
+    "skip",
+    "skips",
+    "skipped",
+];
+
+/// Words saying the older memory still holds beside the newer one.
+const CONTINUING: &[&str] = &[
+    "also",
+    "besides",
+    "too",
+    "still",
+    "stays",
+    "unchanged",
+    "additionally",
+    "kept",
+    "remains",
+];
+
+/// Why `newer` replaces what `older` says, if it does.
+pub fn replaced(older: &Reading, newer: &Reading, rarity: &Rarity) -> Option<String> {
+    if older.environments != newer.environments {
+        return None;
+    }
+    if older.terms.intersection(&newer.terms).count() < 2
+        || subject(older, newer, rarity) < SAME_SUBJECT
+    {
+        return None;
+    }
+    if newer
+        .words
+        .iter()
+        .any(|(w, _)| CONTINUING.contains(&w.as_str()))
+    {
+        return None;
+    }
+    let repeats_a_value = older
+        .values
+        .iter()
+        .any(|o| newer.values.iter().any(|n| n.text == o.text));
+    if repeats_a_value {
+        return None;
+    }
+    aimed_change(older, newer).or_else(|| substituted(older, newer))
+}
+
+/// A change word in `newer` within `AIM` tokens of a word both memories hold: "`subject`:
+/// `change word`".
+fn aimed_change(older: &Reading, newer: &Reading) -> Option<String> {
+    let words = &newer.words;
+    words.iter().enumerate().find_map(|(i, (w, _))| {
+        if !REPLACING.contains(&w.as_str()) {
+            return None;
+        }
+        let aimed = near(newer, i).find(|key| older.terms.contains(*key))?;
+        Some(format!("{aimed}: {w}"))
+    })
+}
+
+/// A name of `older` that `newer` never says, where `newer` has a name of the same shape that
+/// `older` never says, each within `AIM` tokens of one word both memories hold: "old vs new".
+/// Paths are left to `stale`: a memory naming another file is rarely about the same slot.
+fn substituted(older: &Reading, newer: &Reading) -> Option<String> {
+    let theirs = own_names(newer, older);
+    own_names(older, newer).into_iter().find_map(|(i, shape)| {
+        let around: Vec<&String> = near(older, i)
+            .filter(|k| newer.terms.contains(*k))
+            .collect();
+        let (j, _) = theirs
+            .iter()
+            .find(|(j, s)| *s == shape && near(newer, *j).any(|k| around.contains(&k)))?;
+        Some(format!("{} vs {}", older.words[i].0, newer.words[*j].0))
+    })
+}
+
+/// The places and shapes of the names of `r` that `other` never says, paths left out.
+fn own_names(r: &Reading, other: &Reading) -> Vec<(usize, Shape)> {
+    r.words
+        .iter()
+        .enumerate()
+        .filter_map(|(i, (w, _))| {
+            let (shape, _) = r.shaped.iter().find(|(_, n)| n == w)?;
+            let path = matches!(shape, Shape::Code(s) if s.contains('/'));
+            let said = other.words.iter().any(|(o, _)| o == w);
+            (!path && !said).then(|| (i, shape.clone()))
+        })
+        .collect()
+}
+
+/// The keys of the `AIM` describing words on each side of place `i` in `r`.
+fn near(r: &Reading, i: usize) -> impl Iterator<Item = &String> {
+    let before = r.words[..i].iter().rev().filter_map(key).take(AIM);
+    let after = r
+        .words
+        .get(i + 1..)
+        .unwrap_or(&[])
+        .iter()
+        .filter_map(key)
+        .take(AIM);
+    before.chain(after)
+}
+
+fn key(word: &(String, Option<String>)) -> Option<&String> {
+    word.1.as_ref()
+}
+
+#[cfg(test)]
+mod tests {
+    use rstest::rstest;
+
+    use super::*;
+    use crate::drift::value::read;
+    use crate::text::WordStemmer;
+
+    fn judge(older: &str, newer: &str) -> Option<String> {
+        let stemmer = WordStemmer::default();
+        let (o, n) = (read(older, &stemmer), read(newer, &stemmer));
+        let rest: Vec<Reading> = OTHERS.iter().map(|t| read(t, &stemmer)).collect();
+        let rarity = Rarity::of(rest.iter().chain([&o, &n]));
+        replaced(&o, &n, &rarity)
+    }
+
+    const OTHERS: &[&str] = &[
+        "The deploy job runs on every merge to main.",
+        "Use the shared linter config; do not add local overrides.",
+        "Release notes are written by the person who cuts the release.",
+        "Dashboards live in the observability folder.",
+        "Screenshots in bug reports help the triage rotation.",
+    ];
+
+    #[rstest]
+    #[case::a_tool_dropped(
+        "Static sites are deployed with Netlify from the docs branch.",
+        "Netlify was dropped; static sites deploy from the docs branch through Pages."
+    )]
+    #[case::a_tool_replaced(
+        "Feature flags: flipper, toggled from the admin console.",
+        "LaunchDarkly replaced flipper for feature flags."
+    )]
+    #[case::a_region_substituted(
+        "The image bucket sits in region ap-south1 for the uploads service.",
+        "uploads service image bucket: region ap-east2"
+    )]
+    #[case::a_command_renamed(
+        "Seed the fixtures database with `just seed` before the integration suite.",
+        "The integration suite expects the fixtures database seeded by `just db-seed`."
+    )]
+    fn a_replacement_is_found(#[case] older: &str, #[case] newer: &str) {
+        assert!(judge(older, newer).is_some(), "{older} / {newer}");
+    }
+
+    #[rstest]
+    #[case::an_addition(
+        "Static sites are deployed with Netlify from the docs branch.",
+        "Preview builds of the static sites also go to Pages; the docs branch is unchanged."
+    )]
+    #[case::another_environment(
+        "The image bucket sits in region ap-south1 for the uploads service.",
+        "In staging the uploads service image bucket is in region ap-east2."
+    )]
+    #[case::another_file_named(
+        "The uploads service reads its limits from config/uploads.toml at start.",
+        "The uploads service reads its secrets from config/vault.toml at start."
+    )]
+    #[case::a_different_subject(
+        "Static sites are deployed with Netlify from the docs branch.",
+        "The triage rotation was moved to Thursdays."
+    )]
+    fn no_replacement_where_the_older_still_holds(#[case] older: &str, #[case] newer: &str) {
+        assert_eq!(judge(older, newer), None, "{older} / {newer}");
+    }
+}
