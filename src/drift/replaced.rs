@@ -17,6 +17,9 @@ const SAME_SUBJECT: f64 = 0.3;
 /// aimed at.
 const AIM: usize = 5;
 
+/// How many memories must hold each of two names for them to be subjects, not values.
+const SUBJECT_HELD_BY: usize = 2;
+
 /// Words saying that something the older memory named is no longer so.
 const REPLACING: &[&str] = &[
     "anymore",
@@ -78,18 +81,22 @@ pub fn replaced(older: &Reading, newer: &Reading, rarity: &Rarity) -> Option<Str
     if repeats_a_value {
         return None;
     }
-    aimed_change(older, newer).or_else(|| substituted(older, newer))
+    aimed_change(older, newer, rarity).or_else(|| substituted(older, newer, rarity))
 }
 
-/// A change word in `newer` within `AIM` tokens of a word both memories hold: "`subject`:
+/// A change word in `newer` within `AIM` describing words of a specific word both memories
+/// hold (`Rarity::specific`): "`subject`:
 /// `change word`".
-fn aimed_change(older: &Reading, newer: &Reading) -> Option<String> {
+fn aimed_change(older: &Reading, newer: &Reading, rarity: &Rarity) -> Option<String> {
     let words = &newer.words;
     words.iter().enumerate().find_map(|(i, (w, _))| {
-        if !REPLACING.contains(&w.as_str()) {
+        // A change the older memory already tells is not news.
+        if !REPLACING.contains(&w.as_str()) || older.words.iter().any(|(o, _)| o == w) {
             return None;
         }
-        let aimed = near(newer, i).find(|key| older.terms.contains(*key))?;
+        let aimed = near(newer, i).find(|key| {
+            key.chars().count() > 2 && older.terms.contains(*key) && rarity.specific(key)
+        })?;
         Some(format!("{aimed}: {w}"))
     })
 }
@@ -97,17 +104,40 @@ fn aimed_change(older: &Reading, newer: &Reading) -> Option<String> {
 /// A name of `older` that `newer` never says, where `newer` has a name of the same shape that
 /// `older` never says, each within `AIM` tokens of one word both memories hold: "old vs new".
 /// Paths are left to `stale`: a memory naming another file is rarely about the same slot.
-fn substituted(older: &Reading, newer: &Reading) -> Option<String> {
+fn substituted(older: &Reading, newer: &Reading, rarity: &Rarity) -> Option<String> {
     let theirs = own_names(newer, older);
     own_names(older, newer).into_iter().find_map(|(i, shape)| {
         let around: Vec<&String> = near(older, i)
             .filter(|k| newer.terms.contains(*k))
             .collect();
-        let (j, _) = theirs
-            .iter()
-            .find(|(j, s)| *s == shape && near(newer, *j).any(|k| around.contains(&k)))?;
+        let name = &older.words[i].0;
+        let (j, _) = theirs.iter().find(|(j, s)| {
+            *s == shape
+                && !numbered_alike(name, &newer.words[*j].0)
+                && !both_subjects(older, i, newer, *j, rarity)
+                && near(newer, *j).any(|k| around.contains(&k))
+        })?;
         Some(format!("{} vs {}", older.words[i].0, newer.words[*j].0))
     })
+}
+
+/// Whether both names are held by several memories each: things the project keeps talking
+/// about (`billing-3`, `search-35`), so two notes saying the same of each are about two
+/// subjects, where a value one memory sets (`europe-west1`) is seldom repeated.
+fn both_subjects(a: &Reading, i: usize, b: &Reading, j: usize, rarity: &Rarity) -> bool {
+    let held = |r: &Reading, i: usize| r.words[i].1.as_ref().map_or(0, |k| rarity.held_by(k));
+    held(a, i).min(held(b, j)) >= SUBJECT_HELD_BY
+}
+
+/// Whether two names differ only in their digits (`billing-3`, `billing-4`): numbered
+/// instances of one thing, each its own subject, not one put in the other's place.
+fn numbered_alike(a: &str, b: &str) -> bool {
+    let letters = |s: &str| {
+        s.chars()
+            .filter(|c| !c.is_ascii_digit())
+            .collect::<String>()
+    };
+    letters(a) == letters(b)
 }
 
 /// The places and shapes of the names of `r` that `other` never says, paths left out.
@@ -194,6 +224,10 @@ mod tests {
     #[case::another_environment(
         "The image bucket sits in region ap-south1 for the uploads service.",
         "In staging the uploads service image bucket is in region ap-east2."
+    )]
+    #[case::another_numbered_instance(
+        "When billing-3 deploys fail, check the migration lock first.",
+        "When billing-4 deploys fail, check the migration lock first."
     )]
     #[case::another_file_named(
         "The uploads service reads its limits from config/uploads.toml at start.",

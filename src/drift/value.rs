@@ -211,6 +211,12 @@ impl Rarity {
         ((self.memories + 1) as f64 / held as f64).ln()
     }
 
+    /// Whether the word is held by at most a tenth of the memories (or by three, in a small
+    /// store): it names something in particular, where "use" or "service" name nothing.
+    pub fn specific(&self, term: &str) -> bool {
+        self.held_by(term) <= (self.memories / 10).max(3)
+    }
+
     /// How many memories hold the word.
     pub fn held_by(&self, term: &str) -> usize {
         self.holding.get(term).copied().unwrap_or(0)
