@@ -527,8 +527,10 @@ pub fn changed(older: &Reading, newer: &Reading, rarity: &Rarity) -> Option<Stri
 
 /// Whether one of `names` is a name `other` never says, in whole or in part (`spring-boot` says
 /// `boot`).
+///
+/// A file path names where something is written, not what it is, so it is never foreign.
 fn foreign(names: &BTreeSet<String>, other: &Reading) -> bool {
-    names.iter().any(|name| {
+    names.iter().filter(|name| !name.contains('/')).any(|name| {
         !other.lower.contains(name)
             && name
                 .split(['-', '_', '.', '/'])
