@@ -830,3 +830,91 @@ fn the_inspector_lists_the_tools_with_no_finding_in_strict_mode() {
     expected.sort();
     assert_eq!(names, expected);
 }
+
+// ---------------------------------------------------------------------------------------------
+// The plugin's launcher
+// ---------------------------------------------------------------------------------------------
+
+/// `bin/synapse-mcp` runs the built server, so the protocol goes through it untouched.
+#[test]
+fn the_launcher_runs_the_built_server() {
+    let fx = Fixture::new();
+    let launcher = Path::new(env!("CARGO_MANIFEST_DIR")).join("bin/synapse-mcp");
+    let bin_dir = common::binary("synapse-mcp").parent().unwrap().to_owned();
+    let mut command = Command::new(&launcher);
+    command
+        .env("SYNAPSE_DATA", &fx.data)
+        .env("SYNAPSE_BIN_DIR", &bin_dir)
+        .current_dir(&fx.project)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = command.spawn().expect("run bin/synapse-mcp");
+    let mut stdin = child.stdin.take().unwrap();
+    writeln!(
+        stdin,
+        r#"{{"jsonrpc":"2.0","id":1,"method":"initialize","params":{{"protocolVersion":"2025-11-25","capabilities":{{}},"clientInfo":{{"name":"t","version":"0"}}}}}}"#
+    )
+    .unwrap();
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let answer: Value = serde_json::from_str(stdout.trim())
+        .unwrap_or_else(|e| panic!("not one JSON-RPC answer ({e}): {stdout:?}"));
+    assert_eq!(
+        answer["result"]["serverInfo"]["name"], "synapse",
+        "{answer}"
+    );
+}
+
+/// Before the binaries are built, the launcher starts the build and says so on stderr only:
+/// anything on stdout would break the client's connection.
+#[test]
+fn the_launcher_says_nothing_on_stdout_while_the_server_is_not_built() {
+    let plugin = tempfile::tempdir().unwrap();
+    let bin = plugin.path().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("bin");
+    for name in ["synapse-mcp", "synapse-find"] {
+        std::fs::copy(source.join(name), bin.join(name)).unwrap();
+    }
+    // A stand-in for the build that leaves a mark (and prints, as a real build does).
+    let started = plugin.path().join("build-started");
+    std::fs::write(
+        bin.join("synapse-build"),
+        format!("#!/bin/sh\necho building\ntouch '{}'\n", started.display()),
+    )
+    .unwrap();
+    let chmod = Command::new("chmod")
+        .arg("+x")
+        .arg(bin.join("synapse-build"))
+        .status()
+        .unwrap();
+    assert!(chmod.success());
+    let data = plugin.path().join("data");
+    let out = Command::new(bin.join("synapse-mcp"))
+        .env_clear()
+        // Its own bin/ first (it must not find itself there), then the system's.
+        .env("PATH", format!("{}:/usr/bin:/bin", bin.display()))
+        .env("CLAUDE_PLUGIN_ROOT", plugin.path())
+        .env("CLAUDE_PLUGIN_DATA", &data)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run the launcher");
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert!(
+        out.stdout.is_empty(),
+        "stdout: {:?}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("being built"), "{stderr}");
+    let deadline = std::time::Instant::now() + ANSWER_WITHIN;
+    while !started.exists() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the build was not started"
+        );
+        thread::sleep(Duration::from_millis(20));
+    }
+}
