@@ -47,8 +47,18 @@ impl Server {
     }
 
     fn start_with(data: &Path, cwd: &Path, env: &[(&str, &Path)]) -> Server {
+        Server::start_args(data, cwd, env, &[])
+    }
+
+    fn start_args(
+        data: &Path,
+        cwd: &Path,
+        env: &[(&str, &Path)],
+        args: &[&std::ffi::OsStr],
+    ) -> Server {
         let mut command = Command::new(common::binary("synapse-mcp"));
         command
+            .args(args)
             .env("SYNAPSE_DATA", data)
             .env_remove("CLAUDE_PROJECT_DIR")
             .env_remove("SYNAPSE_BUDGET")
@@ -621,6 +631,23 @@ fn another_projects_memory_reads_exactly_like_a_missing_one() {
     assert_eq!(found["results"][0]["id"], json!(theirs), "{found}");
     assert!(server
         .tool_error("readmemory", json!({"id": ours}))
+        .contains("no readable memory"));
+    server.finish();
+
+    // --project wins over both (for clients that start servers in no particular folder).
+    let mut server = Server::start_args(
+        &fx.data,
+        &fx.other,
+        &[("CLAUDE_PROJECT_DIR", fx.other.as_path())],
+        &["--project".as_ref(), fx.project.as_os_str()],
+    );
+    server.initialize("2025-11-25");
+    assert_eq!(
+        server.ok("readmemory", json!({"id": ours}))["id"],
+        json!(ours)
+    );
+    assert!(server
+        .tool_error("readmemory", json!({"id": theirs}))
         .contains("no readable memory"));
     server.finish();
 }

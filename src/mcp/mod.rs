@@ -2,8 +2,9 @@
 //! (`recall`, `readmemory`, `remember`, `supersede`, `forget`, `restore`, `drift`), over stdio
 //! with the official Rust SDK (`rmcp`).
 //!
-//! Scope is the project of the folder the server runs for: `CLAUDE_PROJECT_DIR` when the client
-//! sets it (Claude Code does, and starts the server in that folder), else the working folder.
+//! Scope is the project of the folder the server runs for: `--project DIR` (for clients with no
+//! notion of a project folder), else `CLAUDE_PROJECT_DIR` when the client sets it (Claude Code
+//! does, and starts the server in that folder), else the working folder.
 //! Another project's memory reads exactly like a missing one, as everywhere else.
 //!
 //! The store is opened on the first tool call, not at start: `initialize` is answered without
@@ -75,8 +76,12 @@ impl State {
     }
 }
 
-/// The folder whose project the server serves: `CLAUDE_PROJECT_DIR`, else the working folder.
-fn project_folder() -> Result<PathBuf, String> {
+/// The folder whose project the server serves: `given`, else `CLAUDE_PROJECT_DIR`, else the
+/// working folder.
+fn project_folder(given: Option<PathBuf>) -> Result<PathBuf, String> {
+    if let Some(dir) = given {
+        return Ok(dir);
+    }
     if let Some(dir) = std::env::var_os("CLAUDE_PROJECT_DIR").filter(|d| !d.is_empty()) {
         return Ok(PathBuf::from(dir));
     }
@@ -101,11 +106,12 @@ fn input_schema<T: schemars::JsonSchema + std::any::Any>() -> Arc<JsonObject> {
 }
 
 impl Server {
-    /// A server for the project of `CLAUDE_PROJECT_DIR` or the working folder.
-    pub fn new() -> Server {
+    /// A server for the project of `folder`, else of `CLAUDE_PROJECT_DIR` or the working
+    /// folder.
+    pub fn new(folder: Option<PathBuf>) -> Server {
         Server {
             state: Arc::new(Mutex::new(State {
-                folder: project_folder(),
+                folder: project_folder(folder),
                 open: None,
             })),
             tool_router: Self::tool_router(),
@@ -143,12 +149,6 @@ impl Server {
             }
             Err(e) => answer(Err(e)),
         }
-    }
-}
-
-impl Default for Server {
-    fn default() -> Self {
-        Server::new()
     }
 }
 
@@ -267,15 +267,16 @@ impl ServerHandler for Server {
     }
 }
 
-/// Serve MCP on stdin and stdout until the client closes stdin.
-pub fn run() -> Result<()> {
+/// Serve MCP on stdin and stdout until the client closes stdin, for the project of `folder`
+/// (see `Server::new`).
+pub fn run(folder: Option<PathBuf>) -> Result<()> {
     // One thread: a stdio server has one client, and tool work goes to the blocking pool.
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .context("could not start the async runtime")?;
     runtime.block_on(async {
-        let service = Server::new()
+        let service = Server::new(folder)
             .serve(rmcp::transport::stdio())
             .await
             .context("the MCP session did not start")?;
