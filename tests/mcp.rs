@@ -285,6 +285,35 @@ fn initialize_answers_the_version_asked_and_teaches_the_loop() {
         }
         server.finish();
     }
+    // Newer clients first ask `server/discover` (protocol 2026-07-28), then call tools with the
+    // version and client in each request's `_meta`, with no `initialize` at all.
+    let mut server = Server::start(&fx.data, &fx.project);
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "tests/mcp.rs", "version": "0"},
+        "io.modelcontextprotocol/clientCapabilities": {},
+    });
+    let discovered = server.request("server/discover", json!({"_meta": meta}));
+    let versions = discovered["result"]["supportedVersions"].to_string();
+    assert!(
+        versions.contains("2025-11-25") && versions.contains("2026-07-28"),
+        "{discovered}"
+    );
+    assert!(discovered["result"]["instructions"]
+        .as_str()
+        .is_some_and(|i| i.contains("readmemory")));
+    let listed = server.request("tools/list", json!({"_meta": meta}));
+    assert_eq!(
+        listed["result"]["tools"].as_array().map(Vec::len),
+        Some(TOOLS.len())
+    );
+    let found = server.request(
+        "tools/call",
+        json!({"_meta": meta, "name": "recall", "arguments": {"query": "anything"}}),
+    );
+    assert_eq!(found["result"]["isError"], json!(false), "{found}");
+    server.finish();
+
     // A version the server does not know gets the newest it speaks with `initialize`.
     let mut server = Server::start(&fx.data, &fx.project);
     let answer = server.initialize("1999-01-01");
@@ -735,6 +764,29 @@ fn bad_protocol_input_gets_json_rpc_errors_and_the_server_carries_on() {
     let pong = server.request("ping", json!({}));
     assert_eq!(pong["result"], json!({}), "{pong}");
 
+    let listed = server.request("tools/list", json!({}));
+    assert_eq!(
+        listed["result"]["tools"].as_array().unwrap().len(),
+        TOOLS.len()
+    );
+    server.finish();
+}
+
+/// A client that speaks out of turn before `initialize` (a notification, a stray response) does
+/// not lose its server.
+#[test]
+fn messages_before_initialize_do_not_end_the_session() {
+    let fx = Fixture::new();
+    let mut server = Server::start(&fx.data, &fx.project);
+    server.send_raw(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    server.send_raw(r#"{"jsonrpc":"2.0","id":"stray","result":{}}"#);
+    server.send_raw("not json at all");
+    let answer = server.initialize("2025-11-25");
+    assert_eq!(
+        answer["result"]["protocolVersion"], "2025-11-25",
+        "{answer}"
+    );
+    server.send_raw(r#"{"jsonrpc":"2.0","id":"stray-again","result":{}}"#);
     let listed = server.request("tools/list", json!({}));
     assert_eq!(
         listed["result"]["tools"].as_array().unwrap().len(),

@@ -267,6 +267,49 @@ impl ServerHandler for Server {
     }
 }
 
+/// Standard input as the SDK reads it, less the notifications and responses that come before
+/// the first request: the SDK ends the session on one of those, where a client sending
+/// `notifications/initialized` too early should not lose its server. Everything from the first
+/// request on passes through as it came, byte for byte.
+fn requests_first() -> tokio::io::DuplexStream {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+
+    let (reader, mut writer) = tokio::io::duplex(1 << 16);
+    tokio::spawn(async move {
+        let mut stdin = tokio::io::BufReader::new(tokio::io::stdin());
+        let mut line = Vec::new();
+        let mut started = false;
+        loop {
+            line.clear();
+            match stdin.read_until(b'\n', &mut line).await {
+                Ok(0) => break,
+                Ok(_) => {}
+                Err(e) => {
+                    eprintln!("synapse-mcp: could not read standard input: {e}");
+                    break;
+                }
+            }
+            if !started {
+                match serde_json::from_slice::<Value>(&line) {
+                    Ok(Value::Object(message))
+                        if message.contains_key("method") && message.contains_key("id") =>
+                    {
+                        started = true;
+                    }
+                    Ok(Value::Object(_)) => continue,
+                    // Not JSON, or not an object: the SDK answers or ignores it as it should.
+                    _ => {}
+                }
+            }
+            // A failed write means the session is over: the SDK dropped its end.
+            if writer.write_all(&line).await.is_err() {
+                break;
+            }
+        }
+    });
+    reader
+}
+
 /// Serve MCP on stdin and stdout until the client closes stdin, for the project of `folder`
 /// (see `Server::new`).
 pub fn run(folder: Option<PathBuf>) -> Result<()> {
@@ -275,9 +318,9 @@ pub fn run(folder: Option<PathBuf>) -> Result<()> {
         .enable_all()
         .build()
         .context("could not start the async runtime")?;
-    runtime.block_on(async {
+    let served = runtime.block_on(async {
         let service = Server::new(folder)
-            .serve(rmcp::transport::stdio())
+            .serve((requests_first(), tokio::io::stdout()))
             .await
             .context("the MCP session did not start")?;
         service
@@ -285,5 +328,9 @@ pub fn run(folder: Option<PathBuf>) -> Result<()> {
             .await
             .context("the MCP session ended with an error")?;
         Ok(())
-    })
+    });
+    // Without waiting for the thread blocked reading stdin: when the session ends for another
+    // reason than its end of input, that read may never return.
+    runtime.shutdown_background();
+    served
 }
