@@ -5,7 +5,7 @@
 //! every thousandth, a term in every one) in a temporary folder, then times:
 //!
 //! - `spawn_to_initialize`: from spawning `synapse-mcp` to reading its `initialize` answer, a new
-//!   process each time (what a client waits for before it can list tools);
+//!   process each time (what a client waits for before it can list tools; its exit is not timed);
 //! - `recall_selective`, `recall_common`, `readmemory`: one server process, the round trip of a
 //!   `tools/call` from writing the request to reading the whole answer, after one untimed call
 //!   (which opens the store).
@@ -19,9 +19,10 @@ mod common;
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
-use common::{arg, corpus, measure, COMMON, SELECTIVE};
+use common::{arg, corpus, measure, measure_timed, ms, COMMON, SELECTIVE};
 use serde_json::{json, Value};
 use synapse::secrets::Secrets;
 use synapse::store::{Scope, Store};
@@ -45,11 +46,15 @@ fn main() -> Result<()> {
     }
     drop(store);
 
-    let spawn = measure("spawn_to_initialize", iterations, || {
+    // Until the answer is read: the server's exit (when the client closes its input) is not
+    // something a client waits for.
+    let spawn = measure_timed("spawn_to_initialize", iterations, || {
+        let started = Instant::now();
         let mut session = Session::start(&server, &data, &project)?;
         let answer = session.initialize()?;
+        let took = ms(started);
         session.finish()?;
-        Ok(answer.len())
+        Ok((took, answer.len()))
     })?;
 
     let mut session = Session::start(&server, &data, &project)?;
@@ -92,7 +97,12 @@ fn main() -> Result<()> {
 /// `SYNAPSE_MCP`, else `synapse-mcp` in the build folder this example runs from.
 fn server_path() -> Result<PathBuf> {
     if let Some(path) = std::env::var_os("SYNAPSE_MCP").filter(|p| !p.is_empty()) {
-        return Ok(PathBuf::from(path));
+        // Absolute: the server is started in another folder, where a relative path means
+        // something else.
+        let path = PathBuf::from(path);
+        return path
+            .canonicalize()
+            .with_context(|| format!("SYNAPSE_MCP: no server at {}", path.display()));
     }
     let exe = std::env::current_exe().context("could not find this example's path")?;
     let beside = exe

@@ -42,12 +42,24 @@ pub fn measure(
     iterations: usize,
     mut op: impl FnMut() -> Result<usize>,
 ) -> Result<serde_json::Value> {
-    let response_bytes = op()?;
+    measure_timed(name, iterations, || {
+        let started = Instant::now();
+        let bytes = op()?;
+        Ok((ms(started), bytes))
+    })
+}
+
+/// `measure` for an operation that times itself (the part worth timing) and returns the
+/// milliseconds with the response's size.
+pub fn measure_timed(
+    name: &str,
+    iterations: usize,
+    mut op: impl FnMut() -> Result<(f64, usize)>,
+) -> Result<serde_json::Value> {
+    let (_, response_bytes) = op()?;
     let mut times = Vec::with_capacity(iterations);
     for _ in 0..iterations {
-        let started = Instant::now();
-        op()?;
-        times.push(ms(started));
+        times.push(op()?.0);
     }
     times.sort_by(f64::total_cmp);
     let at = |q: f64| times[((times.len() as f64 * q).ceil() as usize).clamp(1, times.len()) - 1];

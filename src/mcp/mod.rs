@@ -271,12 +271,12 @@ impl ServerHandler for Server {
 /// the first request: the SDK ends the session on one of those, where a client sending
 /// `notifications/initialized` too early should not lose its server. Everything from the first
 /// request on passes through as it came, byte for byte.
-fn requests_first() -> tokio::io::DuplexStream {
+fn requests_first(input: rmcp::transport::StdioReader) -> tokio::io::DuplexStream {
     use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
 
     let (reader, mut writer) = tokio::io::duplex(1 << 16);
     tokio::spawn(async move {
-        let mut stdin = tokio::io::BufReader::new(tokio::io::stdin());
+        let mut stdin = tokio::io::BufReader::new(input);
         let mut line = Vec::new();
         let mut started = false;
         loop {
@@ -319,8 +319,12 @@ pub fn run(folder: Option<PathBuf>) -> Result<()> {
         .build()
         .context("could not start the async runtime")?;
     let served = runtime.block_on(async {
+        // Non-blocking pipes where the client gave pipes (as clients do), read and written on
+        // this thread: the blocking standard streams would hand every message to another
+        // thread and back, each hand-off a wait for the scheduler on a busy machine.
+        let (input, output) = rmcp::transport::stdio_pipes();
         let service = Server::new(folder)
-            .serve((requests_first(), tokio::io::stdout()))
+            .serve((requests_first(input), output))
             .await
             .context("the MCP session did not start")?;
         service
@@ -329,8 +333,8 @@ pub fn run(folder: Option<PathBuf>) -> Result<()> {
             .context("the MCP session ended with an error")?;
         Ok(())
     });
-    // Without waiting for the thread blocked reading stdin: when the session ends for another
-    // reason than its end of input, that read may never return.
+    // Without waiting for a thread blocked reading stdin (where it is not a pipe): when the
+    // session ends for another reason than its end of input, that read may never return.
     runtime.shutdown_background();
     served
 }
