@@ -62,17 +62,18 @@ struct State {
 impl State {
     /// The store and scope, opened on first use.
     fn open(&mut self) -> Result<(&mut Store, &Scope)> {
-        if self.open.is_none() {
-            let folder = self.folder.clone().map_err(anyhow::Error::msg)?;
-            let scope = Scope::of_folder(&folder)
-                .with_context(|| format!("could not find the project of {}", folder.display()))?;
-            let store = Store::open_default().context("could not open the memory store")?;
-            self.open = Some((store, scope));
-        }
-        match self.open.as_mut() {
-            Some((store, scope)) => Ok((store, scope)),
-            None => anyhow::bail!("the memory store is not open"),
-        }
+        let (store, scope) = match &mut self.open {
+            Some(open) => open,
+            closed => {
+                let folder = self.folder.clone().map_err(anyhow::Error::msg)?;
+                let scope = Scope::of_folder(&folder).with_context(|| {
+                    format!("could not find the project of {}", folder.display())
+                })?;
+                let store = Store::open_default().context("could not open the memory store")?;
+                closed.insert((store, scope))
+            }
+        };
+        Ok((store, scope))
     }
 }
 
