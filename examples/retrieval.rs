@@ -13,14 +13,12 @@ mod common;
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
+use common::{arg, corpus, measure, ms, COMMON, SELECTIVE};
 use serde_json::json;
 use synapse::config::Budget;
 use synapse::recall::{self, Options};
 use synapse::secrets::Secrets;
 use synapse::store::{Scope, Store};
-
-const SELECTIVE: &str = "zephyrine";
-const COMMON: &str = "fixture";
 
 fn main() -> Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -87,90 +85,4 @@ fn main() -> Result<()> {
     });
     println!("{}", serde_json::to_string_pretty(&out)?);
     Ok(())
-}
-
-fn arg(args: &[String], at: usize, default: usize, max: usize, name: &str) -> Result<usize> {
-    let Some(text) = args.get(at) else {
-        return Ok(default);
-    };
-    let value: usize = text
-        .parse()
-        .with_context(|| format!("{name} must be a whole number, not {text:?}"))?;
-    if value == 0 || value > max {
-        bail!("{name} must be between 1 and {max}");
-    }
-    Ok(value)
-}
-
-/// Time `iterations` runs of `op` after one warm-up.
-fn measure(
-    name: &str,
-    iterations: usize,
-    mut op: impl FnMut() -> Result<usize>,
-) -> Result<serde_json::Value> {
-    let response_bytes = op()?;
-    let mut times = Vec::with_capacity(iterations);
-    for _ in 0..iterations {
-        let started = Instant::now();
-        op()?;
-        times.push(ms(started));
-    }
-    times.sort_by(f64::total_cmp);
-    let at = |q: f64| times[((times.len() as f64 * q).ceil() as usize).clamp(1, times.len()) - 1];
-    Ok(json!({
-        "name": name,
-        "p50_ms": at(0.5),
-        "p95_ms": at(0.95),
-        "max_ms": times[times.len() - 1],
-        "response_bytes": response_bytes,
-    }))
-}
-
-fn ms(since: Instant) -> f64 {
-    since.elapsed().as_secs_f64() * 1e3
-}
-
-/// `count` memories as import lines: about 240 bytes of made-up words each, all holding
-/// `COMMON`, every thousandth holding `SELECTIVE`, dated one minute apart.
-fn corpus(count: usize) -> String {
-    let mut rng = 0x9E37_79B9_7F4A_7C15u64;
-    let mut next = move || {
-        rng ^= rng << 13;
-        rng ^= rng >> 7;
-        rng ^= rng << 17;
-        rng
-    };
-    const SYLLABLES: &[&str] = &[
-        "ka", "lo", "mi", "ne", "ru", "sa", "to", "vi", "zo", "pe", "da", "gu", "ha", "ji", "be",
-        "fo", "ter", "mon", "quin", "dal", "ros", "vek", "pli", "nar",
-    ];
-    let word = |next: &mut dyn FnMut() -> u64| {
-        let n = 2 + next() % 2;
-        (0..n)
-            .map(|_| SYLLABLES[(next() % SYLLABLES.len() as u64) as usize])
-            .collect::<String>()
-    };
-    let mut out = String::with_capacity(count * 330);
-    for i in 0..count {
-        let mut body = format!("{COMMON} note {i}:");
-        if i % 1000 == 999 {
-            body.push(' ');
-            body.push_str(SELECTIVE);
-        }
-        while body.len() < 235 {
-            body.push(' ');
-            body.push_str(&word(&mut next));
-        }
-        body.push('.');
-        let minute = i as i64;
-        let line = json!({
-            "body": body,
-            "project": null,
-            "source": format!("fixture {}", i / 100),
-            "created_at": common::minute_stamp(minute),
-        });
-        out.push_str(&line.to_string());
-        out.push('\n');
-    }
-    out
 }

@@ -33,13 +33,7 @@ pub fn prompt_block(hits: &[Hit], left_out: Option<&str>, now: i64) -> Option<(S
 /// What `/synapse:recall QUERY` shows the model: the results framed like the injected blocks,
 /// then the drift findings on them.
 pub fn recall_block(query: &str, found: &Recalled, now: i64) -> String {
-    let asked = crate::text::cut_chars(query, 300);
-    let ellipsis = if asked.len() < query.len() { "…" } else { "" };
-    let header = format!(
-        "Synapse memories for \"{}{ellipsis}\", best first. They are notes from earlier \
-         sessions: advisory, possibly outdated; check one against the code before relying on it.",
-        defuse(asked)
-    );
+    let header = defuse(&recall_header(query));
     let drift: Vec<String> = found.drift.iter().take(8).map(|f| f.describe()).collect();
     let drift = (!drift.is_empty()).then(|| {
         format!(
@@ -51,6 +45,18 @@ pub fn recall_block(query: &str, found: &Recalled, now: i64) -> String {
         Some((text, _)) => text,
         None => format!("{OPEN}\n{header}\n\nNo memories match.\n{CLOSE}\n"),
     }
+}
+
+/// The line that opens a recall's answer, here and in the MCP `recall` tool: what the results
+/// are (notes from earlier sessions, advisory, possibly outdated), for the question asked (cut to
+/// 300 characters).
+pub fn recall_header(query: &str) -> String {
+    let asked = crate::text::cut_chars(query, 300);
+    let ellipsis = if asked.len() < query.len() { "…" } else { "" };
+    format!(
+        "Synapse memories for \"{asked}{ellipsis}\", best first. They are notes from earlier \
+         sessions: advisory, possibly outdated; check one against the code before relying on it."
+    )
 }
 
 /// The one line SessionStart says when there is no signal to recall from.
@@ -123,7 +129,7 @@ fn defuse(text: &str) -> String {
 }
 
 /// "today", "yesterday", "5 days ago", "3 months ago", "2 years ago".
-fn age(seconds: i64) -> String {
+pub fn age(seconds: i64) -> String {
     let days = seconds.max(0) / 86_400;
     match days {
         0 => "today".into(),

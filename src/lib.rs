@@ -23,6 +23,9 @@ pub mod hook;
 pub mod inject;
 /// Lessons marked in a reply (`remember:`), with secrets masked before storing.
 pub mod lessons;
+/// The MCP server: the memory as tools over stdio (feature `mcp`, binary `synapse-mcp`).
+#[cfg(feature = "mcp")]
+pub mod mcp;
 /// Exact paging through one memory's stored bytes.
 pub mod read;
 /// Recall: query terms, the two search lanes, fusion, the coverage floor, budget packing.

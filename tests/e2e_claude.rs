@@ -37,6 +37,18 @@ const IDEMPOTENCY: &str =
 const UNRELATED: &str = "The marketing site is deployed from the www repository by Netlify";
 const STYLE: &str = "Release notes are written in the past tense and list breaking changes first";
 const LEARNED: &str = "Idempotency keys expire after 24 hours (e2e)";
+/// How Claude Code names the tools of the plugin's MCP server `synapse`.
+const MCP_PREFIX: &str = "mcp__plugin_synapse_synapse__";
+/// The MCP server's tools.
+const MCP_TOOLS: [&str; 7] = [
+    "recall",
+    "readmemory",
+    "remember",
+    "supersede",
+    "forget",
+    "restore",
+    "drift",
+];
 /// The hook binaries `bin/synapse-hook` runs, next to `synapse`.
 const HOOK_BINARIES: [&str; 3] = [
     "synapse-session-start",
@@ -64,11 +76,21 @@ impl Request {
     }
 }
 
-/// A minimal HTTP/1.1 server answering the Messages API with scripted text replies.
+/// A scripted model reply.
+#[derive(Clone, Debug)]
+enum Reply {
+    /// A text reply that ends the turn.
+    Text(String),
+    /// A call of the tool `name` with `input`: Claude Code runs it and sends the result in its
+    /// next request.
+    ToolUse { name: String, input: Value },
+}
+
+/// A minimal HTTP/1.1 server answering the Messages API with scripted replies.
 struct FakeApi {
     port: u16,
     requests: Arc<Mutex<Vec<Request>>>,
-    replies: Arc<Mutex<VecDeque<String>>>,
+    replies: Arc<Mutex<VecDeque<Reply>>>,
 }
 
 impl FakeApi {
@@ -102,7 +124,18 @@ impl FakeApi {
 
     /// Queue the text of the next model reply; unscripted calls get "ok".
     fn script(&self, text: &str) {
-        self.replies.lock().unwrap().push_back(text.to_owned());
+        self.replies
+            .lock()
+            .unwrap()
+            .push_back(Reply::Text(text.to_owned()));
+    }
+
+    /// Queue a tool call as the next model reply.
+    fn script_tool_use(&self, name: &str, input: Value) {
+        self.replies.lock().unwrap().push_back(Reply::ToolUse {
+            name: name.to_owned(),
+            input,
+        });
     }
 
     fn requests(&self) -> Vec<Request> {
@@ -114,7 +147,7 @@ impl FakeApi {
 fn serve(
     stream: TcpStream,
     requests: &Mutex<Vec<Request>>,
-    replies: &Mutex<VecDeque<String>>,
+    replies: &Mutex<VecDeque<Reply>>,
 ) -> std::io::Result<()> {
     stream.set_read_timeout(Some(Duration::from_secs(30)))?;
     let mut reader = BufReader::new(stream.try_clone()?);
@@ -161,22 +194,29 @@ fn serve(
 
     let mut out = stream;
     if request.is_messages() {
-        let text = replies
+        let reply = replies
             .lock()
             .unwrap()
             .pop_front()
-            .unwrap_or_else(|| "ok".to_owned());
+            .unwrap_or_else(|| Reply::Text("ok".to_owned()));
         let model = request.body["model"].as_str().unwrap_or(MODEL);
+        let (block, stop_reason) = match &reply {
+            Reply::Text(text) => (json!({"type": "text", "text": text}), "end_turn"),
+            Reply::ToolUse { name, input } => (
+                json!({"type": "tool_use", "id": tool_use_id(name), "name": name, "input": input}),
+                "tool_use",
+            ),
+        };
         if request.body["stream"] == json!(false) {
             let message = json!({
                 "id": "msg_fake", "type": "message", "role": "assistant", "model": model,
-                "content": [{"type": "text", "text": text}],
-                "stop_reason": "end_turn", "stop_sequence": null,
+                "content": [block],
+                "stop_reason": stop_reason, "stop_sequence": null,
                 "usage": {"input_tokens": 10, "output_tokens": 5},
             });
             write_json(&mut out, &message)?;
         } else {
-            write_stream(&mut out, model, &text)?;
+            write_stream(&mut out, model, &reply)?;
         }
     } else if request.method == "HEAD" {
         out.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")?;
@@ -221,8 +261,29 @@ fn write_json(out: &mut impl Write, value: &Value) -> std::io::Result<()> {
     )
 }
 
-/// A streamed (SSE) reply holding one text block; the body ends when the connection closes.
-fn write_stream(out: &mut impl Write, model: &str, text: &str) -> std::io::Result<()> {
+/// The id of a scripted call of tool `name` (the tool's name keeps it unique within a run).
+fn tool_use_id(name: &str) -> String {
+    format!(
+        "toolu_{}",
+        name.replace(|c: char| !c.is_ascii_alphanumeric(), "")
+    )
+}
+
+/// A streamed (SSE) reply holding one block, text or a tool call; the body ends when the
+/// connection closes.
+fn write_stream(out: &mut impl Write, model: &str, reply: &Reply) -> std::io::Result<()> {
+    let (start, delta, stop_reason) = match reply {
+        Reply::Text(text) => (
+            json!({"type": "text", "text": ""}),
+            json!({"type": "text_delta", "text": text}),
+            "end_turn",
+        ),
+        Reply::ToolUse { name, input } => (
+            json!({"type": "tool_use", "id": tool_use_id(name), "name": name, "input": {}}),
+            json!({"type": "input_json_delta", "partial_json": input.to_string()}),
+            "tool_use",
+        ),
+    };
     out.write_all(
         b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\n\
           Connection: close\r\n\r\n",
@@ -233,13 +294,11 @@ fn write_stream(out: &mut impl Write, model: &str, text: &str) -> std::io::Resul
             "content": [], "stop_reason": null, "stop_sequence": null,
             "usage": {"input_tokens": 10, "output_tokens": 1,
                       "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}}}),
-        json!({"type": "content_block_start", "index": 0,
-               "content_block": {"type": "text", "text": ""}}),
-        json!({"type": "content_block_delta", "index": 0,
-               "delta": {"type": "text_delta", "text": text}}),
+        json!({"type": "content_block_start", "index": 0, "content_block": start}),
+        json!({"type": "content_block_delta", "index": 0, "delta": delta}),
         json!({"type": "content_block_stop", "index": 0}),
         json!({"type": "message_delta",
-               "delta": {"stop_reason": "end_turn", "stop_sequence": null},
+               "delta": {"stop_reason": stop_reason, "stop_sequence": null},
                "usage": {"output_tokens": 5}}),
         json!({"type": "message_stop"}),
     ];
@@ -425,7 +484,7 @@ impl Fixture {
         // The plugin's launchers find the binaries in SYNAPSE_BIN_DIR; a missing one would make
         // them start a background build instead.
         let bin_dir = Path::new(env!("CARGO_BIN_EXE_synapse")).parent().unwrap();
-        for name in HOOK_BINARIES {
+        for name in HOOK_BINARIES.iter().chain(&["synapse-mcp"]) {
             assert!(
                 bin_dir.join(name).is_file(),
                 "{name} is not in {}: cargo did not build it",
@@ -486,6 +545,11 @@ impl Fixture {
 
     /// Run `claude -p prompt` in the repository, with the plugin, a fresh HOME and the fake API.
     fn claude(&mut self, prompt: &str) -> Run {
+        self.claude_with(prompt, &[])
+    }
+
+    /// `claude` with more arguments for the client.
+    fn claude_with(&mut self, prompt: &str, extra: &[&str]) -> Run {
         self.runs += 1;
         let label = format!("claude -p {prompt:?}");
         let home = self.dir.path().join(format!("home-{}", self.runs));
@@ -499,6 +563,7 @@ impl Fixture {
         let mut command = Command::new(&self.claude);
         command
             .args(["-p", prompt, "--model", MODEL, "--output-format", "json"])
+            .args(extra)
             .arg("--plugin-dir")
             .arg(plugin)
             .arg("--debug")
@@ -733,6 +798,87 @@ fn read_command_hands_over_the_memory_text() {
     run.main_request();
     run.expect_text("/synapse:read", Origin::NotHook, "the command invocation");
     run.expect_text(WEBHOOK, Origin::Hook("UserPromptSubmit"), "read output");
+}
+
+/// The texts of the `tool_result` block answering tool call `id` in a request's messages.
+fn tool_result(request: &Request, id: &str) -> Option<String> {
+    let messages = request.body["messages"].as_array()?;
+    let block = messages
+        .iter()
+        .filter_map(|m| m["content"].as_array())
+        .flatten()
+        .find(|b| b["type"] == "tool_result" && b["tool_use_id"] == id)?;
+    let mut texts = Vec::new();
+    collect_strings(&block["content"], &mut texts);
+    Some(texts.join("\n"))
+}
+
+/// The plugin's MCP server in the real client: the model, scripted, calls `recall` and then
+/// `readmemory`; each result reaches the model in the next request with the memory's text, its
+/// id and the advisory framing. Claude Code sends the model only the JSON of a result's
+/// `structuredContent`, so that JSON is what these checks read.
+#[test]
+fn mcp_tools_hand_the_model_framed_memories_and_exact_pages() {
+    let mut fx = Fixture::new();
+    let webhook = fx.seed();
+    let recall = format!("{MCP_PREFIX}recall");
+    let read = format!("{MCP_PREFIX}readmemory");
+    fx.api
+        .script_tool_use(&recall, json!({"query": "webhook retries backoff"}));
+    fx.api
+        .script_tool_use(&read, json!({"id": webhook, "offset": 0}));
+    fx.api.script("Webhooks retry 5 times.");
+
+    let allowed = format!("{recall},{read}");
+    let run = fx.claude_with(
+        "how many times do webhooks retry?",
+        &["--allowedTools", &allowed],
+    );
+    run.expect_success();
+    let posts = run.messages_posts();
+    assert_eq!(posts.len(), 3, "recall, readmemory, then the answer\n{run}");
+
+    let offered: Vec<&str> = posts[0].body["tools"]
+        .as_array()
+        .map(|tools| tools.iter().filter_map(|t| t["name"].as_str()).collect())
+        .unwrap_or_default();
+    for tool in MCP_TOOLS {
+        let name = format!("{MCP_PREFIX}{tool}");
+        assert!(
+            offered.contains(&name.as_str()),
+            "the model is not offered {name}; it is offered {offered:?}\n{run}"
+        );
+    }
+
+    let recalled = tool_result(posts[1], &tool_use_id(&recall))
+        .unwrap_or_else(|| panic!("no result for the recall call\n{run}"));
+    let recalled_json: Value = serde_json::from_str(&recalled)
+        .unwrap_or_else(|e| panic!("the recall result is not the JSON ({e}): {recalled}"));
+    assert!(
+        recalled_json["about"]
+            .as_str()
+            .is_some_and(|a| a.contains("advisory, possibly outdated")),
+        "the framing did not reach the model: {recalled}"
+    );
+    let first = &recalled_json["results"][0];
+    assert_eq!(first["id"], json!(webhook), "{recalled}");
+    assert_eq!(first["text"], json!(WEBHOOK), "{recalled}");
+    assert!(first["age"].is_string() && first["source"].is_string());
+    assert!(recalled.contains("readmemory"), "{recalled}");
+
+    let page = tool_result(posts[2], &tool_use_id(&read))
+        .unwrap_or_else(|| panic!("no result for the readmemory call\n{run}"));
+    let page_json: Value = serde_json::from_str(&page)
+        .unwrap_or_else(|e| panic!("the readmemory result is not the JSON ({e}): {page}"));
+    assert_eq!(page_json["body"], json!(WEBHOOK), "{page}");
+    assert_eq!(page_json["id"], json!(webhook), "{page}");
+    assert!(page_json["next"].is_null(), "{page}");
+    assert!(
+        page_json["about"]
+            .as_str()
+            .is_some_and(|a| a.contains("exactly as stored") && a.contains("advisory")),
+        "{page}"
+    );
 }
 
 /// Texts a user may well type after a slash command that a shell would have mangled or run:

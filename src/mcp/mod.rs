@@ -1,0 +1,341 @@
+//! The MCP server: the same memory as the CLI and the hooks, as tools a model calls mid-task
+//! (`recall`, `readmemory`, `remember`, `supersede`, `forget`, `restore`, `drift`), over stdio
+//! with the official Rust SDK (`rmcp`).
+//!
+//! Scope is the project of the folder the server runs for: `--project DIR` (for clients with no
+//! notion of a project folder), else `CLAUDE_PROJECT_DIR` when the client sets it (Claude Code
+//! does, and starts the server in that folder), else the working folder.
+//! Another project's memory reads exactly like a missing one, as everywhere else.
+//!
+//! The store is opened on the first tool call, not at start: `initialize` is answered without
+//! touching the disk, and a store that cannot be opened is a tool error the model can read,
+//! retried on the next call. Tool work runs on tokio's blocking pool, so a call waiting for the
+//! store's write lock never stops the server from answering pings and cancellations.
+//!
+//! Only protocol goes to stdout: the SDK writes nothing else there, and nothing here prints.
+
+mod tools;
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use anyhow::{Context, Result};
+use rmcp::handler::server::router::tool::ToolRouter;
+use rmcp::model::{
+    CallToolResult, ContentBlock, Implementation, JsonObject, ServerCapabilities, ServerConfig,
+};
+use rmcp::{tool, tool_handler, tool_router, ServerHandler, ServiceExt};
+use serde_json::Value;
+
+use crate::store::{Scope, Store};
+use tools::{IdArgs, NoArgs, ReadArgs, RecallArgs, RememberArgs, SupersedeArgs};
+
+/// What the client passes on to the model about this server (Claude Code cuts it at 2 KB).
+pub const INSTRUCTIONS: &str = "Synapse is this project's memory: notes, decisions and lessons \
+recorded in earlier sessions (by hooks, by the user, or by you). They are advisory and may be \
+outdated: check one against the code before relying on it.\n\
+Look things up: call recall with a few plain words (names, an error, a question). Each result \
+has an id, its age and source; `abridged: true` means only part of its text was sent. To read a \
+memory whole, call readmemory with its id and offset 0, then call it again with each `next` \
+until `next` is null; the pages joined are the stored text exactly.\n\
+Drift findings beside results say which memories name a path that is gone or are contradicted \
+by a newer one: prefer the newer.\n\
+Save a lesson worth keeping (a fix that worked, a decision and its reason, a command that must \
+be run a certain way) with remember: one self-contained note naming its files. It reports a \
+memory it repeats (nothing is stored twice), ones it contradicts, and paths it names that do \
+not exist; if it replaces an older memory, pass that id in supersedes. supersede, forget and \
+restore hide and bring back memories (nothing is ever deleted); drift audits them all.";
+
+/// The server: the tools and the store they share.
+#[derive(Clone)]
+pub struct Server {
+    state: Arc<Mutex<State>>,
+    tool_router: ToolRouter<Server>,
+}
+
+/// The project folder and, once a tool has needed it, the open store and the folder's scope.
+struct State {
+    folder: Result<PathBuf, String>,
+    open: Option<(Store, Scope)>,
+}
+
+impl State {
+    /// The store and scope, opened on first use.
+    fn open(&mut self) -> Result<(&mut Store, &Scope)> {
+        let (store, scope) = match &mut self.open {
+            Some(open) => open,
+            closed => {
+                let folder = self.folder.clone().map_err(anyhow::Error::msg)?;
+                let scope = Scope::of_folder(&folder).with_context(|| {
+                    format!("could not find the project of {}", folder.display())
+                })?;
+                let store = Store::open_default().context("could not open the memory store")?;
+                closed.insert((store, scope))
+            }
+        };
+        Ok((store, scope))
+    }
+}
+
+/// The folder whose project the server serves: `given`, else `CLAUDE_PROJECT_DIR`, else the
+/// working folder.
+fn project_folder(given: Option<PathBuf>) -> Result<PathBuf, String> {
+    if let Some(dir) = given {
+        return Ok(dir);
+    }
+    if let Some(dir) = std::env::var_os("CLAUDE_PROJECT_DIR").filter(|d| !d.is_empty()) {
+        return Ok(PathBuf::from(dir));
+    }
+    std::env::current_dir().map_err(|e| format!("could not read the current folder: {e}"))
+}
+
+/// A tool's answer as the model reads it: the JSON object as `structuredContent` (and, for
+/// clients that read only text, the same JSON as a text block), or an error result whose message
+/// says what to fix.
+fn answer(outcome: Result<Value>) -> CallToolResult {
+    match outcome {
+        Ok(value) => CallToolResult::structured(value),
+        Err(e) => CallToolResult::error(vec![ContentBlock::text(format!("{e:#}"))]),
+    }
+}
+
+/// The input schema of a tool taking `T` (generated once, at start; a type that is not an
+/// object is a bug the tests catch).
+fn input_schema<T: schemars::JsonSchema + std::any::Any>() -> Arc<JsonObject> {
+    rmcp::handler::server::common::schema_for_input::<T>()
+        .unwrap_or_else(|e| panic!("the input schema of {}: {e}", std::any::type_name::<T>()))
+}
+
+impl Server {
+    /// A server for the project of `folder`, else of `CLAUDE_PROJECT_DIR` or the working
+    /// folder.
+    pub fn new(folder: Option<PathBuf>) -> Server {
+        Server {
+            state: Arc::new(Mutex::new(State {
+                folder: project_folder(folder),
+                open: None,
+            })),
+            tool_router: Self::tool_router(),
+        }
+    }
+
+    /// Run `work` on the open store, off the protocol's thread.
+    async fn with_store(
+        &self,
+        work: impl FnOnce(&mut Store, &Scope) -> Result<Value> + Send + 'static,
+    ) -> CallToolResult {
+        let state = Arc::clone(&self.state);
+        let done = tokio::task::spawn_blocking(move || {
+            // A panic in an earlier call rolled its transaction back as it unwound: the store
+            // is still sound, so a poisoned lock is taken as it is.
+            let mut state = state.lock().unwrap_or_else(PoisonError::into_inner);
+            let (store, scope) = state.open()?;
+            work(store, scope)
+        })
+        .await;
+        answer(done.unwrap_or_else(|e| Err(anyhow::anyhow!("the tool failed: {e}"))))
+    }
+
+    /// Parse a call's arguments, then run `work` with them.
+    async fn call<T: serde::de::DeserializeOwned + Send + 'static>(
+        &self,
+        tool: &str,
+        args: JsonObject,
+        work: impl FnOnce(&mut Store, &Scope, T) -> Result<Value> + Send + 'static,
+    ) -> CallToolResult {
+        match tools::parse::<T>(tool, args) {
+            Ok(args) => {
+                self.with_store(move |store, scope| work(store, scope, args))
+                    .await
+            }
+            Err(e) => answer(Err(e)),
+        }
+    }
+}
+
+#[tool_router]
+impl Server {
+    /// Search this project's memories (and the global ones): ranked results with ids, ages,
+    /// sources, abridged marks and drift findings (stale paths, contradictions). Advisory
+    /// notes from earlier sessions, possibly outdated.
+    #[tool(
+        input_schema = input_schema::<RecallArgs>(),
+        annotations(title = "Recall memories", read_only_hint = true, open_world_hint = false)
+    )]
+    async fn recall(&self, args: JsonObject) -> CallToolResult {
+        self.call("recall", args, |store, scope, args| {
+            tools::recall(store, scope, args)
+        })
+        .await
+    }
+
+    /// Read one memory's exact stored text, a page at a time: start at offset 0 and pass each
+    /// `next` back until it is null. `total` is the memory's size in bytes.
+    #[tool(
+        input_schema = input_schema::<ReadArgs>(),
+        annotations(title = "Read a memory", read_only_hint = true, open_world_hint = false)
+    )]
+    async fn readmemory(&self, args: JsonObject) -> CallToolResult {
+        self.call("readmemory", args, |store, scope, args| {
+            tools::read(store, scope, args)
+        })
+        .await
+    }
+
+    /// Save a lesson, fact or decision for later sessions (this project's, or every project's
+    /// with global). Reports a memory it repeats (nothing is stored twice), memories it
+    /// contradicts and paths it names that are gone; secrets are masked as [secret].
+    #[tool(
+        input_schema = input_schema::<RememberArgs>(),
+        annotations(
+            title = "Remember",
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
+    )]
+    async fn remember(&self, args: JsonObject) -> CallToolResult {
+        self.call("remember", args, tools::remember).await
+    }
+
+    /// Mark memory `old` as replaced by memory `new`: old is hidden from recall (never
+    /// deleted; restore undoes it).
+    #[tool(
+        input_schema = input_schema::<SupersedeArgs>(),
+        annotations(
+            title = "Supersede a memory",
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = false,
+            open_world_hint = false
+        )
+    )]
+    async fn supersede(&self, args: JsonObject) -> CallToolResult {
+        self.call("supersede", args, tools::supersede).await
+    }
+
+    /// Hide a memory that is wrong or no longer useful (never deleted; restore undoes it).
+    #[tool(
+        input_schema = input_schema::<IdArgs>(),
+        annotations(
+            title = "Forget a memory",
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = false,
+            open_world_hint = false
+        )
+    )]
+    async fn forget(&self, args: JsonObject) -> CallToolResult {
+        self.call("forget", args, tools::forget).await
+    }
+
+    /// Undo the latest forget or supersede of a memory.
+    #[tool(
+        input_schema = input_schema::<IdArgs>(),
+        annotations(
+            title = "Restore a memory",
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = false,
+            open_world_hint = false
+        )
+    )]
+    async fn restore(&self, args: JsonObject) -> CallToolResult {
+        self.call("restore", args, tools::restore).await
+    }
+
+    /// Audit every memory this project sees: stale (names a path that is gone), conflict (a
+    /// newer memory says otherwise) and duplicate findings. Changes nothing.
+    #[tool(
+        input_schema = input_schema::<NoArgs>(),
+        annotations(title = "Audit drift", read_only_hint = true, open_world_hint = false)
+    )]
+    async fn drift(&self, args: JsonObject) -> CallToolResult {
+        self.call("drift", args, |store, scope, NoArgs {}| {
+            tools::audit(store, scope)
+        })
+        .await
+    }
+}
+
+#[tool_handler(router = self.tool_router)]
+impl ServerHandler for Server {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new("synapse", env!("CARGO_PKG_VERSION")))
+            .with_instructions(INSTRUCTIONS)
+    }
+}
+
+/// Standard input as the SDK reads it, less the notifications and responses that come before
+/// the first request: the SDK ends the session on one of those, where a client sending
+/// `notifications/initialized` too early should not lose its server. Everything from the first
+/// request on passes through as it came, byte for byte.
+fn requests_first(input: rmcp::transport::StdioReader) -> tokio::io::DuplexStream {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+
+    let (reader, mut writer) = tokio::io::duplex(1 << 16);
+    tokio::spawn(async move {
+        let mut stdin = tokio::io::BufReader::new(input);
+        let mut line = Vec::new();
+        let mut started = false;
+        loop {
+            line.clear();
+            match stdin.read_until(b'\n', &mut line).await {
+                Ok(0) => break,
+                Ok(_) => {}
+                Err(e) => {
+                    eprintln!("synapse-mcp: could not read standard input: {e}");
+                    break;
+                }
+            }
+            if !started {
+                match serde_json::from_slice::<Value>(&line) {
+                    Ok(Value::Object(message))
+                        if message.contains_key("method") && message.contains_key("id") =>
+                    {
+                        started = true;
+                    }
+                    Ok(Value::Object(_)) => continue,
+                    // Not JSON, or not an object: the SDK answers or ignores it as it should.
+                    _ => {}
+                }
+            }
+            // A failed write means the session is over: the SDK dropped its end.
+            if writer.write_all(&line).await.is_err() {
+                break;
+            }
+        }
+    });
+    reader
+}
+
+/// Serve MCP on stdin and stdout until the client closes stdin, for the project of `folder`
+/// (see `Server::new`).
+pub fn run(folder: Option<PathBuf>) -> Result<()> {
+    // One thread: a stdio server has one client, and tool work goes to the blocking pool.
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("could not start the async runtime")?;
+    let served = runtime.block_on(async {
+        // Non-blocking pipes where the client gave pipes (as clients do), read and written on
+        // this thread: the blocking standard streams would hand every message to another
+        // thread and back, each hand-off a wait for the scheduler on a busy machine.
+        let (input, output) = rmcp::transport::stdio_pipes();
+        let service = Server::new(folder)
+            .serve((requests_first(input), output))
+            .await
+            .context("the MCP session did not start")?;
+        service
+            .waiting()
+            .await
+            .context("the MCP session ended with an error")?;
+        Ok(())
+    });
+    // Without waiting for a thread blocked reading stdin (where it is not a pipe): when the
+    // session ends for another reason than its end of input, that read may never return.
+    runtime.shutdown_background();
+    served
+}
