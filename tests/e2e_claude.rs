@@ -22,6 +22,7 @@ use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use common::MCP_TOOLS;
 use serde_json::{json, Value};
 use tempfile::TempDir;
 
@@ -39,16 +40,6 @@ const STYLE: &str = "Release notes are written in the past tense and list breaki
 const LEARNED: &str = "Idempotency keys expire after 24 hours (e2e)";
 /// How Claude Code names the tools of the plugin's MCP server `synapse`.
 const MCP_PREFIX: &str = "mcp__plugin_synapse_synapse__";
-/// The MCP server's tools.
-const MCP_TOOLS: [&str; 7] = [
-    "recall",
-    "readmemory",
-    "remember",
-    "supersede",
-    "forget",
-    "restore",
-    "drift",
-];
 /// The hook binaries `bin/synapse-hook` runs, next to `synapse`.
 const HOOK_BINARIES: [&str; 3] = [
     "synapse-session-start",

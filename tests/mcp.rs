@@ -14,21 +14,12 @@ use std::sync::mpsc::{self, Receiver};
 use std::thread;
 use std::time::Duration;
 
+use common::MCP_TOOLS;
 use serde_json::{json, Value};
 use tempfile::TempDir;
 
 /// How long one answer may take before the test fails (never reached by a working server).
 const ANSWER_WITHIN: Duration = Duration::from_secs(20);
-
-const TOOLS: [&str; 7] = [
-    "recall",
-    "readmemory",
-    "remember",
-    "supersede",
-    "forget",
-    "restore",
-    "drift",
-];
 
 /// A running `synapse-mcp` and the lines it prints.
 struct Server {
@@ -187,6 +178,13 @@ impl Server {
             .to_owned()
     }
 
+    /// Check that `tools/list` still answers with every tool.
+    fn lists_every_tool(&mut self) {
+        let listed = self.request("tools/list", json!({}));
+        let tools = listed["result"]["tools"].as_array();
+        assert_eq!(tools.map(Vec::len), Some(MCP_TOOLS.len()), "{listed}");
+    }
+
     /// Close stdin and check the server exits on its own, having printed only JSON-RPC.
     fn finish(mut self) {
         drop(self.stdin);
@@ -305,7 +303,7 @@ fn initialize_answers_the_version_asked_and_teaches_the_loop() {
     let listed = server.request("tools/list", json!({"_meta": meta}));
     assert_eq!(
         listed["result"]["tools"].as_array().map(Vec::len),
-        Some(TOOLS.len())
+        Some(MCP_TOOLS.len())
     );
     let found = server.request(
         "tools/call",
@@ -331,8 +329,8 @@ fn tools_list_has_every_tool_with_valid_described_schemas() {
     let answer = server.request("tools/list", json!({}));
     let tools = answer["result"]["tools"].as_array().unwrap().clone();
     let names: Vec<&str> = tools.iter().filter_map(|t| t["name"].as_str()).collect();
-    assert_eq!(names.len(), TOOLS.len(), "{names:?}");
-    for name in TOOLS {
+    assert_eq!(names.len(), MCP_TOOLS.len(), "{names:?}");
+    for name in MCP_TOOLS {
         assert!(names.contains(&name), "{name} missing from {names:?}");
     }
     for tool in &tools {
@@ -764,11 +762,7 @@ fn bad_protocol_input_gets_json_rpc_errors_and_the_server_carries_on() {
     let pong = server.request("ping", json!({}));
     assert_eq!(pong["result"], json!({}), "{pong}");
 
-    let listed = server.request("tools/list", json!({}));
-    assert_eq!(
-        listed["result"]["tools"].as_array().unwrap().len(),
-        TOOLS.len()
-    );
+    server.lists_every_tool();
     server.finish();
 }
 
@@ -787,11 +781,7 @@ fn messages_before_initialize_do_not_end_the_session() {
         "{answer}"
     );
     server.send_raw(r#"{"jsonrpc":"2.0","id":"stray-again","result":{}}"#);
-    let listed = server.request("tools/list", json!({}));
-    assert_eq!(
-        listed["result"]["tools"].as_array().unwrap().len(),
-        TOOLS.len()
-    );
+    server.lists_every_tool();
     server.finish();
 }
 
@@ -905,7 +895,7 @@ fn the_inspector_lists_the_tools_with_no_finding_in_strict_mode() {
         .filter_map(|t| t["name"].as_str())
         .collect();
     names.sort();
-    let mut expected = TOOLS.to_vec();
+    let mut expected = MCP_TOOLS.to_vec();
     expected.sort();
     assert_eq!(names, expected);
 }

@@ -7,6 +7,17 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 /// Run the built `synapse` with `data` as its data folder, from `cwd`, feeding `stdin`.
+/// The MCP server's tools, in the order `tools/list` gives them.
+pub const MCP_TOOLS: [&str; 7] = [
+    "recall",
+    "readmemory",
+    "remember",
+    "supersede",
+    "forget",
+    "restore",
+    "drift",
+];
+
 pub fn run_synapse(data: &Path, cwd: &Path, args: &[&str], stdin: &[u8]) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_synapse"))
         .args(args)
