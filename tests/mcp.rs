@@ -755,10 +755,14 @@ fn bad_protocol_input_gets_json_rpc_errors_and_the_server_carries_on() {
     let invalid = server.receive();
     assert_eq!(invalid["error"]["code"], -32600, "{invalid}");
 
-    // Text that is not JSON carries no id to answer: it is ignored (as the official SDKs do),
-    // and the server goes on.
-    server.send_raw("this is not json {");
-    server.send_raw("\u{1b}[A\u{0}");
+    // Text that is not JSON: a parse error with a null id (there is none to answer), and the
+    // server goes on.
+    for garbage in ["this is not json {", "\u{1b}[A\u{0}"] {
+        server.send_raw(garbage);
+        let parse_error = server.receive();
+        assert_eq!(parse_error["error"]["code"], -32700, "{parse_error}");
+        assert_eq!(parse_error["id"], Value::Null, "{parse_error}");
+    }
     let pong = server.request("ping", json!({}));
     assert_eq!(pong["result"], json!({}), "{pong}");
 
@@ -775,6 +779,8 @@ fn messages_before_initialize_do_not_end_the_session() {
     server.send_raw(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
     server.send_raw(r#"{"jsonrpc":"2.0","id":"stray","result":{}}"#);
     server.send_raw("not json at all");
+    let parse_error = server.receive();
+    assert_eq!(parse_error["error"]["code"], -32700, "{parse_error}");
     let answer = server.initialize("2025-11-25");
     assert_eq!(
         answer["result"]["protocolVersion"], "2025-11-25",

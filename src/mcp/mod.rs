@@ -26,6 +26,7 @@ use rmcp::model::{
 };
 use rmcp::{tool, tool_handler, tool_router, ServerHandler, ServiceExt};
 use serde_json::Value;
+use tokio::sync::mpsc::UnboundedSender;
 
 use crate::store::{Scope, Store};
 use tools::{IdArgs, NoArgs, ReadArgs, RecallArgs, RememberArgs, SupersedeArgs};
@@ -270,9 +271,13 @@ impl ServerHandler for Server {
 
 /// Standard input as the SDK reads it, less the notifications and responses that come before
 /// the first request: the SDK ends the session on one of those, where a client sending
-/// `notifications/initialized` too early should not lose its server. Everything from the first
-/// request on passes through as it came, byte for byte.
-fn requests_first(input: rmcp::transport::StdioReader) -> tokio::io::DuplexStream {
+/// `notifications/initialized` too early should not lose its server. A line that is not JSON
+/// never reaches the SDK (which would drop it unanswered): it is answered here with JSON-RPC's
+/// parse error, through `replies`. Everything else passes through as it came, byte for byte.
+fn requests_first(
+    input: rmcp::transport::StdioReader,
+    replies: UnboundedSender<Vec<u8>>,
+) -> tokio::io::DuplexStream {
     use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
 
     let (reader, mut writer) = tokio::io::duplex(1 << 16);
@@ -290,17 +295,24 @@ fn requests_first(input: rmcp::transport::StdioReader) -> tokio::io::DuplexStrea
                     break;
                 }
             }
-            if !started {
-                match serde_json::from_slice::<Value>(&line) {
-                    Ok(Value::Object(message))
-                        if message.contains_key("method") && message.contains_key("id") =>
-                    {
-                        started = true;
+            if line.trim_ascii().is_empty() {
+                continue;
+            }
+            match serde_json::from_slice::<Value>(&line) {
+                Err(e) => {
+                    if replies.send(parse_error(&e)).is_err() {
+                        break;
                     }
-                    Ok(Value::Object(_)) => continue,
-                    // Not JSON, or not an object: the SDK answers or ignores it as it should.
-                    _ => {}
+                    continue;
                 }
+                Ok(Value::Object(message)) if !started => {
+                    if !(message.contains_key("method") && message.contains_key("id")) {
+                        continue;
+                    }
+                    started = true;
+                }
+                // Not an object, or from the first request on: the SDK answers it.
+                Ok(_) => {}
             }
             // A failed write means the session is over: the SDK dropped its end.
             if writer.write_all(&line).await.is_err() {
@@ -309,6 +321,64 @@ fn requests_first(input: rmcp::transport::StdioReader) -> tokio::io::DuplexStrea
         }
     });
     reader
+}
+
+/// JSON-RPC's answer to a line that is not JSON: it carries no id, so the id is null.
+fn parse_error(e: &serde_json::Error) -> Vec<u8> {
+    let error = serde_json::json!({
+        "jsonrpc": "2.0",
+        "id": null,
+        "error": {"code": -32700, "message": format!("parse error: the line is not JSON ({e})")},
+    });
+    let mut line = error.to_string().into_bytes();
+    line.push(b'\n');
+    line
+}
+
+/// Standard output with one writer: the SDK's messages (read whole lines from the stream it
+/// writes to) and the replies of `requests_first` go out one whole line at a time, never
+/// interleaved. The writer ends, everything written, once the SDK has closed its stream.
+fn one_writer(
+    output: rmcp::transport::StdioWriter,
+) -> (
+    tokio::io::DuplexStream,
+    UnboundedSender<Vec<u8>>,
+    tokio::task::JoinHandle<()>,
+) {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+
+    let (sdk_side, ours) = tokio::io::duplex(1 << 16);
+    let (lines, mut queued) = tokio::sync::mpsc::unbounded_channel::<Vec<u8>>();
+    let from_sdk = lines.clone();
+    tokio::spawn(async move {
+        let mut sdk = tokio::io::BufReader::new(ours);
+        loop {
+            let mut line = Vec::new();
+            let read = sdk.read_until(b'\n', &mut line).await;
+            // An empty line tells the writer the SDK is done (no message is empty).
+            let done = !matches!(read, Ok(n) if n > 0);
+            if done {
+                line.clear();
+            }
+            if from_sdk.send(line).is_err() || done {
+                break;
+            }
+        }
+    });
+    let writer = tokio::spawn(async move {
+        let mut output = output;
+        while let Some(line) = queued.recv().await {
+            if line.is_empty() {
+                break;
+            }
+            let written = output.write_all(&line).await;
+            if let Err(e) = written.and(output.flush().await) {
+                eprintln!("synapse-mcp: could not write standard output: {e}");
+                break;
+            }
+        }
+    });
+    (sdk_side, lines, writer)
 }
 
 /// Serve MCP on stdin and stdout until the client closes stdin, for the project of `folder`
@@ -324,14 +394,14 @@ pub fn run(folder: Option<PathBuf>) -> Result<()> {
         // this thread: the blocking standard streams would hand every message to another
         // thread and back, each hand-off a wait for the scheduler on a busy machine.
         let (input, output) = rmcp::transport::stdio_pipes();
+        let (output, replies, writer) = one_writer(output);
         let service = Server::new(folder)
-            .serve((requests_first(input), output))
+            .serve((requests_first(input, replies), output))
             .await
             .context("the MCP session did not start")?;
-        service
-            .waiting()
-            .await
-            .context("the MCP session ended with an error")?;
+        let ended = service.waiting().await;
+        writer.await.context("the standard output writer stopped")?;
+        ended.context("the MCP session ended with an error")?;
         Ok(())
     });
     // Without waiting for a thread blocked reading stdin (where it is not a pipe): when the
