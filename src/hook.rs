@@ -172,9 +172,10 @@ fn handle(event: Event, input: &str) -> Result<(Option<String>, Option<Store>)> 
     let scope = Scope::of_folder_in(&payload.cwd, repo.as_ref())?;
     let wants_signal = event != Event::Stop && command.is_none();
     let pending = wants_signal.then(|| Pending::start(repo, &settings.signal.ignore));
+    let budget = settings.budget;
     let mut store = match Store::open_for_hook(&dir) {
         // Drift reads `[drift] ignore` from the store's settings: not a second read of the file.
-        Ok(store) => store.with_settings(settings.clone()),
+        Ok(store) => store.with_settings(settings),
         // Even opening may wait on another process (one recovering the write-ahead log, say):
         // a lesson is never dropped for that.
         Err(e) if event == Event::Stop && crate::store::is_busy(&e) => {
@@ -188,11 +189,9 @@ fn handle(event: Event, input: &str) -> Result<(Option<String>, Option<Store>)> 
     let signal = || pending.map_or_else(Signal::default, |p| p.wait(SIGNAL_WAIT));
     let out = match (event, &command) {
         (Event::UserPromptSubmit, Some(command)) => {
-            slash::run(&mut store, &scope, command, settings.budget).map(Some)
+            slash::run(&mut store, &scope, command, budget).map(Some)
         }
-        (Event::SessionStart, _) => {
-            session_start(&mut store, &scope, &payload, signal(), settings.budget)
-        }
+        (Event::SessionStart, _) => session_start(&mut store, &scope, &payload, signal(), budget),
         (Event::UserPromptSubmit, None) => prompt_submit(&mut store, &scope, &payload, signal()),
         (Event::Stop, _) => stop(&mut store, &scope, &payload).map(|_| None),
     }?;

@@ -12,7 +12,7 @@
 use anyhow::Result;
 
 use crate::config::Budget;
-use crate::drift::{self, Partners};
+use crate::drift;
 use crate::recall::{self, Options};
 use crate::store::spool::{self, Entry};
 use crate::store::write::NewMemory;
@@ -121,11 +121,8 @@ fn remember(store: &mut Store, scope: &Scope, text: &str) -> Result<String> {
         format!("remembered as memory {id}")
     }];
     lines.extend(outcome.masked_line());
-    if !outcome.duplicate {
-        let stored = store.head(id, scope)?;
-        let findings = drift::check(store, scope, &[stored], Partners::Older)?;
-        lines.extend(findings.iter().map(|f| f.about_new(id)));
-    }
+    let findings = drift::of_remembered(store, scope, &outcome)?;
+    lines.extend(findings.iter().map(|f| f.about_new(id)));
     Ok(lines.join("\n"))
 }
 

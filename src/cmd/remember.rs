@@ -50,12 +50,7 @@ pub fn run(args: Args, json: bool) -> Result<()> {
     };
     let outcome = store.remember(&memory, &args.supersedes, &visible)?;
     let id = outcome.id;
-    let drift = if outcome.duplicate {
-        Vec::new()
-    } else {
-        let stored = store.head(id, &visible)?;
-        crate::drift::check(&store, &visible, &[stored], crate::drift::Partners::Older)?
-    };
+    let drift = crate::drift::of_remembered(&store, &visible, &outcome)?;
     if json {
         return super::print_json(&json!({
             "id": id,

@@ -21,6 +21,7 @@ use anyhow::Result;
 use serde::Serialize;
 
 use crate::config::Ignore;
+use crate::store::write::Remembered;
 use crate::store::{Memory, Scope, Store};
 use crate::text::{duplicate, words, WordStemmer};
 use conflict::Profile;
@@ -458,6 +459,17 @@ pub fn check(
     }
     findings.sort_by_key(|f| (f.kind, f.id, f.newer));
     Ok(findings)
+}
+
+/// What a memory just remembered finds among the older ones `visible` sees (what it
+/// contradicts or repeats, paths it names that are gone): nothing for a repeat, which stored
+/// nothing. Every write path that reports on a new memory (CLI, slash command, MCP) asks here.
+pub fn of_remembered(store: &Store, visible: &Scope, outcome: &Remembered) -> Result<Vec<Finding>> {
+    if outcome.duplicate {
+        return Ok(Vec::new());
+    }
+    let stored = store.head(outcome.id, visible)?;
+    check(store, visible, &[stored], Partners::Older)
 }
 
 /// The chains among conflict findings: three or more memories linked by conflicts (the same

@@ -1,5 +1,5 @@
 //! Replaced things: a newer memory about the same subject that says the older one's tool,
-//! name or place is gone ("leaflet was uninstalled", "moved off Poetry") or puts another name
+//! name or place is gone ("Netlify was dropped", "moved off Poetry") or puts another name
 //! where the older one had its own (`yarn mock` / `yarn dev:mock`, `europe-west1` /
 //! `europe-north1`).
 //!
@@ -9,7 +9,7 @@
 //! older memory still holds rules a pair out: a newer one that only adds ("also", "besides",
 //! "still"), one set in another environment, or one that repeats a value of the older.
 
-use super::value::{subject, Rarity, Reading, Shape};
+use super::value::{subject, Rarity, Reading, Shape, Word};
 
 /// The least share of the smaller memory's rarity the two must share.
 const SAME_SUBJECT: f64 = 0.3;
@@ -20,7 +20,9 @@ const AIM: usize = 5;
 /// How many memories must hold each of two names for them to be subjects, not values.
 const SUBJECT_HELD_BY: usize = 2;
 
-/// Words saying that something the older memory named is no longer so.
+/// Words saying that something the older memory named is no longer so: the change markers any
+/// writer uses, not words met in one note (`gone`, `retired`, `uninstalled` were tried and cost
+/// one `dev` pair between them).
 const REPLACING: &[&str] = &[
     "anymore",
     "longer",
@@ -30,15 +32,11 @@ const REPLACING: &[&str] = &[
     "replacing",
     "moved",
     "switched",
-    "swapped",
     "migrated",
     "instead",
     "removed",
-    "uninstalled",
-    "retired",
     "deprecated",
     "renamed",
-    "gone",
     "skip",
     "skips",
     "skipped",
@@ -70,7 +68,7 @@ pub fn replaced(older: &Reading, newer: &Reading, rarity: &Rarity) -> Option<Str
     if newer
         .words
         .iter()
-        .any(|(w, _)| CONTINUING.contains(&w.as_str()))
+        .any(|w| CONTINUING.contains(&w.lower.as_str()))
     {
         return None;
     }
@@ -89,9 +87,10 @@ pub fn replaced(older: &Reading, newer: &Reading, rarity: &Rarity) -> Option<Str
 /// `change word`".
 fn aimed_change(older: &Reading, newer: &Reading, rarity: &Rarity) -> Option<String> {
     let words = &newer.words;
-    words.iter().enumerate().find_map(|(i, (w, _))| {
+    words.iter().enumerate().find_map(|(i, word)| {
+        let w = &word.lower;
         // A change the older memory already tells is not news.
-        if !REPLACING.contains(&w.as_str()) || older.words.iter().any(|(o, _)| o == w) {
+        if !REPLACING.contains(&w.as_str()) || older.says(w) {
             return None;
         }
         let aimed = near(newer, i).find(|key| {
@@ -102,7 +101,8 @@ fn aimed_change(older: &Reading, newer: &Reading, rarity: &Rarity) -> Option<Str
 }
 
 /// A name of `older` that `newer` never says, where `newer` has a name of the same shape that
-/// `older` never says, each within `AIM` tokens of one word both memories hold: "old vs new".
+/// `older` never says, each within `AIM` describing words of one word both memories hold:
+/// "old vs new".
 /// Paths are left to `stale`: a memory naming another file is rarely about the same slot.
 fn substituted(older: &Reading, newer: &Reading, rarity: &Rarity) -> Option<String> {
     let theirs = own_names(newer, older);
@@ -110,14 +110,14 @@ fn substituted(older: &Reading, newer: &Reading, rarity: &Rarity) -> Option<Stri
         let around: Vec<&String> = near(older, i)
             .filter(|k| newer.terms.contains(*k))
             .collect();
-        let name = &older.words[i].0;
+        let name = &older.words[i].lower;
         let (j, _) = theirs.iter().find(|(j, s)| {
             *s == shape
-                && !numbered_alike(name, &newer.words[*j].0)
+                && !numbered_alike(name, &newer.words[*j].lower)
                 && !both_subjects(older, i, newer, *j, rarity)
                 && near(newer, *j).any(|k| around.contains(&k))
         })?;
-        Some(format!("{} vs {}", older.words[i].0, newer.words[*j].0))
+        Some(format!("{name} vs {}", newer.words[*j].lower))
     })
 }
 
@@ -125,7 +125,7 @@ fn substituted(older: &Reading, newer: &Reading, rarity: &Rarity) -> Option<Stri
 /// about (`billing-3`, `search-35`), so two notes saying the same of each are about two
 /// subjects, where a value one memory sets (`europe-west1`) is seldom repeated.
 fn both_subjects(a: &Reading, i: usize, b: &Reading, j: usize, rarity: &Rarity) -> bool {
-    let held = |r: &Reading, i: usize| r.words[i].1.as_ref().map_or(0, |k| rarity.held_by(k));
+    let held = |r: &Reading, i: usize| r.words[i].key.as_ref().map_or(0, |k| rarity.held_by(k));
     held(a, i).min(held(b, j)) >= SUBJECT_HELD_BY
 }
 
@@ -141,15 +141,14 @@ fn numbered_alike(a: &str, b: &str) -> bool {
 }
 
 /// The places and shapes of the names of `r` that `other` never says, paths left out.
-fn own_names(r: &Reading, other: &Reading) -> Vec<(usize, Shape)> {
+fn own_names<'a>(r: &'a Reading, other: &Reading) -> Vec<(usize, &'a Shape)> {
     r.words
         .iter()
         .enumerate()
-        .filter_map(|(i, (w, _))| {
-            let (shape, _) = r.shaped.iter().find(|(_, n)| n == w)?;
+        .filter_map(|(i, w)| {
+            let shape = w.shape.as_ref()?;
             let path = matches!(shape, Shape::Code(s) if s.contains('/'));
-            let said = other.words.iter().any(|(o, _)| o == w);
-            (!path && !said).then(|| (i, shape.clone()))
+            (!path && !other.says(&w.lower)).then_some((i, shape))
         })
         .collect()
 }
@@ -167,8 +166,8 @@ fn near(r: &Reading, i: usize) -> impl Iterator<Item = &String> {
     before.chain(after)
 }
 
-fn key(word: &(String, Option<String>)) -> Option<&String> {
-    word.1.as_ref()
+fn key(word: &Word) -> Option<&String> {
+    word.key.as_ref()
 }
 
 #[cfg(test)]

@@ -155,18 +155,32 @@ pub(super) struct Value {
 pub struct Reading {
     /// Stems of its content words.
     pub terms: BTreeSet<String>,
-    /// Every token, lowercased.
-    lower: HashSet<String>,
     /// Every token's parts (`spring-boot`: `spring`, `boot`), lowercased.
     parts: HashSet<String>,
     /// The names anywhere in it.
     names: BTreeSet<String>,
     pub(super) values: Vec<Value>,
     pub(super) environments: BTreeSet<String>,
-    /// Every token in order, lowercased, with its key when it describes something.
-    pub(super) words: Vec<(String, Option<String>)>,
-    /// The names, each with its shape (`Shape`).
-    pub(super) shaped: Vec<(Shape, String)>,
+    /// Every token in order.
+    pub(super) words: Vec<Word>,
+}
+
+/// One token as the rules read it.
+#[derive(Clone, Debug)]
+pub(super) struct Word {
+    /// The token, lowercased.
+    pub(super) lower: String,
+    /// Its key (stem) when it describes something.
+    pub(super) key: Option<String>,
+    /// How it is written, when it is a name or was backticked.
+    pub(super) shape: Option<Shape>,
+}
+
+impl Reading {
+    /// Whether the memory says `token` (lowercased) as a whole token.
+    pub(super) fn says(&self, token: &str) -> bool {
+        self.words.iter().any(|w| w.lower == token)
+    }
 }
 
 /// How a name is written, so that a name standing where another of its kind stood is seen:
@@ -404,7 +418,6 @@ pub fn read(text: &str, stemmer: &WordStemmer) -> Reading {
         .collect();
     let mut reading = Reading {
         terms: keys.iter().flatten().cloned().collect(),
-        lower: tokens.iter().map(|t| t.lower.clone()).collect(),
         ..Reading::default()
     };
     reading.parts = tokens
@@ -416,15 +429,14 @@ pub fn read(text: &str, stemmer: &WordStemmer) -> Reading {
         .filter(|t| is_name(t))
         .map(|t| t.lower.clone())
         .collect();
-    reading.shaped = tokens
-        .iter()
-        .filter(|t| t.quoted || is_name(t))
-        .map(|t| (shape(t), t.lower.clone()))
-        .collect();
     reading.words = tokens
         .iter()
         .zip(&keys)
-        .map(|(t, k)| (t.lower.clone(), k.clone()))
+        .map(|(t, key)| Word {
+            lower: t.lower.clone(),
+            key: key.clone(),
+            shape: (t.quoted || is_name(t)).then(|| shape(t)),
+        })
         .collect();
     // The parts of a compound name count too: `idempotency-key` is about idempotency keys.
     for t in tokens.iter().filter(|t| describes(t)) {
@@ -531,7 +543,7 @@ pub fn changed(older: &Reading, newer: &Reading, rarity: &Rarity) -> Option<Stri
 /// A file path names where something is written, not what it is, so it is never foreign.
 fn foreign(names: &BTreeSet<String>, other: &Reading) -> bool {
     names.iter().filter(|name| !name.contains('/')).any(|name| {
-        !other.lower.contains(name)
+        !other.says(name)
             && name
                 .split(['-', '_', '.', '/'])
                 .all(|part| !other.parts.contains(part))

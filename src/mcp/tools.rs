@@ -16,7 +16,7 @@ use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
 use crate::config::Budget;
-use crate::drift::{self, Finding, Kind, Partners};
+use crate::drift::{self, Finding, Kind};
 use crate::recall::{self, Options};
 use crate::store::write::NewMemory;
 use crate::store::{Scope, Store};
@@ -283,12 +283,7 @@ pub fn remember(store: &mut Store, scope: &Scope, args: RememberArgs) -> Result<
     };
     let outcome = store.remember(&memory, &args.supersedes, scope)?;
     let id = outcome.id;
-    let found = if outcome.duplicate {
-        Vec::new()
-    } else {
-        let stored = store.head(id, scope)?;
-        drift::check(store, scope, &[stored], Partners::Older)?
-    };
+    let found = drift::of_remembered(store, scope, &outcome)?;
     let mut said = vec![if outcome.duplicate {
         format!("already remembered as memory {id}; nothing was stored")
     } else {
