@@ -5,7 +5,7 @@
 //! export then import is lossless. Import checks every line before it stores anything: a file
 //! with one bad line stores nothing and the error names the line.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::io::Write;
 
 use anyhow::{bail, Context, Result};
@@ -13,7 +13,8 @@ use rusqlite::{Connection, OptionalExtension};
 use serde::{Deserialize, Serialize};
 
 use super::history::Action;
-use super::write::{set_state, store_copy, store_new, NewMemory};
+use super::index::Tally;
+use super::write::{set_state, store_copy, store_new_unless, NewMemory};
 use super::{Memory, Scope, Store, MEMORY_COLUMNS, VISIBLE};
 use crate::secrets::Secrets;
 
@@ -131,16 +132,57 @@ fn same_hidden(conn: &Connection, memory: &NewMemory) -> Result<Option<i64>> {
         .optional()?)
 }
 
+/// The scopes an import stores into that held no live memory when it began, and the bodies it
+/// has stored there by hash: a line in such a scope can only repeat an earlier line of the file,
+/// so the store is searched for a live copy only when the hash was seen (a first import into a
+/// project is then one query a line cheaper).
+#[derive(Default)]
+struct Fresh {
+    scopes: HashMap<Option<String>, bool>,
+    stored: HashSet<(Option<String>, i64)>,
+}
+
+impl Fresh {
+    /// Whether a live memory of `project` might hold the body hashed as `folded`; remembers the
+    /// body as stored.
+    fn may_repeat(
+        &mut self,
+        conn: &Connection,
+        project: Option<&str>,
+        folded: i64,
+    ) -> Result<bool> {
+        let owned = project.map(str::to_owned);
+        let fresh = match self.scopes.get(&owned) {
+            Some(&fresh) => fresh,
+            None => {
+                let live: i64 = conn
+                    .prepare_cached("SELECT docs FROM scopes WHERE project = ?1")?
+                    .query_row([project.unwrap_or("")], |r| r.get(0))
+                    .optional()?
+                    .unwrap_or(0);
+                self.scopes.insert(owned.clone(), live == 0);
+                live == 0
+            }
+        };
+        Ok(!fresh || !self.stored.insert((owned, folded)))
+    }
+}
+
 /// Store checked lines (inside the import's one write transaction): live ones unless already
 /// live in their scope, hidden ones as they were, then their supersedes and forgets.
 fn store_lines(conn: &Connection, lines: &[(usize, Checked)]) -> Result<ImportReport> {
     let mut report = ImportReport::default();
     let mut new_ids: HashMap<i64, i64> = HashMap::new();
     let mut hidden = Vec::new();
+    let mut tally = Tally::default();
+    let mut fresh = Fresh::default();
     for (_, line) in lines {
         let stays_live = line.superseded_by.is_none() && line.forgotten_at.is_none();
         let (id, stored) = if stays_live {
-            let outcome = store_new(conn, &line.memory, Action::Import)?;
+            let outcome =
+                store_new_unless(conn, &mut tally, &line.memory, Action::Import, |p, f| {
+                    fresh.may_repeat(conn, p, f)
+                })?;
             report.masked += outcome.masked.len();
             (outcome.id, !outcome.duplicate)
         } else if let Some(id) = same_hidden(conn, &line.memory)? {
@@ -152,7 +194,10 @@ fn store_lines(conn: &Connection, lines: &[(usize, Checked)]) -> Result<ImportRe
             if line.memory.secrets == Secrets::Mask {
                 report.masked += crate::secrets::mask(&line.memory.body).found.len();
             }
-            (store_copy(conn, &line.memory, Action::Import)?, true)
+            (
+                store_copy(conn, &mut tally, &line.memory, Action::Import)?,
+                true,
+            )
         };
         if stored {
             if let Some(updated) = line.updated_at {
@@ -179,8 +224,9 @@ fn store_lines(conn: &Connection, lines: &[(usize, Checked)]) -> Result<ImportRe
             .or(line.forgotten_at)
             .or(line.memory.created_at)
             .unwrap_or_else(super::now);
-        set_state(conn, id, by, line.forgotten_at, at)?;
+        set_state(conn, &mut tally, id, by, line.forgotten_at, at)?;
     }
+    tally.write(conn)?;
     Ok(report)
 }
 
@@ -248,5 +294,81 @@ impl Store {
         }
         out.flush()?;
         Ok(count)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(body: &str, project: &str) -> String {
+        serde_json::json!({ "body": body, "project": project }).to_string()
+    }
+
+    fn scope_counts(store: &Store) -> Vec<(String, i64, i64, i64)> {
+        let mut stmt = store
+            .conn()
+            .prepare("SELECT project, docs, words, grams FROM scopes ORDER BY project")
+            .unwrap();
+        let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)));
+        rows.unwrap().map(Result::unwrap).collect()
+    }
+
+    #[test]
+    fn a_body_repeated_in_a_file_is_stored_once_per_project_in_a_new_store() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(dir.path()).unwrap();
+        let text = [
+            line("deploys go through the release train", "a"),
+            line("deploys go through the release train", "a"),
+            line("deploys go through the release train", "b"),
+            line("the cache holds 200 entries", "a"),
+        ]
+        .join("\n");
+        let report = store
+            .import(&text, &Scope::global(), Secrets::Mask)
+            .unwrap();
+        assert_eq!((report.stored, report.duplicates), (3, 1));
+        // Into a project that holds it already, the same file repeats everything.
+        let again = store
+            .import(&text, &Scope::global(), Secrets::Mask)
+            .unwrap();
+        assert_eq!((again.stored, again.duplicates), (0, 4));
+    }
+
+    #[test]
+    fn an_import_counts_each_scope_as_remembering_line_by_line_does() {
+        let bodies = [
+            ("the API listens on 3000", Some("a")),
+            ("retries: 3, then the dead-letter queue", Some("a")),
+            ("café menus are cached for 5 minutes", None),
+            ("builds run on the ARM runners", Some("b")),
+        ];
+        let dir = tempfile::tempdir().unwrap();
+        let mut imported = Store::open(dir.path()).unwrap();
+        let text: Vec<String> = bodies
+            .iter()
+            .map(|(body, project)| {
+                serde_json::json!({ "body": body, "project": project, "source": "cli" }).to_string()
+            })
+            .collect();
+        imported
+            .import(&text.join("\n"), &Scope::global(), Secrets::Mask)
+            .unwrap();
+
+        let other = tempfile::tempdir().unwrap();
+        let mut remembered = Store::open(other.path()).unwrap();
+        for (body, project) in bodies {
+            let memory = NewMemory {
+                body: body.into(),
+                source: "cli".into(),
+                project: project.map(str::to_owned),
+                ..NewMemory::default()
+            };
+            let scope = project.map_or_else(Scope::global, Scope::project);
+            remembered.remember(&memory, &[], &scope).unwrap();
+        }
+        assert_eq!(scope_counts(&imported), scope_counts(&remembered));
+        assert_eq!(scope_counts(&imported).len(), 3);
     }
 }

@@ -25,6 +25,7 @@ use rusqlite::{Connection, OptionalExtension};
 use serde::{Deserialize, Serialize};
 
 use super::history::Action;
+use super::index::Tally;
 use super::write::{store_new, NewMemory};
 use super::Store;
 
@@ -150,6 +151,7 @@ fn apply(conn: &Connection, text: &str) -> Result<Drained> {
     let mut drained = Drained::default();
     let mut seen = conn.prepare_cached("SELECT 1 FROM drained WHERE key = ?1")?;
     let mut mark = conn.prepare_cached("INSERT INTO drained(key, at) VALUES (?1, ?2)")?;
+    let mut tally = Tally::default();
     for raw in text.lines().filter(|l| !l.trim().is_empty()) {
         let Ok(line) = serde_json::from_str::<Line>(raw) else {
             drained.unreadable += 1;
@@ -179,7 +181,7 @@ fn apply(conn: &Connection, text: &str) -> Result<Drained> {
                 };
                 // A lesson that is empty once masked has nothing to store; skip it like an
                 // unreadable line rather than block every later one.
-                if store_new(conn, &memory, Action::Remember).is_err() {
+                if store_new(conn, &mut tally, &memory, Action::Remember).is_err() {
                     drained.unreadable += 1;
                 }
             }
@@ -191,6 +193,7 @@ fn apply(conn: &Connection, text: &str) -> Result<Drained> {
     }
     conn.prepare_cached("DELETE FROM drained WHERE at < ?1")?
         .execute([now - KEEP_KEYS_SECONDS])?;
+    tally.write(conn)?;
     Ok(drained)
 }
 

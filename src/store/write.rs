@@ -6,7 +6,7 @@ use rusqlite::{Connection, OptionalExtension};
 use serde::Serialize;
 
 use super::history::{self, Action};
-use super::index;
+use super::index::{self, Tally};
 use super::{now, Memory, Scope, Store};
 use crate::secrets::{self, Secrets};
 use crate::text::duplicate::hash;
@@ -106,20 +106,38 @@ pub(crate) fn live_duplicate(
 /// same way and refuses the same bodies.
 pub(crate) fn store_new(
     conn: &Connection,
+    tally: &mut Tally,
     memory: &NewMemory,
     action: Action,
+) -> Result<Remembered> {
+    store_new_unless(conn, tally, memory, action, |_, _| Ok(true))
+}
+
+/// `store_new` for a caller that can tell when no live memory could hold the body: the store is
+/// searched for a live copy only when `may_repeat(project, folded)` says there might be one.
+pub(crate) fn store_new_unless(
+    conn: &Connection,
+    tally: &mut Tally,
+    memory: &NewMemory,
+    action: Action,
+    may_repeat: impl FnOnce(Option<&str>, i64) -> Result<bool>,
 ) -> Result<Remembered> {
     let masked = masked_body(memory)?;
     let folded = hash(&masked.text);
     let project = memory.project.as_deref();
-    if let Some(id) = live_duplicate(conn, project, &masked.text, folded, None)? {
+    let repeated = if may_repeat(project, folded)? {
+        live_duplicate(conn, project, &masked.text, folded, None)?
+    } else {
+        None
+    };
+    if let Some(id) = repeated {
         return Ok(Remembered {
             id,
             duplicate: true,
             masked: masked.found,
         });
     }
-    let id = insert(conn, memory, &masked.text, folded, action)?;
+    let id = insert(conn, tally, memory, &masked.text, folded, action)?;
     Ok(Remembered {
         id,
         duplicate: false,
@@ -129,9 +147,21 @@ pub(crate) fn store_new(
 
 /// Store `memory` as a new row whatever else is live (an import's superseded or forgotten
 /// memories), masked like every other body; returns the new id.
-pub(crate) fn store_copy(conn: &Connection, memory: &NewMemory, action: Action) -> Result<i64> {
+pub(crate) fn store_copy(
+    conn: &Connection,
+    tally: &mut Tally,
+    memory: &NewMemory,
+    action: Action,
+) -> Result<i64> {
     let masked = masked_body(memory)?;
-    insert(conn, memory, &masked.text, hash(&masked.text), action)
+    insert(
+        conn,
+        tally,
+        memory,
+        &masked.text,
+        hash(&masked.text),
+        action,
+    )
 }
 
 /// The body as it will be stored: checked, and with its secrets masked unless allowed.
@@ -153,6 +183,7 @@ fn masked_body(memory: &NewMemory) -> Result<secrets::Masked> {
 /// returns the new id.
 fn insert(
     conn: &Connection,
+    tally: &mut Tally,
     memory: &NewMemory,
     body: &str,
     folded: i64,
@@ -173,7 +204,14 @@ fn insert(
         folded
     ])?;
     let id = conn.last_insert_rowid();
-    index::add(conn, id, body, &memory.source, memory.project.as_deref())?;
+    index::add(
+        conn,
+        tally,
+        id,
+        body,
+        &memory.source,
+        memory.project.as_deref(),
+    )?;
     history::record(conn, id, at, action, None)?;
     Ok(id)
 }
@@ -182,6 +220,7 @@ fn insert(
 /// in step: a memory leaving the live set leaves them, one coming back returns to them.
 pub(crate) fn set_state(
     conn: &Connection,
+    tally: &mut Tally,
     id: i64,
     superseded_by: Option<i64>,
     forgotten_at: Option<i64>,
@@ -200,16 +239,16 @@ pub(crate) fn set_state(
     .execute(rusqlite::params![id, superseded_by, forgotten_at, at])?;
     let live = superseded_by.is_none() && forgotten_at.is_none();
     match (was_live, live) {
-        (true, false) => index::remove(conn, id, &body, &source, project.as_deref()),
-        (false, true) => index::add(conn, id, &body, &source, project.as_deref()),
+        (true, false) => index::remove(conn, tally, id, &body, &source, project.as_deref()),
+        (false, true) => index::add(conn, tally, id, &body, &source, project.as_deref()),
         _ => Ok(()),
     }
 }
 
 /// Mark the live memory `old` as replaced by `new` (both checked by the caller).
-fn mark_superseded(conn: &Connection, old: i64, new: i64) -> Result<()> {
+fn mark_superseded(conn: &Connection, tally: &mut Tally, old: i64, new: i64) -> Result<()> {
     let at = now();
-    set_state(conn, old, Some(new), None, at)?;
+    set_state(conn, tally, old, Some(new), None, at)?;
     history::record(conn, old, at, Action::Supersede, Some(new))
 }
 
@@ -257,13 +296,15 @@ impl Store {
                 let old = require_live(conn, old, visible)?;
                 check_reach(&old, None, memory.project.as_deref())?;
             }
-            let outcome = store_new(conn, memory, Action::Remember)?;
+            let mut tally = Tally::default();
+            let outcome = store_new(conn, &mut tally, memory, Action::Remember)?;
             for &old in supersedes {
                 if old == outcome.id {
                     bail!("memory {old} cannot supersede itself");
                 }
-                mark_superseded(conn, old, outcome.id)?;
+                mark_superseded(conn, &mut tally, old, outcome.id)?;
             }
+            tally.write(conn)?;
             Ok(outcome)
         })
     }
@@ -277,7 +318,9 @@ impl Store {
             let replaced = require_live(conn, old, scope)?;
             let by = require_live(conn, new, scope)?;
             check_reach(&replaced, Some(new), by.project.as_deref())?;
-            mark_superseded(conn, old, new)
+            let mut tally = Tally::default();
+            mark_superseded(conn, &mut tally, old, new)?;
+            tally.write(conn)
         })
     }
 
@@ -289,7 +332,9 @@ impl Store {
                 bail!("memory {id} is already forgotten");
             }
             let at = now();
-            set_state(conn, id, m.superseded_by, Some(at), at)?;
+            let mut tally = Tally::default();
+            set_state(conn, &mut tally, id, m.superseded_by, Some(at), at)?;
+            tally.write(conn)?;
             history::record(conn, id, at, Action::Forget, None)
         })
     }
@@ -300,17 +345,19 @@ impl Store {
         self.write(|conn| {
             let m = super::require_in(conn, id, scope)?;
             let at = now();
+            let mut tally = Tally::default();
             let undone = if m.forgotten_at.is_some() {
-                set_state(conn, id, m.superseded_by, None, at)?;
+                set_state(conn, &mut tally, id, m.superseded_by, None, at)?;
                 history::record(conn, id, at, Action::RestoreForget, None)?;
                 "forget"
             } else if let Some(by) = m.superseded_by {
-                set_state(conn, id, None, None, at)?;
+                set_state(conn, &mut tally, id, None, None, at)?;
                 history::record(conn, id, at, Action::RestoreSupersede, Some(by))?;
                 "supersede"
             } else {
                 bail!("memory {id} is live: there is nothing to restore");
             };
+            tally.write(conn)?;
             // Restoring could make two live copies of one body; refuse rather than repeat it.
             let live_again = m.forgotten_at.is_none() || m.superseded_by.is_none();
             if live_again {
