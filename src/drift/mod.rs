@@ -420,12 +420,18 @@ pub fn check(
             .or_insert_with(|| Profile::of(claimed(m), &stemmer));
         all_partners.push(partners(store, scope, m, profile, side)?);
     }
-    // Rarity among what is at hand: the memories handed and their partners, each read once.
+    // Rarity among what is at hand: the memories that have a partner, and their partners, each
+    // read once (a memory with no partner is in no pair and decides nothing).
     let mut readings: HashMap<i64, value::Reading> = HashMap::new();
-    for x in memories.iter().chain(all_partners.iter().flatten()) {
-        readings
-            .entry(x.id)
-            .or_insert_with(|| value::read(claimed(x), &stemmer));
+    for (m, partners) in memories.iter().zip(&all_partners) {
+        if partners.iter().all(|p| p.id == m.id) {
+            continue;
+        }
+        for x in std::iter::once(m).chain(partners) {
+            readings
+                .entry(x.id)
+                .or_insert_with(|| value::read(claimed(x), &stemmer));
+        }
     }
     let rarity = value::Rarity::of(readings.values());
     for (m, partners) in memories.iter().zip(&all_partners) {

@@ -10,6 +10,9 @@ mod function_words;
 
 pub use function_words::is_function_word;
 
+use std::cell::RefCell;
+use std::collections::HashMap;
+
 use anyhow::{bail, Result};
 use rust_stemmers::{Algorithm, Stemmer};
 use unicode_normalization::char::is_combining_mark;
@@ -70,11 +73,22 @@ pub fn whole_chars(bytes: &[u8], limit: usize) -> Result<String> {
 
 /// Stems words with the English Snowball stemmer (the successor of the Porter stemmer the
 /// index uses; the two agree on the common suffixes that matter for counting coverage).
-pub struct WordStemmer(Stemmer);
+pub struct WordStemmer {
+    stemmer: Stemmer,
+    /// Stems already made: a drift check or audit stems the same words again and again, and
+    /// Snowball costs thousands of instructions a word. At most `MEMO_WORDS` are kept.
+    memo: RefCell<HashMap<String, String, foldhash::fast::RandomState>>,
+}
+
+/// How many stems a `WordStemmer` remembers: a project's working vocabulary, bounded.
+const MEMO_WORDS: usize = 1 << 16;
 
 impl Default for WordStemmer {
     fn default() -> Self {
-        WordStemmer(Stemmer::create(Algorithm::English))
+        WordStemmer {
+            stemmer: Stemmer::create(Algorithm::English),
+            memo: RefCell::default(),
+        }
     }
 }
 
@@ -82,12 +96,20 @@ impl WordStemmer {
     /// The stem of one folded word. A number with a plural `s` ("408s", "1990s") stems to the
     /// number, as it does in the index; Snowball leaves it whole.
     pub fn stem(&self, word: &str) -> String {
-        match word.strip_suffix('s') {
+        if let Some(stem) = self.memo.borrow().get(word) {
+            return stem.clone();
+        }
+        let stem = match word.strip_suffix('s') {
             Some(number) if !number.is_empty() && number.bytes().all(|b| b.is_ascii_digit()) => {
                 number.to_owned()
             }
-            _ => self.0.stem(word).into_owned(),
+            _ => self.stemmer.stem(word).into_owned(),
+        };
+        let mut memo = self.memo.borrow_mut();
+        if memo.len() < MEMO_WORDS {
+            memo.insert(word.to_owned(), stem.clone());
         }
+        stem
     }
 }
 
