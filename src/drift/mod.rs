@@ -14,7 +14,7 @@ pub mod replaced;
 pub mod stale;
 pub mod value;
 
-use std::collections::{HashMap, HashSet};
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use std::path::{Path, PathBuf};
 
 use anyhow::Result;

@@ -11,7 +11,9 @@
 //! ("from 3 to 5"), not a change; memories set in different environments (staging, prod, CI)
 //! describe different things.
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::BTreeSet;
+
+use foldhash::{HashMap, HashSet};
 
 use crate::text::{is_function_word, WordStemmer};
 
@@ -155,8 +157,6 @@ pub(super) struct Value {
 pub struct Reading {
     /// Stems of its content words.
     pub terms: BTreeSet<String>,
-    /// Every token's parts (`spring-boot`: `spring`, `boot`), lowercased.
-    parts: HashSet<String>,
     /// The names anywhere in it.
     names: BTreeSet<String>,
     pub(super) values: Vec<Value>,
@@ -180,6 +180,13 @@ impl Reading {
     /// Whether the memory says `token` (lowercased) as a whole token.
     pub(super) fn says(&self, token: &str) -> bool {
         self.words.iter().any(|w| w.lower == token)
+    }
+
+    /// Whether one of its tokens has `part` as a part (`spring-boot`: `spring`, `boot`).
+    fn says_part(&self, part: &str) -> bool {
+        self.words
+            .iter()
+            .any(|w| w.lower.split(['-', '_', '.', '/']).any(|p| p == part))
     }
 }
 
@@ -364,8 +371,8 @@ fn describes(t: &Token) -> bool {
         && !CHANGE_WORDS.contains(&t.lower.as_str())
 }
 
-/// Whether a token is a name: capitalized inside a sentence, or shaped like code.
-fn is_name(t: &Token) -> bool {
+/// Whether a describing token is a name: capitalized inside a sentence, or shaped like code.
+fn looks_like_name(t: &Token) -> bool {
     let capital = t.text.starts_with(|c: char| c.is_uppercase()) && !t.start;
     let code = t.text.contains(['_', '.', '-']) && t.text.chars().any(char::is_alphabetic);
     let camel = t
@@ -373,7 +380,7 @@ fn is_name(t: &Token) -> bool {
         .chars()
         .zip(t.text.chars().skip(1))
         .any(|(a, b)| a.is_lowercase() && b.is_uppercase());
-    (capital || code || camel) && describes(t)
+    capital || code || camel
 }
 
 /// The shape of a name token.
@@ -412,36 +419,32 @@ fn shape(t: &Token) -> Shape {
 /// Read `text` for this rule.
 pub fn read(text: &str, stemmer: &WordStemmer) -> Reading {
     let tokens = tokens(text);
+    // Each token is judged once: the loops below ask again and again.
+    let described: Vec<bool> = tokens.iter().map(describes).collect();
+    let named: Vec<bool> = tokens
+        .iter()
+        .zip(&described)
+        .map(|(t, &d)| d && looks_like_name(t))
+        .collect();
     let keys: Vec<Option<String>> = tokens
         .iter()
-        .map(|t| describes(t).then(|| stemmer.stem(&t.lower)))
+        .zip(&described)
+        .map(|(t, &d)| d.then(|| stemmer.stem(&t.lower)))
         .collect();
     let mut reading = Reading {
         terms: keys.iter().flatten().cloned().collect(),
         ..Reading::default()
     };
-    reading.parts = tokens
-        .iter()
-        .flat_map(|t| t.lower.split(['-', '_', '.', '/']).map(str::to_owned))
-        .collect();
     reading.names = tokens
         .iter()
-        .filter(|t| is_name(t))
-        .map(|t| t.lower.clone())
-        .collect();
-    reading.words = tokens
-        .iter()
-        .zip(&keys)
-        .map(|(t, key)| Word {
-            lower: t.lower.clone(),
-            key: key.clone(),
-            shape: (t.quoted || is_name(t)).then(|| shape(t)),
-        })
+        .zip(&named)
+        .filter(|(_, &n)| n)
+        .map(|(t, _)| t.lower.clone())
         .collect();
     // The parts of a compound name count too: `idempotency-key` is about idempotency keys.
-    for t in tokens.iter().filter(|t| describes(t)) {
-        let parts = t.lower.split(['-', '_', '.', '/']).filter(|p| p.len() > 1);
+    for (t, _) in tokens.iter().zip(&described).filter(|(_, &d)| d) {
         if t.lower.contains(['-', '_', '.', '/']) {
+            let parts = t.lower.split(['-', '_', '.', '/']).filter(|p| p.len() > 1);
             for part in parts.filter(|p| !is_function_word(p)) {
                 reading.terms.insert(stemmer.stem(part));
             }
@@ -463,7 +466,7 @@ pub fn read(text: &str, stemmer: &WordStemmer) -> Reading {
         let around = before.chain(after).cloned().collect();
         let from = i.saturating_sub(REACH);
         let names = (from..(i + REACH + 1).min(tokens.len()))
-            .filter(|&j| is_name(&tokens[j]))
+            .filter(|&j| named[j])
             .map(|j| tokens[j].lower.clone())
             .collect();
         reading.values.push(Value {
@@ -474,6 +477,16 @@ pub fn read(text: &str, stemmer: &WordStemmer) -> Reading {
             nearest,
         });
     }
+    reading.words = tokens
+        .into_iter()
+        .zip(keys)
+        .zip(named)
+        .map(|((t, key), named)| Word {
+            shape: (t.quoted || named).then(|| shape(&t)),
+            lower: t.lower,
+            key,
+        })
+        .collect();
     reading
 }
 
@@ -546,7 +559,7 @@ fn foreign(names: &BTreeSet<String>, other: &Reading) -> bool {
         !other.says(name)
             && name
                 .split(['-', '_', '.', '/'])
-                .all(|part| !other.parts.contains(part))
+                .all(|part| !other.says_part(part))
     })
 }
 

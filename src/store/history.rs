@@ -64,12 +64,12 @@ impl Store {
     pub fn history(&self, id: i64, scope: &Scope) -> Result<Vec<Entry>> {
         self.require(id, scope)?;
         let mut stmt = self.conn().prepare(
-            "SELECT strftime('%Y-%m-%dT%H:%M:%SZ', at, 'unixepoch'), action, other_id \
+            "SELECT at, action, other_id \
              FROM history WHERE memory_id = ?1 ORDER BY id",
         )?;
         let rows = stmt.query_map([id], |r| {
             Ok(Entry {
-                at: r.get(0)?,
+                at: super::stamp(r, 0)?,
                 action: r.get(1)?,
                 other_id: r.get(2)?,
             })
