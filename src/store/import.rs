@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 
 use super::history::Action;
 use super::index::Tally;
-use super::write::{set_state, store_copy, store_new_unless, NewMemory};
+use super::write::{set_state, store_hidden, store_new_unless, NewMemory};
 use super::{Memory, Scope, Store, MEMORY_COLUMNS, VISIBLE};
 use crate::secrets::Secrets;
 
@@ -194,10 +194,7 @@ fn store_lines(conn: &Connection, lines: &[(usize, Checked)]) -> Result<ImportRe
             if line.memory.secrets == Secrets::Mask {
                 report.masked += crate::secrets::mask(&line.memory.body).found.len();
             }
-            (
-                store_copy(conn, &mut tally, &line.memory, Action::Import)?,
-                true,
-            )
+            (store_hidden(conn, &line.memory, Action::Import)?, true)
         };
         if stored {
             if let Some(updated) = line.updated_at {
@@ -334,6 +331,48 @@ mod tests {
             .import(&text, &Scope::global(), Secrets::Mask)
             .unwrap();
         assert_eq!((again.stored, again.duplicates), (0, 4));
+    }
+
+    #[test]
+    fn a_live_line_repeating_a_hidden_one_stays_live_in_a_project_with_memories() {
+        // Export of: "blue" superseded by "green", then "blue" remembered again. Importing it
+        // where the project already held a memory once stored the hidden copy as live first,
+        // took the later live line for its repeat, and then hid both.
+        let text = [
+            r#"{"id": 1, "body": "deploys use the blue pool", "project": "p", "superseded_by": 2}"#,
+            r#"{"id": 2, "body": "deploys use the green pool", "project": "p"}"#,
+            r#"{"id": 3, "body": "deploys use the blue pool", "project": "p"}"#,
+        ]
+        .join("\n");
+        for held_before in [false, true] {
+            let dir = tempfile::tempdir().unwrap();
+            let mut store = Store::open(dir.path()).unwrap();
+            let scope = Scope::project("p");
+            if held_before {
+                let earlier = NewMemory {
+                    body: "an earlier note".into(),
+                    project: Some("p".into()),
+                    ..NewMemory::default()
+                };
+                store.remember(&earlier, &[], &scope).unwrap();
+            }
+            let report = store.import(&text, &scope, Secrets::Mask).unwrap();
+            assert_eq!((report.stored, report.duplicates), (3, 0), "{held_before}");
+            let live: Vec<String> = store
+                .list(&scope, false)
+                .unwrap()
+                .into_iter()
+                .map(|m| m.body)
+                .collect();
+            assert!(
+                live.contains(&"deploys use the blue pool".to_owned()),
+                "{live:?}"
+            );
+            assert!(
+                live.contains(&"deploys use the green pool".to_owned()),
+                "{live:?}"
+            );
+        }
     }
 
     #[test]

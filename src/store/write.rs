@@ -145,23 +145,17 @@ pub(crate) fn store_new_unless(
     })
 }
 
-/// Store `memory` as a new row whatever else is live (an import's superseded or forgotten
-/// memories), masked like every other body; returns the new id.
-pub(crate) fn store_copy(
-    conn: &Connection,
-    tally: &mut Tally,
-    memory: &NewMemory,
-    action: Action,
-) -> Result<i64> {
+/// Store `memory` as a new hidden row whatever else is live (an import's superseded or forgotten
+/// memories), masked like every other body; returns the new id. The row is stored as forgotten
+/// and left out of the indexes until the caller sets its real state with `set_state`: were it
+/// live in between, a later line of the same import with the same body would be taken for its
+/// repeat and not stored, and then hidden with it.
+pub(crate) fn store_hidden(conn: &Connection, memory: &NewMemory, action: Action) -> Result<i64> {
     let masked = masked_body(memory)?;
-    insert(
-        conn,
-        tally,
-        memory,
-        &masked.text,
-        hash(&masked.text),
-        action,
-    )
+    let at = now();
+    let id = insert_row(conn, memory, &masked.text, hash(&masked.text), at, true)?;
+    history::record(conn, id, at, action, None)?;
+    Ok(id)
 }
 
 /// The body as it will be stored: checked, and with its secrets masked unless allowed.
@@ -190,10 +184,28 @@ fn insert(
     action: Action,
 ) -> Result<i64> {
     let at = now();
+    let id = insert_row(conn, memory, body, folded, at, false)?;
+    let project = memory.project.as_deref();
+    index::add(conn, tally, id, body, &memory.source, project)?;
+    history::record(conn, id, at, action, None)?;
+    Ok(id)
+}
+
+/// Insert the row alone, made at `at` unless the memory gives its time, and forgotten at `at`
+/// when `hidden`; returns its id.
+fn insert_row(
+    conn: &Connection,
+    memory: &NewMemory,
+    body: &str,
+    folded: i64,
+    at: i64,
+    hidden: bool,
+) -> Result<i64> {
     let created = memory.created_at.unwrap_or(at);
+    let forgotten_at = hidden.then_some(at);
     conn.prepare_cached(
-        "INSERT INTO memories(body, source, project, created_at, updated_at, folded) \
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        "INSERT INTO memories(body, source, project, created_at, updated_at, folded, forgotten_at) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
     )?
     .execute(rusqlite::params![
         body,
@@ -201,19 +213,10 @@ fn insert(
         memory.project,
         created,
         created,
-        folded
+        folded,
+        forgotten_at
     ])?;
-    let id = conn.last_insert_rowid();
-    index::add(
-        conn,
-        tally,
-        id,
-        body,
-        &memory.source,
-        memory.project.as_deref(),
-    )?;
-    history::record(conn, id, at, action, None)?;
-    Ok(id)
+    Ok(conn.last_insert_rowid())
 }
 
 /// Set a memory's hidden state (`superseded_by`, `forgotten_at`) as of `at`, keeping the indexes
