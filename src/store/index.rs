@@ -100,7 +100,7 @@ fn scope_number(conn: &Connection, project: Option<&str>) -> Result<i64> {
 
 /// What one write transaction changes in the `scopes` counts, written once at its end by
 /// `Tally::write`: an import of many rows then looks each scope up and updates its counts once,
-/// not once a row (two statements a row were a tenth of an import's time).
+/// not once a row (two statements a row were 7% of an import's instructions).
 #[derive(Default)]
 pub(crate) struct Tally {
     numbers: HashMap<Option<String>, i64>,
