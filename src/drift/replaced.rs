@@ -175,14 +175,10 @@ mod tests {
     use rstest::rstest;
 
     use super::*;
-    use crate::drift::value::read;
-    use crate::text::WordStemmer;
+    use crate::drift::value::tests::read_pair;
 
     fn judge(older: &str, newer: &str) -> Option<String> {
-        let stemmer = WordStemmer::default();
-        let (o, n) = (read(older, &stemmer), read(newer, &stemmer));
-        let rest: Vec<Reading> = OTHERS.iter().map(|t| read(t, &stemmer)).collect();
-        let rarity = Rarity::of(rest.iter().chain([&o, &n]));
+        let (o, n, rarity) = read_pair(older, newer, OTHERS);
         replaced(&o, &n, &rarity)
     }
 

@@ -583,16 +583,26 @@ fn named_apart(o: &Value, n: &Value, older: &Reading, newer: &Reading) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use rstest::rstest;
 
     use super::*;
 
-    fn judge(older: &str, newer: &str, others: &[&str]) -> Option<String> {
+    /// Two memories read, with the rarity of their words among them and `others`.
+    pub(in crate::drift) fn read_pair(
+        older: &str,
+        newer: &str,
+        others: &[&str],
+    ) -> (Reading, Reading, Rarity) {
         let stemmer = WordStemmer::default();
         let (o, n) = (read(older, &stemmer), read(newer, &stemmer));
         let rest: Vec<Reading> = others.iter().map(|t| read(t, &stemmer)).collect();
         let rarity = Rarity::of(rest.iter().chain([&o, &n]));
+        (o, n, rarity)
+    }
+
+    fn judge(older: &str, newer: &str, others: &[&str]) -> Option<String> {
+        let (o, n, rarity) = read_pair(older, newer, others);
         changed(&o, &n, &rarity)
     }
 

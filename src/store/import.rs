@@ -13,7 +13,7 @@ use rusqlite::{Connection, OptionalExtension};
 use serde::{Deserialize, Serialize};
 
 use super::history::Action;
-use super::index::Tally;
+use super::index::{self, Tally};
 use super::write::{set_state, store_hidden, store_new_unless, NewMemory};
 use super::{Memory, Scope, Store, MEMORY_COLUMNS, VISIBLE};
 use crate::secrets::Secrets;
@@ -132,15 +132,13 @@ fn same_hidden(conn: &Connection, memory: &NewMemory) -> Result<Option<i64>> {
         .optional()?)
 }
 
-/// The scopes an import stores into that held no live memory when it began, and the bodies it
-/// has stored there by hash: a line in such a scope can only repeat an earlier line of the file,
+/// For each scope an import stores into (keyed as `scopes` keys it, `""` for global memories):
+/// `None` when it held live memories as the import began, else the hashes of the bodies stored
+/// there so far. A line in a scope that held nothing can only repeat an earlier line of the file,
 /// so the store is searched for a live copy only when the hash was seen (a first import into a
 /// project is then one query a line cheaper).
 #[derive(Default)]
-struct Fresh {
-    scopes: HashMap<Option<String>, bool>,
-    stored: HashSet<(Option<String>, i64)>,
-}
+struct Fresh(HashMap<String, Option<HashSet<i64>>>);
 
 impl Fresh {
     /// Whether a live memory of `project` might hold the body hashed as `folded`; remembers the
@@ -151,20 +149,16 @@ impl Fresh {
         project: Option<&str>,
         folded: i64,
     ) -> Result<bool> {
-        let owned = project.map(str::to_owned);
-        let fresh = match self.scopes.get(&owned) {
-            Some(&fresh) => fresh,
-            None => {
-                let live: i64 = conn
-                    .prepare_cached("SELECT docs FROM scopes WHERE project = ?1")?
-                    .query_row([project.unwrap_or("")], |r| r.get(0))
-                    .optional()?
-                    .unwrap_or(0);
-                self.scopes.insert(owned.clone(), live == 0);
-                live == 0
-            }
-        };
-        Ok(!fresh || !self.stored.insert((owned, folded)))
+        let key = project.unwrap_or("");
+        if !self.0.contains_key(key) {
+            let held_nothing = index::live_count(conn, project)? == 0;
+            self.0
+                .insert(key.to_owned(), held_nothing.then(HashSet::new));
+        }
+        Ok(match self.0.get_mut(key) {
+            Some(Some(stored)) => !stored.insert(folded),
+            _ => true,
+        })
     }
 }
 
@@ -409,5 +403,11 @@ mod tests {
         }
         assert_eq!(scope_counts(&imported), scope_counts(&remembered));
         assert_eq!(scope_counts(&imported).len(), 3);
+        // Rows counted where they were stored: two in `a`, one in `b`, one global.
+        let docs: Vec<(String, i64)> = scope_counts(&imported)
+            .into_iter()
+            .map(|(project, docs, _, _)| (project, docs))
+            .collect();
+        assert_eq!(docs, [("".into(), 1), ("a".into(), 2), ("b".into(), 1)]);
     }
 }

@@ -98,23 +98,34 @@ fn scope_number(conn: &Connection, project: Option<&str>) -> Result<i64> {
     Ok(conn.last_insert_rowid())
 }
 
+/// How many live memories the scope of `project` holds, as `scopes` counts them: a
+/// transaction's own rows count once its `Tally` is written.
+pub(crate) fn live_count(conn: &Connection, project: Option<&str>) -> Result<i64> {
+    Ok(conn
+        .prepare_cached("SELECT docs FROM scopes WHERE project = ?1")?
+        .query_row([project.unwrap_or("")], |r| r.get(0))
+        .optional()?
+        .unwrap_or(0))
+}
+
 /// What one write transaction changes in the `scopes` counts, written once at its end by
 /// `Tally::write`: an import of many rows then looks each scope up and updates its counts once,
 /// not once a row (two statements a row were 7% of an import's instructions).
 #[derive(Default)]
 pub(crate) struct Tally {
-    numbers: HashMap<Option<String>, i64>,
+    /// Scope numbers by key as `scopes` keys them (`""` for global memories).
+    numbers: HashMap<String, i64>,
     changes: BTreeMap<i64, (i64, Size)>,
 }
 
 impl Tally {
     /// The number of `project`'s scope, looked up once a transaction.
     fn number(&mut self, conn: &Connection, project: Option<&str>) -> Result<i64> {
-        if let Some(&n) = self.numbers.get(&project.map(str::to_owned)) {
+        if let Some(&n) = self.numbers.get(project.unwrap_or("")) {
             return Ok(n);
         }
         let n = scope_number(conn, project)?;
-        self.numbers.insert(project.map(str::to_owned), n);
+        self.numbers.insert(project.unwrap_or("").to_owned(), n);
         Ok(n)
     }
 
