@@ -104,7 +104,7 @@ fn block(
 
 /// One memory: `[id] age · source`, then its text indented.
 fn entry(hit: &Hit, now: i64) -> String {
-    let mut out = format!("[{}] {}", hit.id, age(now - hit.created_unix));
+    let mut out = format!("[{}] {}", hit.id, age(now - hit.created_at.seconds()));
     if !hit.source.is_empty() {
         out.push_str(" · ");
         out.push_str(&defuse(hit.source.lines().next().unwrap_or("")));
@@ -149,14 +149,13 @@ mod tests {
             id,
             project: None,
             source: "session abc 2026-11-01".into(),
-            created_at: String::new(),
+            created_at: crate::store::Stamp::default(),
             text: text.into(),
             abridged: false,
             bytes: text.len(),
             score: 1.0,
             coverage: 1,
             body: text.into(),
-            created_unix: 0,
         }
     }
 

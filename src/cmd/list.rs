@@ -32,7 +32,7 @@ pub fn run(args: Args, json: bool) -> Result<()> {
             (None, None) => String::new(),
         };
         let scope = if m.project.is_none() { " (global)" } else { "" };
-        let date = m.created_at.get(..10).unwrap_or(&m.created_at);
+        let date = m.created_at.date();
         outln!(
             "{:>6}  {date}{scope}{state}  {}",
             m.id,

@@ -76,7 +76,7 @@ fn print_human(r: &Recalled) -> Result<()> {
         return Ok(());
     }
     for hit in &r.results {
-        let date = hit.created_at.get(..10).unwrap_or(&hit.created_at);
+        let date = hit.created_at.date();
         let abridged = if hit.abridged {
             format!(" · abridged, {} bytes: synapse read {}", hit.bytes, hit.id)
         } else {

@@ -669,8 +669,8 @@ fn pair(kind: Kind, older: &Memory, newer: &Memory, why: String) -> Finding {
     }
 }
 
-fn order(m: &Memory) -> (i64, i64) {
-    (m.created_unix, m.id)
+fn order(m: &Memory) -> (crate::store::Stamp, i64) {
+    (m.created_at, m.id)
 }
 
 fn oldest_first<'a>(a: &'a Memory, b: &'a Memory) -> (&'a Memory, &'a Memory) {

@@ -187,7 +187,7 @@ pub fn recall(store: &Store, scope: &Scope, args: RecallArgs) -> Result<Value> {
         .map(|hit| {
             let mut result = json!({
                 "id": hit.id,
-                "age": crate::inject::age(now - hit.created_unix),
+                "age": crate::inject::age(now - hit.created_at.seconds()),
                 "created_at": hit.created_at,
                 "source": hit.source,
                 "scope": if hit.project.is_some() { "project" } else { "global" },

@@ -77,7 +77,7 @@ pub struct Hit {
     pub id: i64,
     pub project: Option<String>,
     pub source: String,
-    pub created_at: String,
+    pub created_at: crate::store::Stamp,
     /// The memory's text as sent: whole, or abridged.
     pub text: String,
     pub abridged: bool,
@@ -91,9 +91,6 @@ pub struct Hit {
     /// that check answers (eval) or paths (the hooks); not sent.
     #[serde(skip)]
     pub body: String,
-    /// Seconds since the epoch, for ages; not sent.
-    #[serde(skip)]
-    pub created_unix: i64,
 }
 
 /// Why one candidate was returned or cut (`--explain`).
@@ -211,14 +208,13 @@ fn recall_in(store: &Store, scope: &Scope, query: &str, options: &Options) -> Re
                 id: c.memory.id,
                 project: c.memory.project.clone(),
                 source: c.memory.source.clone(),
-                created_at: c.memory.created_at.clone(),
+                created_at: c.memory.created_at,
                 text,
                 abridged,
                 bytes: c.memory.bytes,
                 score: c.fused,
                 coverage: c.held.len(),
                 body: c.memory.body.clone(),
-                created_unix: c.memory.created_unix,
             });
         }
     }

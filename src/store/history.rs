@@ -39,7 +39,7 @@ impl Action {
 /// One recorded change.
 #[derive(Clone, Debug, Serialize)]
 pub struct Entry {
-    pub at: String,
+    pub at: super::Stamp,
     pub action: String,
     pub other_id: Option<i64>,
 }
@@ -69,7 +69,7 @@ impl Store {
         )?;
         let rows = stmt.query_map([id], |r| {
             Ok(Entry {
-                at: super::stamp(r, 0)?,
+                at: super::Stamp::read(r, 0)?,
                 action: r.get(1)?,
                 other_id: r.get(2)?,
             })

@@ -55,11 +55,10 @@ pub struct Memory {
     pub id: i64,
     pub project: Option<String>,
     pub source: String,
-    /// RFC 3339, UTC.
-    pub created_at: String,
-    pub updated_at: String,
+    pub created_at: Stamp,
+    pub updated_at: Stamp,
     pub superseded_by: Option<i64>,
-    pub forgotten_at: Option<String>,
+    pub forgotten_at: Option<Stamp>,
     /// The text: whole, or, from the `heads` readers, only its indexed head (`index::head`)
     /// when `bytes` is larger.
     pub body: String,
@@ -70,9 +69,6 @@ pub struct Memory {
     /// equal for repeats.
     #[serde(skip)]
     pub folded: i64,
-    /// Seconds since the Unix epoch, for ordering and ages.
-    #[serde(skip)]
-    pub created_unix: i64,
 }
 
 impl Memory {
@@ -90,7 +86,7 @@ impl Memory {
 /// The columns `Memory::from_row` reads, in order (prefix `m.` as the alias of `memories`).
 pub(crate) const MEMORY_COLUMNS: &str = "m.id, m.project, m.source, \
     m.created_at, m.updated_at, m.superseded_by, m.forgotten_at, \
-    m.body, m.created_at, coalesce(m.folded, 0)";
+    m.body, coalesce(m.folded, 0)";
 
 /// `MEMORY_COLUMNS` with the body read only when it is no longer than its head (`index::HEAD_BYTES`,
 /// written out below) (a long one is
@@ -98,7 +94,7 @@ pub(crate) const MEMORY_COLUMNS: &str = "m.id, m.project, m.source, \
 /// size, which SQLite reads from the row's header without loading the body.
 pub(crate) const HEAD_COLUMNS: &str = "m.id, m.project, m.source, \
     m.created_at, m.updated_at, m.superseded_by, m.forgotten_at, \
-    CASE WHEN octet_length(m.body) <= 8192 THEN m.body END, m.created_at, coalesce(m.folded, 0), \
+    CASE WHEN octet_length(m.body) <= 8192 THEN m.body END, coalesce(m.folded, 0), \
     octet_length(m.body)";
 
 const _: () = assert!(
@@ -113,61 +109,99 @@ impl Memory {
             id: row.get(0)?,
             project: row.get(1)?,
             source: row.get(2)?,
-            created_at: stamp(row, 3)?,
-            updated_at: stamp(row, 4)?,
+            created_at: Stamp::read(row, 3)?,
+            updated_at: Stamp::read(row, 4)?,
             superseded_by: row.get(5)?,
-            forgotten_at: maybe_stamp(row, 6)?,
+            forgotten_at: Stamp::maybe_read(row, 6)?,
             bytes: body.len(),
             body,
-            created_unix: row.get(8)?,
-            folded: row.get(9)?,
+            folded: row.get(8)?,
         })
     }
 
     /// A row of `HEAD_COLUMNS`; a long body is left empty for `heads` to read.
     fn from_head_row(row: &Row) -> rusqlite::Result<Memory> {
-        let bytes: i64 = row.get(10)?;
+        let bytes: i64 = row.get(9)?;
         Ok(Memory {
             id: row.get(0)?,
             project: row.get(1)?,
             source: row.get(2)?,
-            created_at: stamp(row, 3)?,
-            updated_at: stamp(row, 4)?,
+            created_at: Stamp::read(row, 3)?,
+            updated_at: Stamp::read(row, 4)?,
             superseded_by: row.get(5)?,
-            forgotten_at: maybe_stamp(row, 6)?,
+            forgotten_at: Stamp::maybe_read(row, 6)?,
             body: row.get::<_, Option<String>>(7)?.unwrap_or_default(),
             bytes: bytes as usize,
-            created_unix: row.get(8)?,
-            folded: row.get(9)?,
+            folded: row.get(8)?,
         })
     }
 }
 
-/// The time in `column` (seconds since the epoch) as RFC 3339 in UTC, `2026-03-14T10:22:00Z`.
-/// Made here rather than by SQLite's `strftime`, which was a twentieth of a hook's instructions.
-pub(crate) fn stamp(row: &Row, column: usize) -> rusqlite::Result<String> {
-    let seconds: i64 = row.get(column)?;
-    // Civil time from 1970-01-01: a `jiff::Timestamp` stops a day short of the year 9999's end,
-    // which SQLite accepts and an import may have stored.
-    const EPOCH: jiff::civil::DateTime = jiff::civil::DateTime::constant(1970, 1, 1, 0, 0, 0, 0);
-    jiff::Span::new()
-        .try_seconds(seconds)
-        .and_then(|span| EPOCH.checked_add(span))
-        .map(|t| format!("{t}Z"))
-        .map_err(|e| {
-            rusqlite::Error::FromSqlConversionFailure(
+/// A stored time: seconds since the Unix epoch, shown as RFC 3339 in UTC
+/// (`2026-03-14T10:22:00Z`).
+///
+/// Kept as seconds and written out only when shown: a hook reads dozens of rows and shows none
+/// of their times, and formatting them all was a twentieth of its instructions (by SQLite's
+/// `strftime` at first, then still 3% in Rust).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Stamp(i64);
+
+/// Civil time counts from here: a `jiff::Timestamp` stops a day short of the year 9999's end,
+/// which SQLite accepts and an import may have stored.
+const EPOCH: jiff::civil::DateTime = jiff::civil::DateTime::constant(1970, 1, 1, 0, 0, 0, 0);
+/// The first and last seconds a `Stamp` can show: those of `jiff::civil::DateTime`.
+const FIRST_SECOND: i64 = -377_705_116_800;
+const LAST_SECOND: i64 = 253_402_300_799;
+
+impl Stamp {
+    /// The time in `column`, refused when it is past what a stamp can show.
+    pub(crate) fn read(row: &Row, column: usize) -> rusqlite::Result<Stamp> {
+        let seconds: i64 = row.get(column)?;
+        if !(FIRST_SECOND..=LAST_SECOND).contains(&seconds) {
+            return Err(rusqlite::Error::FromSqlConversionFailure(
                 column,
                 rusqlite::types::Type::Integer,
-                e.into(),
-            )
-        })
+                format!("{seconds} seconds is past the years -9999 to 9999").into(),
+            ));
+        }
+        Ok(Stamp(seconds))
+    }
+
+    /// The time in `column`, which may be NULL.
+    fn maybe_read(row: &Row, column: usize) -> rusqlite::Result<Option<Stamp>> {
+        match row.get_ref(column)? {
+            rusqlite::types::ValueRef::Null => Ok(None),
+            _ => Stamp::read(row, column).map(Some),
+        }
+    }
+
+    /// Seconds since the Unix epoch.
+    pub fn seconds(self) -> i64 {
+        self.0
+    }
+
+    /// The UTC date, `YYYY-MM-DD`.
+    pub fn date(self) -> String {
+        date_of(self.0)
+    }
 }
 
-/// `stamp` for a column that may be NULL.
-fn maybe_stamp(row: &Row, column: usize) -> rusqlite::Result<Option<String>> {
-    match row.get_ref(column)? {
-        rusqlite::types::ValueRef::Null => Ok(None),
-        _ => stamp(row, column).map(Some),
+impl std::fmt::Display for Stamp {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // `read` let in only seconds that `EPOCH` plus them can hold.
+        match jiff::Span::new()
+            .try_seconds(self.0)
+            .and_then(|span| EPOCH.checked_add(span))
+        {
+            Ok(t) => write!(f, "{t}Z"),
+            Err(_) => write!(f, "{}", self.0),
+        }
+    }
+}
+
+impl Serialize for Stamp {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
     }
 }
 
@@ -630,7 +664,7 @@ mod tests {
             .query_row(
                 "SELECT strftime('%Y-%m-%dT%H:%M:%SZ', ?1, 'unixepoch'), ?1",
                 [seconds],
-                |r| Ok((r.get(0)?, super::stamp(r, 1)?)),
+                |r| Ok((r.get(0)?, super::Stamp::read(r, 1)?.to_string())),
             )
             .unwrap();
         assert_eq!(ours, sqlite);
@@ -641,10 +675,32 @@ mod tests {
         let conn = rusqlite::Connection::open_in_memory().unwrap();
         let (none, some) = conn
             .query_row("SELECT NULL, 0", [], |r| {
-                Ok((super::maybe_stamp(r, 0)?, super::maybe_stamp(r, 1)?))
+                Ok((
+                    super::Stamp::maybe_read(r, 0)?,
+                    super::Stamp::maybe_read(r, 1)?,
+                ))
             })
             .unwrap();
         assert_eq!(none, None);
-        assert_eq!(some.as_deref(), Some("1970-01-01T00:00:00Z"));
+        assert_eq!(
+            some.map(|s| s.to_string()).as_deref(),
+            Some("1970-01-01T00:00:00Z")
+        );
+    }
+
+    #[test]
+    fn a_stamp_reads_the_years_a_civil_time_holds_and_no_others() {
+        use jiff::civil::DateTime;
+        let seconds = |t: DateTime| t.duration_since(super::EPOCH).as_secs();
+        assert_eq!(super::FIRST_SECOND, seconds(DateTime::MIN));
+        assert_eq!(super::LAST_SECOND, seconds(DateTime::MAX));
+        let conn = rusqlite::Connection::open_in_memory().unwrap();
+        let read = |s: i64| conn.query_row("SELECT ?1", [s], |r| super::Stamp::read(r, 0));
+        assert_eq!(
+            read(super::FIRST_SECOND).unwrap().to_string(),
+            "-009999-01-01T00:00:00Z"
+        );
+        assert!(read(super::FIRST_SECOND - 1).is_err());
+        assert!(read(super::LAST_SECOND + 1).is_err());
     }
 }
