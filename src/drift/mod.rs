@@ -592,7 +592,7 @@ fn partners(
         let newer = side == Partners::Newer;
         ids = store.neighbours(&within, &any, m.id, newer, PARTNERS)?;
     }
-    for id in store.repeats(m.id, scope, REPEATS)? {
+    for id in store.repeats(m, scope, REPEATS)? {
         let on_side = match side {
             Partners::Newer => id > m.id,
             Partners::Older => id < m.id,

@@ -11,7 +11,7 @@
 
 use super::index::scope_token;
 use super::rank::idf;
-use super::{Scope, Store, VISIBLE};
+use super::{Memory, Scope, Store, VISIBLE};
 use anyhow::Result;
 
 /// Which index a search reads.
@@ -237,17 +237,21 @@ impl Store {
     }
 
     /// Up to `limit` ids of other memories `scope` sees whose whole text folds to the same as
-    /// memory `id`'s (the stored hash, one index lookup).
-    pub fn repeats(&self, id: i64, scope: &Scope, limit: usize) -> Result<Vec<i64>> {
-        // The stored hash read by a join: as a subquery's value it would keep SQLite from
-        // searching the index by it.
+    /// `memory`'s (its stored hash, one index lookup).
+    pub fn repeats(&self, memory: &Memory, scope: &Scope, limit: usize) -> Result<Vec<i64>> {
+        // 0 is what a row without a stored hash reads as (`Memory::folded`).
+        if memory.folded == 0 {
+            return Ok(Vec::new());
+        }
         let sql = format!(
-            "SELECT m.id FROM memories s CROSS JOIN memories m \
-             WHERE s.id = ?2 AND m.folded = s.folded AND m.id != ?2 \
-             AND {VISIBLE} LIMIT {limit}"
+            "SELECT m.id FROM memories m WHERE m.folded = ?2 AND m.id != ?3 AND {VISIBLE} \
+             LIMIT {limit}"
         );
         let mut stmt = self.conn().prepare_cached(&sql)?;
-        let rows = stmt.query_map(rusqlite::params![scope.key(), id], |r| r.get(0))?;
+        let rows = stmt.query_map(
+            rusqlite::params![scope.key(), memory.folded, memory.id],
+            |r| r.get(0),
+        )?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 }
