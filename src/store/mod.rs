@@ -453,16 +453,22 @@ impl Store {
         if ids.is_empty() {
             return Ok(Vec::new());
         }
+        // One short statement run per id: cheaper to prepare than a join over a list of ids,
+        // and as cheap to run for the few dozen ids a recall or a drift check asks for.
         let sql = format!(
-            "SELECT {HEAD_COLUMNS} FROM json_each(?2) AS asked CROSS JOIN memories m \
-             ON m.id = asked.value WHERE {VISIBLE} AND {LIVE} ORDER BY asked.key"
+            "SELECT {HEAD_COLUMNS} FROM memories m WHERE m.id = ?2 AND {VISIBLE} AND {LIVE}"
         );
         let mut stmt = self.conn.prepare_cached(&sql)?;
-        let rows = stmt.query_map(
-            rusqlite::params![scope.key(), serde_json::to_string(ids)?],
-            Memory::from_head_row,
-        )?;
-        heads(&self.conn, rows.collect::<rusqlite::Result<_>>()?, bytes)
+        let mut rows = Vec::with_capacity(ids.len());
+        for &id in ids {
+            if let Some(m) = stmt
+                .query_row(rusqlite::params![scope.key(), id], Memory::from_head_row)
+                .optional()?
+            {
+                rows.push(m);
+            }
+        }
+        heads(&self.conn, rows, bytes)
     }
 
     /// The live memories visible from `scope`, newest first, with their heads (see
