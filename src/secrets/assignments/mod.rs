@@ -281,7 +281,10 @@ fn assignment(
         Test::Strict => value::strict(v),
         // (after `-u user` on the same command, `-p` is that user's password)
         Test::Password => {
-            value::password_like(v) || ((glued || user_before(b, s)) && value::keyed(v))
+            value::password_like(v)
+                || value::word_password(v)
+                || value::word_number(v)
+                || ((glued || user_before(b, s)) && value::keyed(v))
         }
         Test::Key => value::password_like(v) || value::random_key(v),
         Test::Base64 => {

@@ -81,6 +81,13 @@ const COPULAS: &[&str] = &[
     "är", "er", "jest", "je",
 ];
 
+/// Words between an announcing word and the value that keep it announced: `the password is
+/// now X`, `I set the pass to X`, `pw was changed to X`.
+#[rustfmt::skip]
+const CONNECTIVES: &[&str] = &[
+    "now", "still", "currently", "temporarily", "just", "set", "reset", "changed", "to",
+];
+
 /// Word separators; a newline also closes a window.
 fn space(c: u8) -> bool {
     matches!(c, b' ' | b'\t' | b'\r' | b'\n')
@@ -234,6 +241,7 @@ fn announced(word: &str, kind: &str) -> bool {
         && (value::strict(word)
             || value::password_like(word)
             || value::word_password(word)
+            || value::word_number(word)
             || value::random_key(word)
             || (matches!(kind, "password" | "passphrase") && value::passphrase(word)))
 }
@@ -405,8 +413,11 @@ fn after(
             return true;
         }
         let signalled = announcing;
-        // the next word is announced by `label:` or a copula
-        announcing = before(b, i) == b':' || COPULAS.contains(&word);
+        // the next word is announced by `label:` or a copula, and still after a word that
+        // only says when or how (`is now`, `was reset to`)
+        announcing = before(b, i) == b':'
+            || COPULAS.contains(&word)
+            || (signalled && CONNECTIVES.contains(&word));
         if s < windows.tested_until {
             continue;
         }

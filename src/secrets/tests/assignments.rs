@@ -325,3 +325,26 @@ fn command_syntax() {
     keeps("openssl rsa -in k.pem -passin env:KEY_PASS_2");
     keeps("DB_PASSWORD: ${DB_PASSWORD:?set it}");
 }
+
+#[test]
+fn a_flag_takes_a_password_of_words_and_a_number() {
+    masks(
+        "zip -P Heron2031 notes.zip notes/",
+        "zip -P [secret] notes.zip notes/",
+    );
+    masks(
+        "ldapwhoami -x -D cn=ops,dc=acme -w Comet-Lark-29",
+        "ldapwhoami -x -D cn=ops,dc=acme -w [secret]",
+    );
+    // a port, a folder, a plugin: no capital word with a number
+    keeps("docker run -p 8080:80 nginx");
+    keeps("mkdir -p build/Release2");
+    keeps("pytest -p no:cacheprovider tests/");
+}
+
+#[test]
+fn a_key_ending_in_auth_names_credentials() {
+    masks("masterauth Quill-Basin-88", "masterauth [secret]");
+    keeps("masterauth ${REDIS_PASSWORD}");
+    keeps("oauth = github");
+}

@@ -112,3 +112,28 @@ fn prose_announced_shapes() {
     keeps("we will pass the token-refresh-logic review on to them");
     keeps("the password of l'utente is stored elsewhere");
 }
+
+#[test]
+fn a_word_that_says_when_keeps_the_value_announced() {
+    masks(
+        "the kiosk password is now Marten42, tell the night shift",
+        "the kiosk password is now [secret], tell the night shift",
+    );
+    masks(
+        "I changed the lab pass to Bramble-Otter-3 this morning",
+        "I changed the lab pass to [secret] this morning",
+    );
+    // what follows the connective must still look like a password
+    keeps("the password is now required for every admin login");
+    keeps("I set the admin pass to expire after 30 days");
+    keeps("the token is now refreshed by the Auth-Worker-2 job");
+}
+
+#[test]
+fn capitalized_words_and_a_digit_are_a_password_where_one_is_announced() {
+    masks(
+        "das Kennwort lautet Tanne-Nebel-5",
+        "das Kennwort lautet [secret]",
+    );
+    keeps("the build writes app-Tanne-5.js and vendor-Nebel-3.js");
+}

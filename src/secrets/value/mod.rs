@@ -168,20 +168,47 @@ pub(super) fn password_like(v: &str) -> bool {
 }
 
 /// A password made of words and a number (`Russet.Lupine.260`, `inlet_Umber80_`,
-/// `Fern7430_willow`), where a sentence says a password follows: it passes [`keyed`], is not
-/// [`structured`], and has two words of three letters or more, a capital and a number of two
-/// digits or more (`Lab-5G` and `TokenStore3` have not).
+/// `Fern7430_willow`, `Birch-Comet-4`), where a sentence says a password follows: it passes
+/// [`keyed`], is not [`structured`], and has two words of three letters or more, a capital, and
+/// a number of two digits or more, or of one when every word is capitalized (`Lab-5G` and
+/// `TokenStore3` have not).
 pub(super) fn word_password(v: &str) -> bool {
     if v.len() < 8 || !keyed(v) || structured(v) {
         return false;
     }
-    let words = v
+    let words: Vec<&str> = v
         .split(|c: char| !c.is_alphabetic())
         .filter(|w| w.chars().count() >= 3)
-        .count();
-    let number = v.split(|c: char| !c.is_ascii_digit()).any(|d| d.len() >= 2);
+        .collect();
+    let capitalized = words
+        .iter()
+        .all(|w| w.chars().next().is_some_and(char::is_uppercase));
+    let digits = v.split(|c: char| !c.is_ascii_digit()).map(str::len).max();
+    let number = digits >= Some(2) || (digits == Some(1) && capitalized);
     let c = Classes::of(v);
-    words >= 2 && number && c.upper > 0
+    words.len() >= 2 && number && c.upper > 0
+}
+
+/// A password a person makes of one capitalized word and a number (`Marten42`, `Autumn2019!`),
+/// where a flag or a sentence says a password follows: a capital, four letters or more in lower
+/// case, a number of two digits or more, then at most two symbols; and it passes [`keyed`].
+pub(super) fn word_number(v: &str) -> bool {
+    let Some((first, rest)) = v.as_bytes().split_first() else {
+        return false;
+    };
+    let lower = rest.iter().take_while(|c| c.is_ascii_lowercase()).count();
+    let digits = rest
+        .iter()
+        .skip(lower)
+        .take_while(|c| c.is_ascii_digit())
+        .count();
+    let symbols = rest.iter().skip(lower + digits);
+    first.is_ascii_uppercase()
+        && lower >= 4
+        && digits >= 2
+        && symbols.len() <= 2
+        && symbols.clone().all(u8::is_ascii_punctuation)
+        && keyed(v)
 }
 
 /// A password in a URL or a credential file, where the place says it is one: anything but a
