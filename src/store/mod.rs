@@ -188,15 +188,20 @@ impl Stamp {
 
 impl std::fmt::Display for Stamp {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        // `read` let in only seconds that `EPOCH` plus them can hold.
-        match jiff::Span::new()
-            .try_seconds(self.0)
-            .and_then(|span| EPOCH.checked_add(span))
-        {
-            Ok(t) => write!(f, "{t}Z"),
-            Err(_) => write!(f, "{}", self.0),
+        // `read` let in only seconds that a civil time can hold.
+        match civil(self.0) {
+            Some(t) => write!(f, "{t}Z"),
+            None => write!(f, "{}", self.0),
         }
     }
+}
+
+/// The civil time in UTC `seconds` after the epoch, if it falls in the years -9999 to 9999.
+fn civil(seconds: i64) -> Option<jiff::civil::DateTime> {
+    jiff::Span::new()
+        .try_seconds(seconds)
+        .and_then(|span| EPOCH.checked_add(span))
+        .ok()
 }
 
 impl Serialize for Stamp {
@@ -631,19 +636,10 @@ pub fn today() -> String {
     date_of(now())
 }
 
-/// The UTC date, `YYYY-MM-DD`, of `seconds` since the epoch.
+/// The UTC date, `YYYY-MM-DD`, of `seconds` since the epoch (the seconds themselves past the
+/// years a civil time holds).
 pub fn date_of(seconds: i64) -> String {
-    // Days to a civil date (Howard Hinnant's algorithm), to avoid a date crate in the hooks.
-    let z = seconds.div_euclid(86_400) + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!("{year:04}-{month:02}-{day:02}")
+    civil(seconds).map_or_else(|| seconds.to_string(), |t| t.date().to_string())
 }
 
 /// Seconds since the Unix epoch, now.
@@ -674,6 +670,10 @@ mod tests {
             )
             .unwrap();
         assert_eq!(ours, sqlite);
+        let day: String = conn
+            .query_row("SELECT date(?1, 'unixepoch')", [seconds], |r| r.get(0))
+            .unwrap();
+        assert_eq!(super::date_of(seconds), day);
     }
 
     #[test]

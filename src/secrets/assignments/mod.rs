@@ -283,7 +283,6 @@ fn assignment(
         Test::Password => {
             value::password_like(v)
                 || value::word_password(v)
-                || value::word_number(v)
                 || ((glued || user_before(b, s)) && value::keyed(v))
         }
         Test::Key => value::password_like(v) || value::random_key(v),

@@ -241,7 +241,6 @@ fn announced(word: &str, kind: &str) -> bool {
         && (value::strict(word)
             || value::password_like(word)
             || value::word_password(word)
-            || value::word_number(word)
             || value::random_key(word)
             || (matches!(kind, "password" | "passphrase") && value::passphrase(word)))
 }

@@ -135,5 +135,7 @@ fn capitalized_words_and_a_digit_are_a_password_where_one_is_announced() {
         "das Kennwort lautet Tanne-Nebel-5",
         "das Kennwort lautet [secret]",
     );
-    keeps("the build writes app-Tanne-5.js and vendor-Nebel-3.js");
+    // one word of three letters or more, or a lowercase word: one digit is not enough
+    keeps("das Kennwort lautet Lab-5G");
+    keeps("das Kennwort lautet Tanne-nebel-5");
 }

@@ -167,13 +167,14 @@ pub(super) fn password_like(v: &str) -> bool {
     c.digit > 0 && (c.strong > 0 || switching(&c, v.as_bytes()))
 }
 
-/// A password made of words and a number (`Russet.Lupine.260`, `inlet_Umber80_`,
-/// `Fern7430_willow`, `Birch-Comet-4`), where a sentence says a password follows: it passes
-/// [`keyed`], is not [`structured`], and has two words of three letters or more, a capital, and
-/// a number of two digits or more, or of one when every word is capitalized (`Lab-5G` and
-/// `TokenStore3` have not).
+/// A password a person makes of words and a number, where a flag or a sentence says a password
+/// follows. It passes [`keyed`], is not [`structured`], has a capital, and is either two words of
+/// three letters or more with a number of two digits or more, or of one when every word is
+/// capitalized (`Russet.Lupine.260`, `inlet_Umber80_`, `Fern7430_willow`, `Birch-Comet-4`), or
+/// one capitalized word of five letters or more, a number of two digits or more and at most two
+/// symbols (`Marten42`, `Autumn2019!`). `Lab-5G` and `TokenStore3` are neither.
 pub(super) fn word_password(v: &str) -> bool {
-    if v.len() < 8 || !keyed(v) || structured(v) {
+    if v.len() < 8 || !keyed(v) || structured(v) || Classes::of(v).upper == 0 {
         return false;
     }
     let words: Vec<&str> = v
@@ -184,31 +185,27 @@ pub(super) fn word_password(v: &str) -> bool {
         .iter()
         .all(|w| w.chars().next().is_some_and(char::is_uppercase));
     let digits = v.split(|c: char| !c.is_ascii_digit()).map(str::len).max();
-    let number = digits >= Some(2) || (digits == Some(1) && capitalized);
-    let c = Classes::of(v);
-    words.len() >= 2 && number && c.upper > 0
-}
-
-/// A password a person makes of one capitalized word and a number (`Marten42`, `Autumn2019!`),
-/// where a flag or a sentence says a password follows: a capital, four letters or more in lower
-/// case, a number of two digits or more, then at most two symbols; and it passes [`keyed`].
-pub(super) fn word_number(v: &str) -> bool {
-    let Some((first, rest)) = v.as_bytes().split_first() else {
-        return false;
-    };
-    let lower = rest.iter().take_while(|c| c.is_ascii_lowercase()).count();
-    let digits = rest
+    if words.len() >= 2 {
+        return digits >= Some(2) || (digits == Some(1) && capitalized);
+    }
+    // one word: `Word` then digits then a few symbols, nothing else
+    let b = v.as_bytes();
+    let letters = b.iter().take_while(|c| c.is_ascii_alphabetic()).count();
+    let number = b
         .iter()
-        .skip(lower)
+        .skip(letters)
         .take_while(|c| c.is_ascii_digit())
         .count();
-    let symbols = rest.iter().skip(lower + digits);
-    first.is_ascii_uppercase()
-        && lower >= 4
-        && digits >= 2
+    let symbols = b.iter().skip(letters + number);
+    capitalized
+        && letters >= 5
+        && b.iter()
+            .skip(1)
+            .take(letters - 1)
+            .all(u8::is_ascii_lowercase)
+        && number >= 2
         && symbols.len() <= 2
         && symbols.clone().all(u8::is_ascii_punctuation)
-        && keyed(v)
 }
 
 /// A password in a URL or a credential file, where the place says it is one: anything but a
