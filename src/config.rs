@@ -1,10 +1,10 @@
 //! Where Synapse keeps its data, the budget levels that bound what it hands over, and the
 //! settings (`config.toml` in the data folder, overridden by environment variables).
 
-use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
+use foldhash::HashSet;
 use globset::{Candidate, Glob, GlobBuilder, GlobSet, GlobSetBuilder};
 use serde::Deserialize;
 
@@ -267,7 +267,7 @@ pub const DEFAULT_IGNORE: &[&str] = &[
 #[derive(Clone)]
 pub struct Ignore {
     patterns: Vec<String>,
-    /// Plain names matching a file or a folder.
+    /// Plain names matching a file or a folder. foldhash: the defaults are built on every run.
     names: HashSet<String>,
     /// Plain names written with a trailing `/`, which match folders only.
     folder_names: HashSet<String>,
@@ -284,8 +284,8 @@ impl Ignore {
     /// Compile `patterns`; the error names the first one that is not a glob.
     pub fn new<S: Into<String>>(patterns: impl IntoIterator<Item = S>) -> Result<Ignore> {
         let patterns: Vec<String> = patterns.into_iter().map(Into::into).collect();
-        let mut names = HashSet::new();
-        let mut folder_names = HashSet::new();
+        let mut names = HashSet::default();
+        let mut folder_names = HashSet::default();
         let mut globs = GlobSetBuilder::new();
         let mut folder_globs = GlobSetBuilder::new();
         for pattern in &patterns {

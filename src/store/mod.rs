@@ -286,7 +286,7 @@ impl Store {
         conn.busy_timeout(busy)?;
         // Before anything is written (turning on the log writes the header): another
         // application's file is refused as it is.
-        schema::refuse_foreign(&conn, &path)
+        let current = schema::refuse_foreign(&conn, &path)
             .map_err(|e| explain_any(e, &path))
             .context("could not check its schema version")?;
         // Turning the log on can fail at once, not waiting, while another process creates the
@@ -317,9 +317,12 @@ impl Store {
         // statistics that bound values could refine a plan with.
         conn.set_db_config(DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG, true)?;
         rank::register(&conn)?;
-        schema::migrate(&mut conn, &path)
-            .map_err(|e| explain_any(e, &path))
-            .context("could not check its schema version")?;
+        // A store already at this schema was just checked whole; every hook starts here.
+        if !current {
+            schema::migrate(&mut conn, &path)
+                .map_err(|e| explain_any(e, &path))
+                .context("could not check its schema version")?;
+        }
         Ok(Store {
             conn,
             path,

@@ -236,13 +236,14 @@ fn user_version(conn: &Connection) -> Result<i64> {
 }
 
 /// Refuse a file that is not a Synapse store, before anything is written to it: another
-/// application's SQLite file must come out of this unchanged.
-pub fn refuse_foreign(conn: &Connection, path: &Path) -> Result<()> {
+/// application's SQLite file must come out of this unchanged. True when the store is already at
+/// this build's schema, so there is nothing to migrate.
+pub fn refuse_foreign(conn: &Connection, path: &Path) -> Result<bool> {
     // A store this build wrote says so in its header: two reads of the first page, which every
     // hook pays for. Anything else is looked at whole.
     let id: i32 = conn.pragma_query_value(None, "application_id", |r| r.get(0))?;
     if id == APPLICATION_ID && user_version(conn)? == LATEST {
-        return Ok(());
+        return Ok(true);
     }
     // One statement, so one snapshot: read apart, the version and the tables could straddle
     // another process's first migration and look like a file with tables and no version.
@@ -266,7 +267,7 @@ pub fn refuse_foreign(conn: &Connection, path: &Path) -> Result<()> {
     } else if version >= 7 && id != APPLICATION_ID {
         "it lacks synapse's application id"
     } else {
-        return Ok(());
+        return Ok(version == LATEST);
     };
     bail!(
         "{} is an SQLite file but not a synapse store ({why}); move it away or point \
