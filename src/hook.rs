@@ -14,7 +14,7 @@
 //! the data folder, prints nothing, and exits 0.
 
 use std::io::{Read, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{Context, Result};
@@ -170,6 +170,7 @@ fn handle(event: Event, input: &str) -> Result<(Option<String>, Option<Store>)> 
     // changed files are listed on a thread while the store opens (see `signal::Pending`).
     let repo = git2::Repository::discover(&payload.cwd).ok();
     let scope = Scope::of_folder_in(&payload.cwd, repo.as_ref())?;
+    let checkout = repo.as_ref().and_then(|r| r.workdir()).map(PathBuf::from);
     let wants_signal = event != Event::Stop && command.is_none();
     let pending = wants_signal.then(|| Pending::start(repo, &settings.signal.ignore));
     let budget = settings.budget;
@@ -189,11 +190,14 @@ fn handle(event: Event, input: &str) -> Result<(Option<String>, Option<Store>)> 
     let signal = || pending.map_or_else(Signal::default, |p| p.wait(SIGNAL_WAIT));
     let out = match (event, &command) {
         (Event::UserPromptSubmit, Some(command)) => {
-            slash::run(&mut store, &scope, command, budget).map(Some)
+            slash::run(&mut store, &scope, command, budget, checkout.as_deref()).map(Some)
         }
-        (Event::SessionStart, _) => session_start(&mut store, &scope, &payload, signal(), budget),
+        (Event::SessionStart, _) => {
+            let team = fold_team(&mut store, &scope, checkout.as_deref());
+            session_start(&mut store, &scope, &payload, signal(), budget, team)
+        }
         (Event::UserPromptSubmit, None) => prompt_submit(&mut store, &scope, &payload, signal()),
-        (Event::Stop, _) => stop(&mut store, &scope, &payload).map(|_| None),
+        (Event::Stop, _) => stop(&mut store, &scope, &payload, checkout.as_deref()).map(|_| None),
     }?;
     Ok((out, Some(store)))
 }
@@ -211,12 +215,43 @@ fn write_or_spool(
     }
 }
 
+/// Fold the checkout's shared file (`team`) into the store when it changed since the last fold:
+/// one `stat` otherwise. Says which memories a teammate's newer one replaced, for the block. A
+/// fold that fails (the store busy, an unreadable file) costs the session nothing: it is logged
+/// and tried again at the next start.
+fn fold_team(store: &mut Store, scope: &Scope, checkout: Option<&Path>) -> Option<String> {
+    let top = checkout?;
+    team_note(store, scope, top).unwrap_or_else(|e| {
+        log_failure(
+            Event::SessionStart,
+            &e.context("could not fold the team's shared file"),
+        );
+        None
+    })
+}
+
+/// `fold_team`'s work: the reasons a teammate's newer memory replaced one of this store's.
+fn team_note(store: &mut Store, scope: &Scope, top: &Path) -> Result<Option<String>> {
+    let Some(synced) =
+        crate::team::fold_if_changed(store, scope, top, crate::team::HOOK_FOLD_BYTES)?
+    else {
+        return Ok(None);
+    };
+    let mut reasons = Vec::new();
+    for &(old, new) in &synced.folded.replaced {
+        let by = store.require(new, scope)?.source;
+        reasons.push(format!("{old} is replaced by newer {new} ({by})"));
+    }
+    Ok((!reasons.is_empty()).then(|| reasons.join("; ")))
+}
+
 fn session_start(
     store: &mut Store,
     scope: &Scope,
     payload: &Payload,
     signal: Signal,
     budget: Budget,
+    team: Option<String>,
 ) -> Result<Option<String>> {
     let source = payload.source.as_deref().unwrap_or("startup");
     if matches!(source, "compact" | "clear") {
@@ -250,7 +285,15 @@ fn session_start(
     let found = recall::recall(store, scope, &signal.query(), &options)?;
     let hits = naming_changed_files_first(found.results, &signal.files);
     let most = budget.max_results();
-    offer(store, scope, payload, hits, most, inject::session_block)
+    offer(
+        store,
+        scope,
+        payload,
+        hits,
+        most,
+        inject::session_block,
+        team,
+    )
 }
 
 fn prompt_submit(
@@ -274,6 +317,7 @@ fn prompt_submit(
         hits,
         PROMPT_MEMORIES,
         inject::prompt_block,
+        None,
     )
 }
 
@@ -316,7 +360,8 @@ type Format = fn(&[Hit], Option<&str>, i64) -> Option<(String, Vec<i64>)>;
 
 /// Print the first `most` hits this session was not given yet, leaving drift out (so a chain of
 /// updates costs one place, its newest), and remember both what was shown and what was left
-/// out, so neither is offered (or explained) twice.
+/// out, so neither is offered (or explained) twice. `note` (reasons, without "Left out:") joins
+/// the line on what was left out.
 fn offer(
     store: &mut Store,
     scope: &Scope,
@@ -324,6 +369,7 @@ fn offer(
     hits: Vec<Hit>,
     most: usize,
     format: Format,
+    note: Option<String>,
 ) -> Result<Option<String>> {
     // Drift is checked on the next hits that could be shown, a batch at a time, until `most`
     // are kept: a session without drift pays for `most` checks, as before spare places.
@@ -349,7 +395,12 @@ fn offer(
         Ok((kept, drift::leave_out(&findings, &offered)))
     })?;
     let now = crate::store::now();
-    let Some((text, mut given)) = format(&kept, left.line.as_deref(), now) else {
+    let line = match (left.line, note) {
+        (Some(line), Some(note)) => Some(format!("{}; {note}.", line.trim_end_matches('.'))),
+        (None, Some(note)) => Some(format!("Left out: {note}.")),
+        (line, None) => line,
+    };
+    let Some((text, mut given)) = format(&kept, line.as_deref(), now) else {
         return Ok(None);
     };
     given.extend(&left.ids);
@@ -388,12 +439,24 @@ fn naming_changed_files_first(hits: Vec<Hit>, files: &[String]) -> Vec<Hit> {
 
 /// Record the lessons of the last reply. Each is stored on its own, so one that fails (too long,
 /// say) costs no other; a lesson that cannot get the store's lock in time waits in the spool.
-fn stop(store: &mut Store, scope: &Scope, payload: &Payload) -> Result<()> {
+fn stop(
+    store: &mut Store,
+    scope: &Scope,
+    payload: &Payload,
+    checkout: Option<&Path>,
+) -> Result<()> {
     let mut failed = Vec::new();
     for (n, memory) in lessons(scope, payload).into_iter().enumerate() {
+        // A new lesson is shared too when the checkout says so (`team::share_if_set`).
         let written = write_or_spool(
             store,
-            |store| store.remember(&memory, &[], scope).map(drop),
+            |store| {
+                let outcome = store.remember(&memory, &[], scope)?;
+                if !outcome.duplicate {
+                    crate::team::share_if_set(store, scope, checkout, outcome.id)?;
+                }
+                Ok(())
+            },
             || spooled(&memory),
         );
         if let Err(e) = written {

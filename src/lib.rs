@@ -38,5 +38,7 @@ pub mod signal;
 pub mod slash;
 /// The SQLite store: schema, migrations, scope, writes and history.
 pub mod store;
+/// Team memory through git: the shared file of a repository, its events, sharing and folding.
+pub mod team;
 /// Text folding and stemming shared by query terms and coverage counting.
 pub mod text;

@@ -1,5 +1,5 @@
 //! The slash commands that take text (`/synapse:remember`, `/synapse:recall`, `/synapse:read`,
-//! `/synapse:forget`), run on the prompt exactly as the user typed it.
+//! `/synapse:forget`, `/synapse:share`), run on the prompt exactly as the user typed it.
 //!
 //! Claude Code substitutes a command's arguments raw into the shell line of its markdown file,
 //! so quotes, `$VAR`, backticks, `;` and globs in them were the shell's to interpret: an
@@ -8,6 +8,8 @@
 //! JSON string with no shell in between. So the hook runs these commands itself (see
 //! `hook::prompt_submit`) and prints the answer as context for the model; their markdown files
 //! run nothing and ask the model to report what the hook said.
+
+use std::path::Path;
 
 use anyhow::Result;
 
@@ -36,6 +38,7 @@ pub enum Verb {
     Recall,
     Read,
     Forget,
+    Share,
 }
 
 impl Verb {
@@ -45,6 +48,7 @@ impl Verb {
             Verb::Recall => "recall",
             Verb::Read => "read",
             Verb::Forget => "forget",
+            Verb::Share => "share",
         }
     }
 }
@@ -55,9 +59,15 @@ pub fn parse(prompt: &str) -> Option<Command<'_>> {
     let rest = prompt.strip_prefix(PREFIX)?;
     let name_end = rest.find(|c: char| c.is_whitespace()).unwrap_or(rest.len());
     let (name, tail) = rest.split_at_checked(name_end)?;
-    let verb = [Verb::Remember, Verb::Recall, Verb::Read, Verb::Forget]
-        .into_iter()
-        .find(|v| v.name() == name)?;
+    let verb = [
+        Verb::Remember,
+        Verb::Recall,
+        Verb::Read,
+        Verb::Forget,
+        Verb::Share,
+    ]
+    .into_iter()
+    .find(|v| v.name() == name)?;
     let mut chars = tail.chars();
     let text = match chars.next() {
         Some(' ' | '\t' | '\n') => chars.as_str(),
@@ -70,10 +80,19 @@ pub fn parse(prompt: &str) -> Option<Command<'_>> {
 /// Run `command` and say what happened, for the model to read. A request that cannot be done
 /// (an id that is not there, an empty text) is answered, not failed; only the store failing is
 /// an error.
-pub fn run(store: &mut Store, scope: &Scope, command: &Command, budget: Budget) -> Result<String> {
+/// `checkout` is the top of the session's git checkout, where `/synapse:share` writes and
+/// where `share = true` makes `/synapse:remember` share.
+pub fn run(
+    store: &mut Store,
+    scope: &Scope,
+    command: &Command,
+    budget: Budget,
+    checkout: Option<&Path>,
+) -> Result<String> {
     let name = command.verb.name();
     let said = match command.verb {
-        Verb::Remember => remember(store, scope, command.text)?,
+        Verb::Remember => remember(store, scope, command.text, checkout)?,
+        Verb::Share => share(store, scope, command.text, checkout)?,
         Verb::Recall => recall(store, scope, command.text, budget)?,
         Verb::Read => read(store, scope, command.text, budget)?,
         Verb::Forget => forget(store, scope, command.text)?,
@@ -83,7 +102,12 @@ pub fn run(store: &mut Store, scope: &Scope, command: &Command, budget: Budget) 
     ))
 }
 
-fn remember(store: &mut Store, scope: &Scope, text: &str) -> Result<String> {
+fn remember(
+    store: &mut Store,
+    scope: &Scope,
+    text: &str,
+    checkout: Option<&Path>,
+) -> Result<String> {
     if let Err(e) = crate::store::write::check_body(text) {
         return Ok(format!("nothing stored: {e:#}"));
     }
@@ -121,6 +145,18 @@ fn remember(store: &mut Store, scope: &Scope, text: &str) -> Result<String> {
         format!("remembered as memory {id}")
     }];
     lines.extend(outcome.masked_line());
+    if !outcome.duplicate {
+        match crate::team::share_if_set(store, scope, checkout, id) {
+            Ok(Some(_)) => lines.push(format!(
+                "shared through {} (share = true in {})",
+                crate::team::FILE,
+                crate::team::SETTINGS
+            )),
+            Ok(None) => {}
+            Err(e) if is_busy(&e) => return Err(e),
+            Err(e) => lines.push(format!("not shared: {e:#}")),
+        }
+    }
     let findings = drift::of_remembered(store, scope, &outcome)?;
     lines.extend(findings.iter().map(|f| f.about_new(id)));
     Ok(lines.join("\n"))
@@ -188,6 +224,35 @@ fn forget(store: &mut Store, scope: &Scope, args: &str) -> Result<String> {
             }
             Err(e) if is_busy(&e) => return Err(e),
             Err(e) => format!("could not forget {id}: {e:#}"),
+        });
+    }
+    Ok(lines.join("\n"))
+}
+
+fn share(store: &mut Store, scope: &Scope, args: &str, checkout: Option<&Path>) -> Result<String> {
+    let Some(top) = checkout else {
+        return Ok(
+            "nothing shared: this session is not in a git repository, and a team shares \
+                   memories through its repository"
+                .to_owned(),
+        );
+    };
+    let ids: Vec<Option<i64>> = args.split_whitespace().map(|w| w.parse().ok()).collect();
+    if ids.is_empty() || ids.iter().any(Option::is_none) {
+        return Ok(format!(
+            "nothing shared: expected memory ids, like `/synapse:share 12 15`, not {args:?}"
+        ));
+    }
+    let mut lines = Vec::new();
+    for id in ids.into_iter().flatten() {
+        lines.push(match crate::team::share(store, scope, top, &[id]) {
+            Ok(events) if events.iter().flatten().next().is_some() => format!(
+                "shared {id} through {}: commit and push it to share it with the team",
+                crate::team::FILE
+            ),
+            Ok(_) => format!("{id} is already shared"),
+            Err(e) if is_busy(&e) => return Err(e),
+            Err(e) => format!("could not share {id}: {e:#}"),
         });
     }
     Ok(lines.join("\n"))

@@ -63,9 +63,14 @@ pub fn run(_args: Args, json: bool) -> Result<()> {
              the next write stores them"
         ));
     }
+    let team = match (crate::team::checkout(&cwd), &store) {
+        (Some(top), Ok(store)) => Some(team(&top, store, &scope, &mut warnings)?),
+        _ => None,
+    };
 
     if json {
         super::print_json(&json!({
+            "team": team,
             "data": dir,
             "database": dir.join("synapse.db"),
             "settings_file": Settings::path(&dir),
@@ -113,6 +118,21 @@ pub fn run(_args: Args, json: bool) -> Result<()> {
         );
         for (name, path) in &hooks {
             outln!("{name:<22}{}", shown(path.as_deref()));
+        }
+        if let Some(team) = &team {
+            outln!(
+                "team          {} ({} events; {} memories shared here, {} local only; new \
+                 lessons {})",
+                team["file"].as_str().unwrap_or("-"),
+                team["events"],
+                team["shared"],
+                team["local"],
+                if team["share_new_lessons"] == json!(true) {
+                    "shared"
+                } else {
+                    "stay local"
+                }
+            );
         }
         outln!("claude        {}", shown(claude.as_deref()));
         outln!(
@@ -177,4 +197,52 @@ fn find(name: &str) -> Option<PathBuf> {
                 .find(|p| p.is_file())
         })
     })
+}
+
+/// The team's shared file in the checkout at `top`: its events, what this project shares and
+/// keeps local, and a warning for each line a fold skips.
+fn team(
+    top: &Path,
+    store: &Store,
+    scope: &Scope,
+    warnings: &mut Vec<String>,
+) -> Result<serde_json::Value> {
+    let path = crate::team::file_in(top);
+    let (events, problems) = match crate::team::read(&path, 256 << 20) {
+        Ok(Some(reading)) => (reading.events.len(), reading.problems),
+        Ok(None) => (0, Vec::new()),
+        Err(e) => {
+            warnings.push(format!("team: {e:#}"));
+            (0, Vec::new())
+        }
+    };
+    for p in &problems {
+        warnings.push(format!(
+            "{} line {} is skipped: {}",
+            crate::team::FILE,
+            p.line,
+            p.why
+        ));
+    }
+    let project = scope.key().unwrap_or_default();
+    let shared = store.shared(project)?;
+    let live = store.list(scope, false)?;
+    let mine: Vec<&crate::store::Memory> = live
+        .iter()
+        .filter(|m| m.project.as_deref() == Some(project))
+        .collect();
+    let is_shared = |id: i64| shared.iter().any(|s| s.memory_id == id && !s.withdrawn);
+    let shared_here = mine.iter().filter(|m| is_shared(m.id)).count();
+    let shares_new = crate::team::shares_new(top).unwrap_or_else(|e| {
+        warnings.push(format!("team: {e:#}"));
+        false
+    });
+    Ok(json!({
+        "file": path,
+        "events": events,
+        "skipped_lines": problems,
+        "shared": shared_here,
+        "local": mine.len() - shared_here,
+        "share_new_lessons": shares_new,
+    }))
 }

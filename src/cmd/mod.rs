@@ -36,7 +36,11 @@ mod read;
 mod recall;
 mod remember;
 mod restore;
+mod share;
+mod status;
 mod supersede;
+mod sync;
+mod unshare;
 
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
@@ -81,6 +85,14 @@ pub enum Command {
     Drift(drift::Args),
     /// Show where everything is (data, settings, log, hook binaries) and check it works.
     Doctor(doctor::Args),
+    /// Share memories of this project with its team, through `.synapse/memories.jsonl`.
+    Share(share::Args),
+    /// Withdraw a shared memory from the team.
+    Unshare(unshare::Args),
+    /// Fold the team's shared file into the store now (SessionStart does it when it changed).
+    Sync(sync::Args),
+    /// List what this project shares with its team and what stays local.
+    Status(status::Args),
 }
 
 /// Run one parsed command line.
@@ -100,7 +112,26 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Import(args) => import::run(args, json),
         Command::Export(args) => export::run(args, json),
         Command::Eval(args) => eval::run(args, json),
+        Command::Share(args) => share::run(args, json),
+        Command::Unshare(args) => unshare::run(args, json),
+        Command::Sync(args) => sync::run(args, json),
+        Command::Status(args) => status::run(args, json),
     }
+}
+
+/// The store, the current folder's project and the top of its git checkout, for the team
+/// verbs; outside a git repository there is nothing to share through.
+fn team_here() -> Result<(crate::store::Store, crate::store::Scope, std::path::PathBuf)> {
+    let here = std::env::current_dir().context("could not read the current folder")?;
+    let Some(top) = crate::team::checkout(&here) else {
+        anyhow::bail!(
+            "{} is not inside a git repository: a team shares memories through its repository",
+            here.display()
+        );
+    };
+    let store = crate::store::Store::open_default()?;
+    let scope = crate::store::Scope::of_folder(&here)?;
+    Ok((store, scope, top))
 }
 
 /// Print a value as one line of JSON.

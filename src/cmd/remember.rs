@@ -50,6 +50,14 @@ pub fn run(args: Args, json: bool) -> Result<()> {
     };
     let outcome = store.remember(&memory, &args.supersedes, &visible)?;
     let id = outcome.id;
+    // A new memory of the current folder's project is shared when its checkout says so.
+    let here = args.project.is_none() && !args.global && !outcome.duplicate;
+    let shared = if here {
+        let top = crate::team::checkout(&std::env::current_dir()?);
+        crate::team::share_if_set(&mut store, &visible, top.as_deref(), id)?
+    } else {
+        None
+    };
     let drift = crate::drift::of_remembered(&store, &visible, &outcome)?;
     if json {
         return super::print_json(&json!({
@@ -57,6 +65,7 @@ pub fn run(args: Args, json: bool) -> Result<()> {
             "duplicate_of": outcome.duplicate.then_some(id),
             "superseded": args.supersedes,
             "masked": outcome.masked,
+            "shared": shared.map(|e| e.uid),
             "drift": drift,
         }));
     }
@@ -70,6 +79,13 @@ pub fn run(args: Args, json: bool) -> Result<()> {
     }
     for old in args.supersedes {
         outln!("{old} is now superseded by {id}");
+    }
+    if shared.is_some() {
+        outln!(
+            "shared through {} (share = true in {})",
+            crate::team::FILE,
+            crate::team::SETTINGS
+        );
     }
     for finding in &drift {
         outln!("{}", finding.about_new(id));

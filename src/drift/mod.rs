@@ -660,6 +660,14 @@ fn repeat(older: &Memory, newer: &Memory) -> Finding {
 }
 
 fn pair(kind: Kind, older: &Memory, newer: &Memory, why: String) -> Finding {
+    // A teammate's newer memory (folded in from the shared file) says whose it is.
+    let why = match newer
+        .source
+        .strip_prefix(crate::store::shared::SOURCE_PREFIX)
+    {
+        Some(name) => format!("{why}, {}{name}", crate::store::shared::SOURCE_PREFIX),
+        None => why,
+    };
     Finding {
         kind,
         id: older.id,

@@ -19,6 +19,7 @@ mod rank;
 pub mod schema;
 pub mod scope;
 pub mod search;
+pub mod shared;
 pub mod spool;
 pub mod write;
 

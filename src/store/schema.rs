@@ -144,6 +144,31 @@ const MIGRATIONS: &[&str] = &[
     // 8: a project memory may no longer hide a global one (it hid it from every other project);
     // global memories superseded by a project's are live again. Done by `unhide_global_v8`.
     "",
+    // 9: team memory (`shared`). `shared` maps each stable id of a project's shared file
+    // (`.synapse/memories.jsonl`) to the memory that holds it here, shared from this store
+    // (`mine`) or folded in from the file; a row without a memory is an id the file names as
+    // replaced before its own line arrived. `shared_files` keeps each project's file as last
+    // folded, so an unchanged file costs a hook one `stat`.
+    r#"
+    CREATE TABLE shared (
+        project     TEXT NOT NULL,
+        uid         TEXT NOT NULL,
+        memory_id   INTEGER REFERENCES memories(id),
+        author      TEXT NOT NULL DEFAULT '',
+        mine        INTEGER NOT NULL DEFAULT 0,
+        state_at    INTEGER NOT NULL DEFAULT 0,
+        withdrawn   INTEGER NOT NULL DEFAULT 0,
+        replaced_by TEXT,
+        replaced    INTEGER NOT NULL DEFAULT 0,
+        PRIMARY KEY (project, uid)
+    ) WITHOUT ROWID;
+    CREATE TABLE shared_files (
+        project  TEXT PRIMARY KEY,
+        path     TEXT NOT NULL,
+        size     INTEGER NOT NULL,
+        modified INTEGER NOT NULL
+    ) WITHOUT ROWID;
+    "#,
 ];
 
 /// Synapse's mark in the file's header (`PRAGMA application_id`, "SYNA"), written by migration 7:

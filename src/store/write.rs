@@ -249,7 +249,12 @@ pub(crate) fn set_state(
 }
 
 /// Mark the live memory `old` as replaced by `new` (both checked by the caller).
-fn mark_superseded(conn: &Connection, tally: &mut Tally, old: i64, new: i64) -> Result<()> {
+pub(crate) fn mark_superseded(
+    conn: &Connection,
+    tally: &mut Tally,
+    old: i64,
+    new: i64,
+) -> Result<()> {
     let at = now();
     set_state(conn, tally, old, Some(new), None, at)?;
     history::record(conn, old, at, Action::Supersede, Some(new))

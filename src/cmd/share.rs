@@ -1,0 +1,81 @@
+//! `synapse share ID... | --all`: share this project's memories with everyone who clones its
+//! repository, through `.synapse/memories.jsonl`.
+
+use anyhow::{bail, Result};
+use serde_json::json;
+
+use crate::store::shared::Change;
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The memories to share.
+    #[arg(required_unless_present = "all", conflicts_with = "all")]
+    ids: Vec<i64>,
+    /// Share every live memory of this project that may be shared.
+    #[arg(long)]
+    all: bool,
+}
+
+pub fn run(args: Args, json: bool) -> Result<()> {
+    let (mut store, scope, top) = super::team_here()?;
+    let ids = if args.all {
+        let project = scope.key().unwrap_or_default();
+        store
+            .list(&scope, false)?
+            .into_iter()
+            .filter(|m| m.project.as_deref() == Some(project))
+            .map(|m| m.id)
+            .rev()
+            .collect()
+    } else {
+        args.ids
+    };
+    let mut report = Vec::new();
+    let mut refused = Vec::new();
+    // One memory at a time: a memory that may not be shared (a secret, say) costs no other.
+    for id in ids {
+        let outcome = crate::team::share(&mut store, &scope, &top, &[id]);
+        let line = match &outcome {
+            Ok(events) => match events.first() {
+                Some(Some(e)) if matches!(e.change, Change::Restore) => {
+                    json!({ "id": id, "uid": e.uid, "shared": "again" })
+                }
+                Some(Some(e)) => json!({ "id": id, "uid": e.uid, "shared": "now" }),
+                _ => json!({ "id": id, "shared": "already" }),
+            },
+            Err(e) => {
+                refused.push(format!("{e:#}"));
+                json!({ "id": id, "refused": format!("{e:#}") })
+            }
+        };
+        report.push(line);
+    }
+    if json {
+        super::print_json(&json!({ "file": crate::team::file_in(&top), "shared": report }))?;
+    } else {
+        for line in &report {
+            let id = &line["id"];
+            match (line["shared"].as_str(), line["refused"].as_str()) {
+                (Some("now"), _) => outln!("shared {id} as {}", line["uid"].as_str().unwrap_or("")),
+                (Some("again"), _) => outln!("shared {id} again"),
+                (Some(_), _) => outln!("{id} is already shared"),
+                (None, _) => {}
+            }
+        }
+        if report.len() > refused.len() {
+            outln!(
+                "written to {}: commit and push it to share with your team",
+                crate::team::FILE
+            );
+        }
+    }
+    if !refused.is_empty() {
+        bail!(
+            "{} of {} memories were not shared:\n{}",
+            refused.len(),
+            report.len(),
+            refused.join("\n")
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,564 @@
+//! Team memory in the store: which memories a project shares through its repository's file,
+//! under which stable ids, and folding that file's events in.
+//!
+//! The file itself (where it is, its lines, who writes them) is `team`'s; this module only sees
+//! events already read. Folding is idempotent and does not depend on the order of the lines: a
+//! share is keyed by its id, a forget or restore applies only when it is newer than the last one
+//! applied to that id, and a replacement waits until both of its memories are here.
+
+use anyhow::{bail, Result};
+use rusqlite::{Connection, OptionalExtension};
+use serde::Serialize;
+
+use super::history::{self, Action};
+use super::index::Tally;
+use super::write::{self, NewMemory};
+use super::{now, Memory, Scope, Store};
+use crate::secrets::Secrets;
+
+/// One event of a shared file, as `team` read it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Event {
+    /// The shared memory's stable id (a UUID, the same on every machine).
+    pub uid: String,
+    /// When it happened, in microseconds since the epoch: a withdrawal and a new share of one
+    /// memory are often seconds apart, and the later must win.
+    pub at: i64,
+    /// `Name <email>` from git, as the author's machine had it.
+    pub author: String,
+    pub change: Change,
+}
+
+/// What an event does.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Change {
+    /// A memory is shared, replacing the shared memories `supersedes` (their ids).
+    Share {
+        body: String,
+        supersedes: Vec<String>,
+    },
+    /// A shared memory is withdrawn: copies folded in from the file are forgotten.
+    Forget,
+    /// A withdrawn memory is shared again.
+    Restore,
+}
+
+impl Change {
+    /// Shares first among events of one second, so a forget of the same second finds its memory.
+    fn rank(&self) -> u8 {
+        match self {
+            Change::Share { .. } => 0,
+            Change::Forget => 1,
+            Change::Restore => 2,
+        }
+    }
+}
+
+/// A project's shared file as last folded: where it was, its size and modification time.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FileState {
+    pub path: String,
+    pub size: i64,
+    /// Nanoseconds since the epoch.
+    pub modified: i64,
+}
+
+/// What folding a file changed here (memory ids) and which events it could not apply.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Folded {
+    /// Memories new here, folded in from teammates' lines.
+    pub added: Vec<i64>,
+    /// `(old, new)`: memories replaced by a newer shared one.
+    pub replaced: Vec<(i64, i64)>,
+    /// Copies forgotten because their memory was withdrawn.
+    pub withdrawn: Vec<i64>,
+    /// Copies restored because their memory was shared again.
+    pub restored: Vec<i64>,
+    /// Events naming an id this project does not hold (with that id).
+    pub unknown: Vec<String>,
+}
+
+impl Folded {
+    /// Whether the fold changed nothing here.
+    pub fn is_empty(&self) -> bool {
+        self.added.is_empty()
+            && self.replaced.is_empty()
+            && self.withdrawn.is_empty()
+            && self.restored.is_empty()
+    }
+}
+
+/// One shared memory of a project, as `status` lists it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Shared {
+    pub uid: String,
+    pub memory_id: i64,
+    pub author: String,
+    /// Shared from this store (rather than folded in from a teammate's line).
+    pub mine: bool,
+    /// Withdrawn (`unshare`) since.
+    pub withdrawn: bool,
+}
+
+/// How the source label of a memory folded in from a teammate begins.
+pub const SOURCE_PREFIX: &str = "shared by ";
+
+/// The source label of a memory folded in from `author` (`Name <email>`): the name.
+pub fn source_of(author: &str) -> String {
+    let name = author.split(" <").next().unwrap_or(author).trim();
+    format!(
+        "{SOURCE_PREFIX}{}",
+        if name.is_empty() { "a teammate" } else { name }
+    )
+}
+
+/// A row of `shared`.
+struct Row {
+    memory_id: Option<i64>,
+    mine: bool,
+    state_at: i64,
+}
+
+fn row(conn: &Connection, project: &str, uid: &str) -> Result<Option<Row>> {
+    Ok(conn
+        .prepare_cached(
+            "SELECT memory_id, mine, state_at FROM shared WHERE project = ?1 AND uid = ?2",
+        )?
+        .query_row([project, uid], |r| {
+            Ok(Row {
+                memory_id: r.get(0)?,
+                mine: r.get(1)?,
+                state_at: r.get(2)?,
+            })
+        })
+        .optional()?)
+}
+
+/// Tie `uid` to `memory_id` (creating the row, or filling in one that named it only as replaced).
+fn bind(
+    conn: &Connection,
+    project: &str,
+    uid: &str,
+    memory_id: i64,
+    author: &str,
+    mine: bool,
+) -> Result<()> {
+    conn.prepare_cached(
+        "INSERT INTO shared(project, uid, memory_id, author, mine) VALUES (?1, ?2, ?3, ?4, ?5) \
+         ON CONFLICT(project, uid) DO UPDATE SET memory_id = ?3, author = ?4, mine = ?5",
+    )?
+    .execute(rusqlite::params![project, uid, memory_id, author, mine])?;
+    Ok(())
+}
+
+/// Note that the shared memory `old` is replaced by `new` (applied by `replace_ready`).
+fn link(conn: &Connection, project: &str, old: &str, new: &str) -> Result<()> {
+    conn.prepare_cached(
+        "INSERT INTO shared(project, uid, replaced_by) VALUES (?1, ?2, ?3) \
+         ON CONFLICT(project, uid) DO UPDATE SET replaced_by = ?3, replaced = 0 \
+         WHERE replaced_by IS NOT ?3",
+    )?
+    .execute([project, old, new])?;
+    Ok(())
+}
+
+/// Apply every replacement of `project` whose two memories are both here and not yet applied:
+/// the older is superseded by the newer when both are live. Each is applied once, so a user who
+/// restores the older one here keeps it.
+fn replace_ready(conn: &Connection, tally: &mut Tally, project: &str) -> Result<Vec<(i64, i64)>> {
+    let ready: Vec<(String, i64, i64)> = conn
+        .prepare_cached(
+            "SELECT o.uid, o.memory_id, n.memory_id FROM shared o \
+             JOIN shared n ON n.project = o.project AND n.uid = o.replaced_by \
+             WHERE o.project = ?1 AND o.replaced = 0 \
+             AND o.memory_id IS NOT NULL AND n.memory_id IS NOT NULL",
+        )?
+        .query_map([project], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+        .collect::<rusqlite::Result<_>>()?;
+    let mut done = Vec::new();
+    for (uid, old, new) in ready {
+        let live = |id: i64| -> Result<bool> {
+            Ok(conn
+                .prepare_cached(
+                    "SELECT superseded_by IS NULL AND forgotten_at IS NULL FROM memories \
+                     WHERE id = ?1",
+                )?
+                .query_row([id], |r| r.get(0))?)
+        };
+        if old != new && live(old)? && live(new)? {
+            write::mark_superseded(conn, tally, old, new)?;
+            done.push((old, new));
+        }
+        conn.prepare_cached("UPDATE shared SET replaced = 1 WHERE project = ?1 AND uid = ?2")?
+            .execute([project, uid.as_str()])?;
+    }
+    Ok(done)
+}
+
+impl Store {
+    /// `project`'s shared file as last folded, if ever.
+    pub fn folded_file(&self, project: &str) -> Result<Option<FileState>> {
+        Ok(self
+            .conn()
+            .prepare_cached("SELECT path, size, modified FROM shared_files WHERE project = ?1")?
+            .query_row([project], |r| {
+                Ok(FileState {
+                    path: r.get(0)?,
+                    size: r.get(1)?,
+                    modified: r.get(2)?,
+                })
+            })
+            .optional()?)
+    }
+
+    /// Fold `events` of `project`'s shared file (as it is at `file`) into the store, in one
+    /// transaction. Teammates' memories are stored masked, as every write path masks, with their
+    /// authors as source and the time of their event as creation time.
+    pub fn fold_shared(
+        &mut self,
+        project: &str,
+        mut events: Vec<Event>,
+        file: &FileState,
+    ) -> Result<Folded> {
+        events
+            .sort_by(|a, b| (a.at, a.change.rank(), &a.uid).cmp(&(b.at, b.change.rank(), &b.uid)));
+        let scope = Scope::project(project);
+        self.write(|conn| {
+            let mut tally = Tally::default();
+            let mut folded = Folded::default();
+            // Shares first, then their ids and replacements written together, then withdrawals:
+            // a write to `shared` between two memories' index rows would make FTS5 flush its
+            // pending rows each time (about 0.4 ms a memory). Order does not matter across these
+            // kinds: a share of a known id does nothing, and a withdrawal needs its share.
+            let mut bound = Bound::default();
+            for event in &events {
+                if let Change::Share { body, supersedes } = &event.change {
+                    share_one(conn, &mut tally, project, event, body, supersedes, &mut bound)?;
+                }
+            }
+            for (uid, id, author) in &bound.ids {
+                bind(conn, project, uid, *id, author, false)?;
+            }
+            for (old, new) in &bound.links {
+                link(conn, project, old, new)?;
+            }
+            folded.added = bound.added;
+            for event in events.iter().filter(|e| e.change.rank() > 0) {
+                withdraw_one(conn, &mut tally, &scope, project, event, &mut folded)?;
+            }
+            folded.replaced = replace_ready(conn, &mut tally, project)?;
+            tally.write(conn)?;
+            conn.prepare_cached(
+                "INSERT INTO shared_files(project, path, size, modified) VALUES (?1, ?2, ?3, ?4) \
+                 ON CONFLICT(project) DO UPDATE SET path = ?2, size = ?3, modified = ?4",
+            )?
+            .execute(rusqlite::params![
+                project,
+                file.path,
+                file.size,
+                file.modified
+            ])?;
+            Ok(folded)
+        })
+    }
+
+    /// Share the live memories `ids` of `scope`'s project: each gets a stable id (a new one from
+    /// `new_uid`, or the one it has) and the events to write are handed to `append`, which writes
+    /// them to the file before the store commits. Returns, for each id, the event written, or
+    /// `None` when it was already shared.
+    pub fn share(
+        &mut self,
+        scope: &Scope,
+        ids: &[i64],
+        author: &str,
+        mut new_uid: impl FnMut() -> String,
+        append: impl FnOnce(&[Event]) -> Result<()>,
+    ) -> Result<Vec<Option<Event>>> {
+        let Some(project) = scope.key() else {
+            bail!("global memories are never shared: sharing works inside a git repository");
+        };
+        self.write(|conn| {
+            let at = now_micros();
+            let mut out = Vec::new();
+            for &id in ids {
+                let m = super::require_in(conn, id, scope)?;
+                check_shareable(&m, project)?;
+                let existing: Option<(String, bool, bool)> = conn
+                    .prepare_cached(
+                        "SELECT uid, mine, withdrawn FROM shared \
+                         WHERE project = ?1 AND memory_id = ?2 ORDER BY mine DESC LIMIT 1",
+                    )?
+                    .query_row(rusqlite::params![project, id], |r| {
+                        Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+                    })
+                    .optional()?;
+                let event = match existing {
+                    Some((_, _, false)) => None,
+                    Some((uid, _, true)) => Some(Event {
+                        uid,
+                        at,
+                        author: author.to_owned(),
+                        change: Change::Restore,
+                    }),
+                    None => {
+                        let uid = new_uid();
+                        bind(conn, project, &uid, id, author, true)?;
+                        let supersedes = replaced_uids(conn, project, id)?;
+                        Some(Event {
+                            uid,
+                            at,
+                            author: author.to_owned(),
+                            change: Change::Share {
+                                body: m.body.clone(),
+                                supersedes,
+                            },
+                        })
+                    }
+                };
+                if let Some(e) = &event {
+                    set_withdrawn(conn, project, &e.uid, at, false)?;
+                }
+                out.push(event);
+            }
+            let written: Vec<Event> = out.iter().flatten().cloned().collect();
+            if !written.is_empty() {
+                append(&written)?;
+            }
+            Ok(out)
+        })
+    }
+
+    /// Withdraw the shared memory `id` of `scope`'s project: the forget event is handed to
+    /// `append`. A copy folded in from a teammate is forgotten here too; a memory shared from
+    /// here stays, local only.
+    pub fn unshare(
+        &mut self,
+        scope: &Scope,
+        id: i64,
+        author: &str,
+        append: impl FnOnce(&Event) -> Result<()>,
+    ) -> Result<Event> {
+        let Some(project) = scope.key() else {
+            bail!("global memories are never shared, so there is nothing to unshare");
+        };
+        self.write(|conn| {
+            let m = super::require_in(conn, id, scope)?;
+            let found: Option<(String, bool, bool)> = conn
+                .prepare_cached(
+                    "SELECT uid, mine, withdrawn FROM shared \
+                     WHERE project = ?1 AND memory_id = ?2 ORDER BY withdrawn, mine DESC LIMIT 1",
+                )?
+                .query_row(rusqlite::params![project, id], |r| {
+                    Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+                })
+                .optional()?;
+            let (uid, mine) = match found {
+                Some((uid, mine, false)) => (uid, mine),
+                Some((_, _, true)) => bail!("memory {id} is already unshared"),
+                None => bail!("memory {id} is not shared; `synapse status` lists what is"),
+            };
+            let micros = now_micros();
+            set_withdrawn(conn, project, &uid, micros, true)?;
+            if !mine && m.forgotten_at.is_none() {
+                let at = now();
+                let mut tally = Tally::default();
+                write::set_state(conn, &mut tally, id, m.superseded_by, Some(at), at)?;
+                tally.write(conn)?;
+                history::record(conn, id, at, Action::Forget, None)?;
+            }
+            let event = Event {
+                uid,
+                at: micros,
+                author: author.to_owned(),
+                change: Change::Forget,
+            };
+            append(&event)?;
+            Ok(event)
+        })
+    }
+
+    /// The shared memories of `project` that are here, by memory id.
+    pub fn shared(&self, project: &str) -> Result<Vec<Shared>> {
+        let mut stmt = self.conn().prepare(
+            "SELECT uid, memory_id, author, mine, withdrawn FROM shared \
+             WHERE project = ?1 AND memory_id IS NOT NULL ORDER BY memory_id, uid",
+        )?;
+        let rows = stmt.query_map([project], |r| {
+            Ok(Shared {
+                uid: r.get(0)?,
+                memory_id: r.get(1)?,
+                author: r.get(2)?,
+                mine: r.get(3)?,
+                withdrawn: r.get(4)?,
+            })
+        })?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+}
+
+/// Refuse to share what must stay here: another project's or a global memory, one that is not
+/// live, or one larger than a shared memory may be.
+fn check_shareable(m: &Memory, project: &str) -> Result<()> {
+    if m.project.as_deref() != Some(project) {
+        bail!(
+            "memory {} is global: only a project's own memories are shared with it",
+            m.id
+        );
+    }
+    if !m.is_live() {
+        bail!(
+            "memory {} is superseded or forgotten; share the memory that replaced it",
+            m.id
+        );
+    }
+    let found = crate::secrets::mask(&m.body).found;
+    if !found.is_empty() {
+        let kinds: Vec<&str> = found.iter().map(|f| f.kind).collect();
+        bail!(
+            "memory {} holds what looks like a secret ({}); nothing of it was shared. Remember \
+             the lesson again without the secret and share that",
+            m.id,
+            kinds.join(", ")
+        );
+    }
+    if m.body.len() > MAX_SHARED_BYTES {
+        bail!(
+            "memory {} is {} bytes, more than a shared memory may hold ({} KiB): share a summary",
+            m.id,
+            m.body.len(),
+            MAX_SHARED_BYTES >> 10
+        );
+    }
+    Ok(())
+}
+
+/// Now, in microseconds since the epoch (the unit of `Event::at`).
+pub fn now_micros() -> i64 {
+    jiff::Timestamp::now().as_microsecond()
+}
+
+/// The largest body a shared memory may have, in bytes: a lesson, not a log. Lines of the file
+/// longer than this are skipped when folding, so a hostile line costs a bounded amount.
+pub const MAX_SHARED_BYTES: usize = 64 << 10;
+
+/// The stable ids of the shared memories that memory `id` replaced here.
+fn replaced_uids(conn: &Connection, project: &str, id: i64) -> Result<Vec<String>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT DISTINCT s.uid FROM memories m JOIN shared s \
+         ON s.project = ?1 AND s.memory_id = m.id \
+         WHERE m.superseded_by = ?2 ORDER BY s.uid",
+    )?;
+    let rows = stmt.query_map(rusqlite::params![project, id], |r| r.get(0))?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+fn set_withdrawn(conn: &Connection, project: &str, uid: &str, at: i64, on: bool) -> Result<()> {
+    conn.prepare_cached(
+        "UPDATE shared SET withdrawn = ?3, state_at = max(state_at, ?4) \
+         WHERE project = ?1 AND uid = ?2",
+    )?
+    .execute(rusqlite::params![project, uid, on, at])?;
+    Ok(())
+}
+
+/// What a fold's shares stored, to be written to `shared` after them.
+#[derive(Default)]
+struct Bound {
+    /// (uid, memory id, author), in the order stored.
+    ids: Vec<(String, i64, String)>,
+    /// (old uid, new uid).
+    links: Vec<(String, String)>,
+    /// New memories.
+    added: Vec<i64>,
+    /// The uids in `ids`.
+    seen: std::collections::HashSet<String>,
+}
+
+/// Store one share event unless its id is here (or was stored earlier in this fold).
+fn share_one(
+    conn: &Connection,
+    tally: &mut Tally,
+    project: &str,
+    event: &Event,
+    body: &str,
+    supersedes: &[String],
+    bound: &mut Bound,
+) -> Result<()> {
+    for old in supersedes.iter().filter(|old| **old != event.uid) {
+        bound.links.push((old.clone(), event.uid.clone()));
+    }
+    let here = bound.seen.contains(&event.uid)
+        || row(conn, project, &event.uid)?.is_some_and(|r| r.memory_id.is_some());
+    if here {
+        return Ok(());
+    }
+    let memory = NewMemory {
+        body: body.to_owned(),
+        source: source_of(&event.author),
+        project: Some(project.to_owned()),
+        created_at: Some(event.at.div_euclid(1_000_000)),
+        secrets: Secrets::Mask,
+    };
+    let stored = write::store_new(conn, tally, &memory, Action::Remember)?;
+    bound.seen.insert(event.uid.clone());
+    bound
+        .ids
+        .push((event.uid.clone(), stored.id, event.author.clone()));
+    if !stored.duplicate {
+        bound.added.push(stored.id);
+    }
+    Ok(())
+}
+
+/// Apply one forget or restore event, when it is newer than the last one applied to its id.
+fn withdraw_one(
+    conn: &Connection,
+    tally: &mut Tally,
+    scope: &Scope,
+    project: &str,
+    event: &Event,
+    folded: &mut Folded,
+) -> Result<()> {
+    let known = row(conn, project, &event.uid)?;
+    match &event.change {
+        Change::Share { .. } => {}
+        Change::Forget | Change::Restore => {
+            let Some((row, id)) = known.and_then(|r| r.memory_id.map(|id| (r, id))) else {
+                folded.unknown.push(event.uid.clone());
+                return Ok(());
+            };
+            if event.at <= row.state_at {
+                return Ok(());
+            }
+            let forget = event.change == Change::Forget;
+            set_withdrawn(conn, project, &event.uid, event.at, forget)?;
+            if row.mine {
+                return Ok(());
+            }
+            let m = super::require_in(conn, id, scope)?;
+            let at = now();
+            if forget && m.forgotten_at.is_none() {
+                write::set_state(conn, tally, id, m.superseded_by, Some(at), at)?;
+                history::record(conn, id, at, Action::Forget, None)?;
+                folded.withdrawn.push(id);
+            } else if !forget && m.forgotten_at.is_some() {
+                let live_again = m.superseded_by.is_none();
+                let repeated = live_again
+                    && write::live_duplicate(
+                        conn,
+                        Some(project),
+                        &m.body,
+                        crate::text::duplicate::hash(&m.body),
+                        Some(id),
+                    )?
+                    .is_some();
+                if !repeated {
+                    write::set_state(conn, tally, id, m.superseded_by, None, at)?;
+                    history::record(conn, id, at, Action::RestoreForget, None)?;
+                    folded.restored.push(id);
+                }
+            }
+        }
+    }
+    Ok(())
+}
