@@ -379,3 +379,89 @@ pub fn share_if_set(
         .flatten()
         .next())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ID: &str = "3f2504e0-4f89-41d3-9a0c-0305e82c3301";
+
+    #[test]
+    fn a_written_event_reads_back_the_same() {
+        let event = Event {
+            uid: ID.to_owned(),
+            at: 1_764_600_000_123_456,
+            author: "Ada <ada@example.com>".to_owned(),
+            change: Change::Share {
+                body: "line one\n\"quoted\" and ünïcode".to_owned(),
+                supersedes: vec!["00000000-0000-4000-8000-000000000001".to_owned()],
+            },
+        };
+        let text = serde_json::to_string(&line_of(&event)).unwrap();
+        assert!(!text.contains('\n'));
+        assert_eq!(parse(&text), Ok(event));
+    }
+
+    #[test]
+    fn lines_that_are_not_events_say_why() {
+        let line = |event: &str, id: &str, at: &str| {
+            format!(r#"{{"event":"{event}","id":"{id}","at":"{at}","author":"a","body":"b"}}"#)
+        };
+        let upper = ID.to_uppercase();
+        for (text, why) in [
+            (
+                line("share", "42", "2026-01-01T00:00:00Z"),
+                "not a shared memory id",
+            ),
+            (
+                line("share", &upper, "2026-01-01T00:00:00Z"),
+                "not a shared memory id",
+            ),
+            (line("share", ID, "yesterday"), "not a time"),
+            (
+                line("merge", ID, "2026-01-01T00:00:00Z"),
+                "not an event Synapse knows",
+            ),
+            (r#"{"event":"share","id":5}"#.to_owned(), "not an event"),
+            (
+                format!(
+                    r#"{{"event":"share","id":"{ID}","at":"2026-01-01T00:00:00Z","author":"a"}}"#
+                ),
+                "a share without a body",
+            ),
+        ] {
+            let error = parse(&text).unwrap_err();
+            assert!(error.contains(why), "{text}: {error}");
+        }
+    }
+
+    #[test]
+    fn an_overlong_line_is_skipped_and_the_next_one_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("memories.jsonl");
+        let good =
+            format!(r#"{{"event":"forget","id":"{ID}","at":"2026-01-01T00:00:00Z","author":"a"}}"#);
+        let long = "x".repeat(MAX_LINE + 10);
+        std::fs::write(&path, format!("{long}\n{good}\n\n{good}")).unwrap();
+        let reading = read(&path, 1 << 20).unwrap().unwrap();
+        assert_eq!(reading.events.len(), 2);
+        assert_eq!(reading.problems.len(), 1);
+        assert_eq!(reading.problems[0].line, 1);
+        assert!(
+            read(&path, 100).is_err(),
+            "a file over the limit is refused"
+        );
+        assert!(read(&dir.path().join("none"), 100).unwrap().is_none());
+    }
+
+    #[test]
+    fn the_source_names_the_author_without_the_email() {
+        use crate::store::shared::source_of;
+        assert_eq!(
+            source_of("Ada Lovelace <ada@example.com>"),
+            "shared by Ada Lovelace"
+        );
+        assert_eq!(source_of("<ada@example.com>"), "shared by a teammate");
+        assert_eq!(source_of("ada"), "shared by ada");
+    }
+}

@@ -105,7 +105,7 @@ pub const SOURCE_PREFIX: &str = "shared by ";
 
 /// The source label of a memory folded in from `author` (`Name <email>`): the name.
 pub fn source_of(author: &str) -> String {
-    let name = author.split(" <").next().unwrap_or(author).trim();
+    let name = author.split('<').next().unwrap_or(author).trim();
     format!(
         "{SOURCE_PREFIX}{}",
         if name.is_empty() { "a teammate" } else { name }
@@ -233,7 +233,9 @@ impl Store {
             let mut bound = Bound::default();
             for event in &events {
                 if let Change::Share { body, supersedes } = &event.change {
-                    share_one(conn, &mut tally, project, event, body, supersedes, &mut bound)?;
+                    share_one(
+                        conn, &mut tally, project, event, body, supersedes, &mut bound,
+                    )?;
                 }
             }
             for (uid, id, author) in &bound.ids {
