@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
 
-use crate::store::shared::{Change, Event, FileState, Folded, MAX_SHARED_BYTES};
+use crate::store::shared::{Change, Event, Folded, MAX_SHARED_BYTES};
 use crate::store::{Scope, Store};
 
 /// The shared file, relative to the top of a checkout.
@@ -49,6 +49,15 @@ struct Line {
     supersedes: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     body: Option<String>,
+}
+
+/// A shared file's size and modification time, as last folded.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FileState {
+    pub path: String,
+    pub size: i64,
+    /// Nanoseconds since the epoch.
+    pub modified: i64,
 }
 
 /// A line that was not folded, and why.
@@ -305,8 +314,9 @@ pub struct Synced {
 }
 
 /// Fold the shared file of the checkout at `top` into `scope`'s project, unless it is unchanged
-/// since the last fold (one `stat` then, and one lookup) or absent. `limit` bounds the file's
-/// size (`HOOK_FOLD_BYTES` in a hook). `None` when nothing was read.
+/// since the last fold (a `stat` of it and a read of the small mark the last fold left in the data
+/// folder: no SQL, so an unchanged file costs a hook next to nothing) or absent. `limit` bounds
+/// the file's size (`HOOK_FOLD_BYTES` in a hook). `None` when nothing was read.
 pub fn fold_if_changed(
     store: &mut Store,
     scope: &Scope,
@@ -320,23 +330,46 @@ pub fn fold_if_changed(
     let Some(now) = state(&path)? else {
         return Ok(None);
     };
-    if store.folded_file(project)?.as_ref() == Some(&now) {
+    let mark = mark_of(store.dir(), project);
+    if std::fs::read_to_string(&mark).is_ok_and(|text| text == mark_text(project, &now)) {
         return Ok(None);
     }
     fold(store, project, &path, limit).map(Some)
 }
 
-/// Fold the shared file at `path` into `project`, whatever was folded before.
+/// Fold the shared file at `path` into `project`, whatever was folded before, and leave the mark
+/// that says so.
 pub fn fold(store: &mut Store, project: &str, path: &Path, limit: u64) -> Result<Synced> {
     let Some(reading) = read(path, limit)? else {
         return Ok(Synced::default());
     };
-    let folded = store.fold_shared(project, reading.events, &reading.file)?;
+    let folded = store.fold_shared(project, reading.events)?;
+    let mut mark = crate::files::AtomicFile::create(&mark_of(store.dir(), project))?;
+    mark.write_all(mark_text(project, &reading.file).as_bytes())?;
+    mark.commit()?;
     Ok(Synced {
         file: Some(path.display().to_string()),
         folded,
         skipped: reading.problems,
     })
+}
+
+/// Where the data folder `data` marks `project`'s shared file as last folded: a file named by a
+/// hash of the project key. Should the hash change with the Rust release, the marks are simply
+/// not found and each file is folded once more, which changes nothing.
+fn mark_of(data: &Path, project: &str) -> PathBuf {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::hash::DefaultHasher::new();
+    project.hash(&mut hasher);
+    data.join(format!("shared-{:016x}.state", hasher.finish()))
+}
+
+/// What a mark holds: the project (two keys may share a hash) and the file as folded.
+fn mark_text(project: &str, file: &FileState) -> String {
+    format!(
+        "{project}\n{}\n{}\n{}\n",
+        file.path, file.size, file.modified
+    )
 }
 
 /// Share the memories `ids` of `scope` through the checkout at `top`; the events written (one

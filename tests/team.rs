@@ -495,3 +495,74 @@ fn a_teammates_newer_contradiction_is_left_out_naming_its_author() {
         "the block does not name the teammate whose memory stands:\n{block}"
     );
 }
+
+#[test]
+fn the_share_slash_command_shares_from_the_prompt_hook() {
+    let root = tempfile::tempdir().unwrap();
+    let (ada, _) = team(root.path());
+    let id = ada.remember("the e2e suite needs CHROME_BIN pointing at chromium");
+    let prompt = |text: &str| {
+        let payload = json!({
+            "session_id": "ada-slash",
+            "cwd": ada.dir,
+            "hook_event_name": "UserPromptSubmit",
+            "prompt": text,
+        });
+        let out = run_hook(
+            "synapse-prompt-submit",
+            &ada.data,
+            payload.to_string().as_bytes(),
+            &[],
+        );
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let said = prompt(&format!("/synapse:share {id}"));
+    assert!(said.contains(&format!("shared {id}")), "{said}");
+    assert!(
+        ada.shared_file().contains("CHROME_BIN"),
+        "{}",
+        ada.shared_file()
+    );
+    let said = prompt(&format!("/synapse:share {id}"));
+    assert!(said.contains("already shared"), "{said}");
+    let said = prompt("/synapse:share twelve; rm -rf ~");
+    assert!(said.contains("nothing shared"), "{said}");
+    assert_eq!(ada.shared_file().lines().count(), 1);
+}
+
+#[test]
+fn a_fold_leaves_a_private_mark_and_an_unchanged_file_is_not_read_again() {
+    use std::os::unix::fs::PermissionsExt;
+    let root = tempfile::tempdir().unwrap();
+    let (ada, bob) = team(root.path());
+    let id = ada.remember("the nightly job rotates the API keys at 02:00 UTC");
+    ada.ok(&["share", &id.to_string()]);
+    ada.commit_and_push("share");
+    bob.pull();
+    bob.session_start("bob-mark");
+    let marks: Vec<PathBuf> = std::fs::read_dir(&bob.data)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("shared-")
+        })
+        .collect();
+    assert_eq!(marks.len(), 1, "{marks:?}");
+    let mode = std::fs::metadata(&marks[0]).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o600);
+    assert_eq!(bob.bodies().len(), 1);
+    // Bob forgets the copy here, and it stays forgotten in his later sessions.
+    let copy = bob.live()[0].0;
+    bob.ok(&["forget", &copy.to_string()]);
+    bob.session_start("bob-mark-2");
+    assert!(bob.bodies().is_empty());
+    let doctor = bob.json(&["doctor"]);
+    assert!(
+        !doctor["warnings"].to_string().contains("data folder"),
+        "{doctor}"
+    );
+}

@@ -144,11 +144,10 @@ const MIGRATIONS: &[&str] = &[
     // 8: a project memory may no longer hide a global one (it hid it from every other project);
     // global memories superseded by a project's are live again. Done by `unhide_global_v8`.
     "",
-    // 9: team memory (`shared`). `shared` maps each stable id of a project's shared file
-    // (`.synapse/memories.jsonl`) to the memory that holds it here, shared from this store
+    // 9: team memory (`shared`): each stable id of a project's shared file
+    // (`.synapse/memories.jsonl`) and the memory that holds it here, shared from this store
     // (`mine`) or folded in from the file; a row without a memory is an id the file names as
-    // replaced before its own line arrived. `shared_files` keeps each project's file as last
-    // folded, so an unchanged file costs a hook one `stat`.
+    // replaced before its own line arrived.
     r#"
     CREATE TABLE shared (
         project     TEXT NOT NULL,
@@ -161,12 +160,6 @@ const MIGRATIONS: &[&str] = &[
         replaced_by TEXT,
         replaced    INTEGER NOT NULL DEFAULT 0,
         PRIMARY KEY (project, uid)
-    ) WITHOUT ROWID;
-    CREATE TABLE shared_files (
-        project  TEXT PRIMARY KEY,
-        path     TEXT NOT NULL,
-        size     INTEGER NOT NULL,
-        modified INTEGER NOT NULL
     ) WITHOUT ROWID;
     "#,
 ];

@@ -54,15 +54,6 @@ impl Change {
     }
 }
 
-/// A project's shared file as last folded: where it was, its size and modification time.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct FileState {
-    pub path: String,
-    pub size: i64,
-    /// Nanoseconds since the epoch.
-    pub modified: i64,
-}
-
 /// What folding a file changed here (memory ids) and which events it could not apply.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Folded {
@@ -196,30 +187,9 @@ fn replace_ready(conn: &Connection, tally: &mut Tally, project: &str) -> Result<
 }
 
 impl Store {
-    /// `project`'s shared file as last folded, if ever.
-    pub fn folded_file(&self, project: &str) -> Result<Option<FileState>> {
-        Ok(self
-            .conn()
-            .prepare_cached("SELECT path, size, modified FROM shared_files WHERE project = ?1")?
-            .query_row([project], |r| {
-                Ok(FileState {
-                    path: r.get(0)?,
-                    size: r.get(1)?,
-                    modified: r.get(2)?,
-                })
-            })
-            .optional()?)
-    }
-
-    /// Fold `events` of `project`'s shared file (as it is at `file`) into the store, in one
-    /// transaction. Teammates' memories are stored masked, as every write path masks, with their
+    /// Fold `events` of `project`'s shared file into the store, in one transaction. Teammates' memories are stored masked, as every write path masks, with their
     /// authors as source and the time of their event as creation time.
-    pub fn fold_shared(
-        &mut self,
-        project: &str,
-        mut events: Vec<Event>,
-        file: &FileState,
-    ) -> Result<Folded> {
+    pub fn fold_shared(&mut self, project: &str, mut events: Vec<Event>) -> Result<Folded> {
         events
             .sort_by(|a, b| (a.at, a.change.rank(), &a.uid).cmp(&(b.at, b.change.rank(), &b.uid)));
         let scope = Scope::project(project);
@@ -250,16 +220,6 @@ impl Store {
             }
             folded.replaced = replace_ready(conn, &mut tally, project)?;
             tally.write(conn)?;
-            conn.prepare_cached(
-                "INSERT INTO shared_files(project, path, size, modified) VALUES (?1, ?2, ?3, ?4) \
-                 ON CONFLICT(project) DO UPDATE SET path = ?2, size = ?3, modified = ?4",
-            )?
-            .execute(rusqlite::params![
-                project,
-                file.path,
-                file.size,
-                file.modified
-            ])?;
             Ok(folded)
         })
     }
