@@ -200,7 +200,8 @@ impl Settings {
     }
 }
 
-/// What an `ignore` list holds when `config.toml` leaves it out: lockfiles and build output.
+/// What an `ignore` list holds when `config.toml` leaves it out: lockfiles, build output and
+/// Synapse's own team folder.
 /// Changing a lockfile says nothing about the task, and a path under a build folder comes and
 /// goes with every build.
 pub const DEFAULT_IGNORE: &[&str] = &[
@@ -243,6 +244,8 @@ pub const DEFAULT_IGNORE: &[&str] = &[
     ".pytest_cache/",
     ".ruff_cache/",
     ".gradle/",
+    // Synapse's own shared file (`team`): sharing a lesson says nothing about the task.
+    ".synapse/",
 ];
 
 /// A compiled `ignore` list: which paths (relative to the top of the work tree, `/` between
