@@ -260,7 +260,12 @@ impl Store {
     /// Open (creating if needed) the store in `dir`: the folder is made private (0700), the file
     /// 0600, and the schema brought up to date. Writers wait up to `BUSY` for one another.
     pub fn open(dir: &Path) -> Result<Store> {
-        Store::open_waiting(dir, BUSY)
+        let store = Store::open_waiting(dir, BUSY)?;
+        // A 64 MiB page cache (an upper bound, not an allocation): bulk imports merge FTS5
+        // segments far larger than the default 2 MiB. A hook reads a few pages and keeps the
+        // default (one statement fewer to prepare).
+        store.conn.pragma_update(None, "cache_size", -65536)?;
+        Ok(store)
     }
 
     /// Open the store for a hook, a short process that must never hold a session up: it waits at
@@ -306,9 +311,6 @@ impl Store {
             }
         }
         conn.pragma_update(None, "synchronous", "normal")?;
-        // A 64 MiB page cache (an upper bound, not an allocation): bulk imports merge FTS5
-        // segments far larger than the default 2 MiB.
-        conn.pragma_update(None, "cache_size", -65536)?;
         conn.pragma_update(None, "foreign_keys", "on")?;
         conn.pragma_update(None, "mmap_size", 1i64 << 30)?;
         // Plan each statement once, whatever its bound values. Otherwise SQLite re-plans a

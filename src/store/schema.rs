@@ -147,18 +147,20 @@ const MIGRATIONS: &[&str] = &[
     // 9: team memory (`shared`): each stable id of a project's shared file
     // (`.synapse/memories.jsonl`) and the memory that holds it here, shared from this store
     // (`mine`) or folded in from the file; a row without a memory is an id the file names as
-    // replaced before its own line arrived.
+    // replaced before its own line arrived. No defaults or constraints beyond the key: every
+    // process parses the whole schema when it opens the store, and they cost each hook 26k
+    // instructions here; `store::shared` writes every column.
     r#"
     CREATE TABLE shared (
-        project     TEXT NOT NULL,
-        uid         TEXT NOT NULL,
-        memory_id   INTEGER REFERENCES memories(id),
-        author      TEXT NOT NULL DEFAULT '',
-        mine        INTEGER NOT NULL DEFAULT 0,
-        state_at    INTEGER NOT NULL DEFAULT 0,
-        withdrawn   INTEGER NOT NULL DEFAULT 0,
+        project     TEXT,
+        uid         TEXT,
+        memory_id   INTEGER,
+        author      TEXT,
+        mine        INTEGER,
+        state_at    INTEGER,
+        withdrawn   INTEGER,
         replaced_by TEXT,
-        replaced    INTEGER NOT NULL DEFAULT 0,
+        replaced    INTEGER,
         PRIMARY KEY (project, uid)
     ) WITHOUT ROWID;
     "#,

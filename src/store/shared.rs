@@ -135,7 +135,8 @@ fn bind(
     mine: bool,
 ) -> Result<()> {
     conn.prepare_cached(
-        "INSERT INTO shared(project, uid, memory_id, author, mine) VALUES (?1, ?2, ?3, ?4, ?5) \
+        "INSERT INTO shared(project, uid, memory_id, author, mine, state_at, withdrawn, \
+         replaced_by, replaced) VALUES (?1, ?2, ?3, ?4, ?5, 0, 0, NULL, 0) \
          ON CONFLICT(project, uid) DO UPDATE SET memory_id = ?3, author = ?4, mine = ?5",
     )?
     .execute(rusqlite::params![project, uid, memory_id, author, mine])?;
@@ -145,7 +146,8 @@ fn bind(
 /// Note that the shared memory `old` is replaced by `new` (applied by `replace_ready`).
 fn link(conn: &Connection, project: &str, old: &str, new: &str) -> Result<()> {
     conn.prepare_cached(
-        "INSERT INTO shared(project, uid, replaced_by) VALUES (?1, ?2, ?3) \
+        "INSERT INTO shared(project, uid, memory_id, author, mine, state_at, withdrawn, \
+         replaced_by, replaced) VALUES (?1, ?2, NULL, '', 0, 0, 0, ?3, 0) \
          ON CONFLICT(project, uid) DO UPDATE SET replaced_by = ?3, replaced = 0 \
          WHERE replaced_by IS NOT ?3",
     )?
