@@ -15,8 +15,6 @@
 //! top-ranked candidate always survives, so a weak answer is still given, and so does each lane's
 //! first: bm25 found the one term it holds central to it in that index.
 
-use std::collections::HashMap;
-
 use super::terms::Term;
 use crate::store::search::Ranked;
 use crate::text::{fold, words, WordStemmer};
@@ -43,7 +41,7 @@ pub struct Fused {
 /// Fuse two ranked lanes by reciprocal rank: score = sum of 1 / (K + rank). Best first; ties go
 /// to the newer id.
 pub fn rrf(words: &Ranked, trigrams: &Ranked) -> Vec<Fused> {
-    let mut by_id: HashMap<i64, Fused> = HashMap::new();
+    let mut by_id: foldhash::HashMap<i64, Fused> = foldhash::HashMap::default();
     let mut add = |ranked: &Ranked, is_words: bool| {
         for (index, &(id, bm25)) in ranked.iter().enumerate() {
             let place = LanePlace {
@@ -92,7 +90,7 @@ pub struct Matcher<'a> {
     /// The terms (bit i: term i) each word looked at holds by its stem. Hashed with foldhash
     /// (already in every binary through SQLite's statement cache): the standard hasher cost
     /// half the time of counting coverage on long memories.
-    words: HashMap<String, u64, foldhash::fast::RandomState>,
+    words: foldhash::HashMap<String, u64>,
 }
 
 impl<'a> Matcher<'a> {
@@ -114,7 +112,7 @@ impl<'a> Matcher<'a> {
             terms,
             pairs,
             single,
-            words: HashMap::default(),
+            words: foldhash::HashMap::default(),
         }
     }
 

@@ -262,7 +262,7 @@ fn candidates(
     let grams = lanes::search(store, &within, Lane::Trigrams, &counted, common)?;
     let fused = fuse::rrf(&words, &grams);
     let ids: Vec<i64> = fused.iter().map(|f| f.id).collect();
-    let mut memories: std::collections::HashMap<i64, Memory> = store
+    let mut memories: foldhash::HashMap<i64, Memory> = store
         .live_by_ids(&ids, scope)?
         .into_iter()
         .map(|m| (m.id, m))

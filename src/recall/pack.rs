@@ -6,8 +6,6 @@
 //! was read. Exact duplicate bodies are sent once. A nonzero budget always returns the top
 //! result, cut to fit if it must be.
 
-use std::collections::HashMap;
-
 use super::fuse::{held_terms, term_at};
 use super::terms::Term;
 use crate::text::{cut_chars, WordStemmer};
@@ -70,7 +68,7 @@ pub struct Limits {
 /// Decide, in order, what each item becomes.
 pub fn pack(items: &[Item], terms: &[Term], limits: &Limits, stemmer: &WordStemmer) -> Vec<Packed> {
     let mut out = Vec::with_capacity(items.len());
-    let mut seen: HashMap<(&str, usize), i64> = HashMap::new();
+    let mut seen: foldhash::HashMap<(&str, usize), i64> = foldhash::HashMap::default();
     let mut spent = 0usize;
     let mut taken = 0usize;
     for item in items {

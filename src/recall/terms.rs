@@ -11,7 +11,7 @@
 //! than a short one far more often than not, and the index cannot be asked which is rarer without
 //! paying the lookups this bound saves.
 
-use std::collections::HashSet;
+use foldhash::{HashSet, HashSetExt};
 
 use serde::Serialize;
 

@@ -1,6 +1,6 @@
 //! Which memories the hooks have injected into which Claude Code session.
 
-use std::collections::HashSet;
+use foldhash::HashSet;
 
 use anyhow::Result;
 use rusqlite::Connection;
