@@ -31,6 +31,9 @@ const ATTRIBUTES: &str = "memories.jsonl merge=union\n";
 /// The largest shared file a hook folds; a larger one waits for `synapse sync`. Bounds the
 /// hook's work whatever a repository holds (about 10,000 lessons fit).
 pub const HOOK_FOLD_BYTES: u64 = 8 << 20;
+/// The largest shared file `synapse sync` (and `doctor`) reads: far past what a team shares,
+/// short of what would strain the machine.
+pub const SYNC_BYTES: u64 = 256 << 20;
 /// The longest line read: a share of the largest body, escaped, with room for its fields.
 const MAX_LINE: usize = 2 * MAX_SHARED_BYTES + 4096;
 /// The longest author kept.
@@ -190,7 +193,13 @@ pub fn read(path: &Path, limit: u64) -> Result<Option<Reading>> {
             });
             continue;
         }
-        let text = String::from_utf8_lossy(&line);
+        let Ok(text) = std::str::from_utf8(&line) else {
+            problems.push(Problem {
+                line: number,
+                why: "not UTF-8".to_owned(),
+            });
+            continue;
+        };
         if text.trim().is_empty() {
             continue;
         }
@@ -330,6 +339,10 @@ pub fn fold_if_changed(
     let Some(now) = state(&path)? else {
         return Ok(None);
     };
+    // Too large for a hook: `synapse sync` folds it, and `synapse doctor` says so.
+    if u64::try_from(now.size).unwrap_or(u64::MAX) > limit {
+        return Ok(None);
+    }
     let mark = mark_of(store.dir(), project);
     if std::fs::read_to_string(&mark).is_ok_and(|text| text == mark_text(project, &now)) {
         return Ok(None);
@@ -469,17 +482,26 @@ mod tests {
     }
 
     #[test]
-    fn an_overlong_line_is_skipped_and_the_next_one_read() {
+    fn an_overlong_or_binary_line_is_skipped_and_the_next_one_read() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("memories.jsonl");
         let good =
             format!(r#"{{"event":"forget","id":"{ID}","at":"2026-01-01T00:00:00Z","author":"a"}}"#);
         let long = "x".repeat(MAX_LINE + 10);
-        std::fs::write(&path, format!("{long}\n{good}\n\n{good}")).unwrap();
+        let mut bytes = format!("{long}\n{good}\n\n").into_bytes();
+        bytes.extend_from_slice(b"\xff\xfe not text\n");
+        bytes.extend_from_slice(good.as_bytes());
+        std::fs::write(&path, bytes).unwrap();
         let reading = read(&path, 1 << 20).unwrap().unwrap();
         assert_eq!(reading.events.len(), 2);
-        assert_eq!(reading.problems.len(), 1);
-        assert_eq!(reading.problems[0].line, 1);
+        let skipped: Vec<(usize, &str)> = reading
+            .problems
+            .iter()
+            .map(|p| (p.line, p.why.as_str()))
+            .collect();
+        assert_eq!(skipped.len(), 2, "{skipped:?}");
+        assert_eq!(skipped[0].0, 1);
+        assert_eq!(skipped[1], (4, "not UTF-8"));
         assert!(
             read(&path, 100).is_err(),
             "a file over the limit is refused"

@@ -208,7 +208,16 @@ fn team(
     warnings: &mut Vec<String>,
 ) -> Result<serde_json::Value> {
     let path = crate::team::file_in(top);
-    let (events, problems) = match crate::team::read(&path, 256 << 20) {
+    let bytes = std::fs::metadata(&path).map_or(0, |m| m.len());
+    if bytes > crate::team::HOOK_FOLD_BYTES {
+        warnings.push(format!(
+            "{} is {} MiB, more than a hook folds ({} MiB): run `synapse sync` after pulling",
+            crate::team::FILE,
+            bytes >> 20,
+            crate::team::HOOK_FOLD_BYTES >> 20
+        ));
+    }
+    let (events, problems) = match crate::team::read(&path, crate::team::SYNC_BYTES) {
         Ok(Some(reading)) => (reading.events.len(), reading.problems),
         Ok(None) => (0, Vec::new()),
         Err(e) => {

@@ -3,10 +3,6 @@
 
 use anyhow::Result;
 
-/// The largest shared file `sync` reads: far past what a team shares, short of what would
-/// strain the machine.
-const SYNC_BYTES: u64 = 256 << 20;
-
 #[derive(Debug, clap::Args)]
 pub struct Args {}
 
@@ -14,7 +10,7 @@ pub fn run(_args: Args, json: bool) -> Result<()> {
     let (mut store, scope, top) = super::team_here()?;
     let project = scope.key().unwrap_or_default().to_owned();
     let path = crate::team::file_in(&top);
-    let synced = crate::team::fold(&mut store, &project, &path, SYNC_BYTES)?;
+    let synced = crate::team::fold(&mut store, &project, &path, crate::team::SYNC_BYTES)?;
     if json {
         return super::print_json(&synced);
     }
