@@ -33,7 +33,14 @@ pub fn prompt_block(hits: &[Hit], left_out: Option<&str>, now: i64) -> Option<(S
 /// What `/synapse:recall QUERY` shows the model: the results framed like the injected blocks,
 /// then the drift findings on them.
 pub fn recall_block(query: &str, found: &Recalled, now: i64) -> String {
-    let header = defuse(&recall_header(query));
+    let mut header = recall_header(query);
+    if !found.searched {
+        header.push_str(
+            " The question held no word to search for (only punctuation, symbols or words too \
+             common to search): these are the newest memories.",
+        );
+    }
+    let header = defuse(&header);
     let drift: Vec<String> = found.drift.iter().take(8).map(|f| f.describe()).collect();
     let drift = (!drift.is_empty()).then(|| {
         format!(

@@ -180,6 +180,36 @@ fn recall_of_an_unrelated_question_returns_nothing() {
     assert!(recalled(&env, "zebra migration", "shop").is_empty());
 }
 
+#[rstest]
+#[case::empty("")]
+#[case::punctuation("*")]
+#[case::emoji("🦀")]
+#[case::function_words("the of and")]
+fn a_question_with_nothing_to_search_says_so(#[case] query: &str) {
+    let env = Env::new();
+    env.remember("The release branch is cut every Tuesday", "shop");
+    let found = env.json(&["recall", query, "--project", "shop"]);
+    assert_eq!(found["searched"], false, "{found}");
+    let out = env.run(&["recall", query, "--project", "shop"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{out:?}");
+    assert!(
+        text.starts_with("no question given") || text.starts_with("nothing to search for"),
+        "{text}"
+    );
+    assert!(text.contains("the newest memories instead"), "{text}");
+    let searched = env.json(&["recall", "release branch", "--project", "shop"]);
+    assert_eq!(searched["searched"], true);
+}
+
+#[test]
+fn a_limit_of_zero_is_refused_with_what_to_give() {
+    let env = Env::new();
+    env.remember("The release branch is cut every Tuesday", "shop");
+    let message = env.fail(&["recall", "release", "--limit", "0", "--project", "shop"]);
+    assert!(message.contains("--limit 0"), "{message}");
+}
+
 #[test]
 fn remember_reads_the_text_from_stdin() {
     let env = Env::new();

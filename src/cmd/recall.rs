@@ -26,6 +26,11 @@ pub struct Args {
 }
 
 pub fn run(args: Args, json: bool) -> Result<()> {
+    if args.limit == Some(0) {
+        anyhow::bail!(
+            "--limit 0 asks for no results; give 1 or more, or leave it out for the budget's count"
+        );
+    }
     let store = Store::open_default()?;
     let scope = store.scope_named(args.project.as_deref())?;
     let options = Options {
@@ -71,6 +76,12 @@ fn print_human(r: &Recalled) -> Result<()> {
         }
         outln!();
     }
+    if !r.searched {
+        outln!(
+            "{}; the newest memories instead:",
+            nothing_searched(&r.query)
+        );
+    }
     if r.results.is_empty() {
         outln!("no memories match");
         return Ok(());
@@ -94,4 +105,13 @@ fn print_human(r: &Recalled) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// Why a question was not searched.
+fn nothing_searched(query: &str) -> String {
+    if query.trim().is_empty() {
+        "no question given".to_owned()
+    } else {
+        format!("nothing to search for in {query:?} (no words, or only ones too common to search)")
+    }
 }

@@ -109,6 +109,9 @@ pub struct Explained {
 #[derive(Clone, Debug, Serialize)]
 pub struct Recalled {
     pub query: String,
+    /// False when the question held no word to search for (nothing at all, punctuation, an
+    /// emoji, only words too common to search): the results are then the newest memories.
+    pub searched: bool,
     pub terms: Terms,
     pub results: Vec<Hit>,
     /// Drift findings on the results: stale ones, and pairs they form with other memories (a
@@ -231,6 +234,7 @@ fn recall_in(store: &Store, scope: &Scope, query: &str, options: &Options) -> Re
     };
     Ok(Recalled {
         query: query.to_owned(),
+        searched: !terms.is_empty(),
         terms,
         results,
         drift,
