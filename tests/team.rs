@@ -532,7 +532,7 @@ fn the_share_slash_command_shares_from_the_prompt_hook() {
 }
 
 #[test]
-fn a_fold_leaves_a_private_mark_and_an_unchanged_file_is_not_read_again() {
+fn a_fold_leaves_a_private_mark_and_a_local_forget_of_a_copy_holds() {
     use std::os::unix::fs::PermissionsExt;
     let root = tempfile::tempdir().unwrap();
     let (ada, bob) = team(root.path());
