@@ -54,22 +54,21 @@ impl Clone {
         self.json(&["remember", text])["id"].as_i64().unwrap()
     }
 
-    /// The SessionStart hook's output for a new session here.
-    fn session_start(&self, session: &str) -> String {
-        let payload = json!({
-            "session_id": session,
-            "cwd": self.dir,
-            "hook_event_name": "SessionStart",
-            "source": "startup",
-        });
-        let out = run_hook(
-            "synapse-session-start",
-            &self.data,
-            payload.to_string().as_bytes(),
-            &[],
-        );
+    /// Run the hook binary `name` on `payload` (with this clone as `cwd`); it must exit 0 and
+    /// print nothing on stderr. Its standard output.
+    fn hook(&self, name: &str, event: &str, session: &str, mut payload: Value) -> String {
+        payload["session_id"] = json!(session);
+        payload["cwd"] = json!(self.dir);
+        payload["hook_event_name"] = json!(event);
+        let out = run_hook(name, &self.data, payload.to_string().as_bytes(), &[]);
         assert!(out.status.success() && out.stderr.is_empty(), "{out:?}");
         String::from_utf8(out.stdout).unwrap()
+    }
+
+    /// The SessionStart hook's output for a new session here.
+    fn session_start(&self, session: &str) -> String {
+        let payload = json!({ "source": "startup" });
+        self.hook("synapse-session-start", "SessionStart", session, payload)
     }
 
     /// Live memories as (id, body, source), oldest first.
@@ -438,19 +437,10 @@ fn with_share_on_a_lesson_from_the_stop_hook_is_shared() {
     let (ada, _) = team(root.path());
     std::fs::create_dir_all(ada.dir.join(".synapse")).unwrap();
     std::fs::write(ada.dir.join(".synapse/config.toml"), "share = true\n").unwrap();
-    let payload = json!({
-        "session_id": "ada-stop",
-        "cwd": ada.dir,
-        "hook_event_name": "Stop",
-        "last_assistant_message": "Done.\nremember: the search index is rebuilt by `make reindex`",
-    });
-    let out = run_hook(
-        "synapse-stop",
-        &ada.data,
-        payload.to_string().as_bytes(),
-        &[],
-    );
-    assert!(out.status.success() && out.stdout.is_empty(), "{out:?}");
+    let reply = "Done.\nremember: the search index is rebuilt by `make reindex`";
+    let payload = json!({ "last_assistant_message": reply });
+    let printed = ada.hook("synapse-stop", "Stop", "ada-stop", payload);
+    assert!(printed.is_empty(), "{printed}");
     let file = ada.shared_file();
     assert!(
         file.contains("make reindex"),
@@ -502,20 +492,13 @@ fn the_share_slash_command_shares_from_the_prompt_hook() {
     let (ada, _) = team(root.path());
     let id = ada.remember("the e2e suite needs CHROME_BIN pointing at chromium");
     let prompt = |text: &str| {
-        let payload = json!({
-            "session_id": "ada-slash",
-            "cwd": ada.dir,
-            "hook_event_name": "UserPromptSubmit",
-            "prompt": text,
-        });
-        let out = run_hook(
+        let payload = json!({ "prompt": text });
+        ada.hook(
             "synapse-prompt-submit",
-            &ada.data,
-            payload.to_string().as_bytes(),
-            &[],
-        );
-        assert!(out.status.success(), "{out:?}");
-        String::from_utf8(out.stdout).unwrap()
+            "UserPromptSubmit",
+            "ada-slash",
+            payload,
+        )
     };
     let said = prompt(&format!("/synapse:share {id}"));
     assert!(said.contains(&format!("shared {id}")), "{said}");
