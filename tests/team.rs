@@ -455,6 +455,16 @@ fn with_share_on_a_lesson_from_the_stop_hook_is_shared() {
 }
 
 #[test]
+fn sharing_all_of_an_empty_project_says_there_is_nothing() {
+    let root = tempfile::tempdir().unwrap();
+    let (ada, _) = team(root.path());
+    let said = ada.ok(&["share", "--all"]);
+    assert!(said.starts_with("nothing to share"), "{said}");
+    assert_eq!(ada.json(&["share", "--all"])["shared"], json!([]));
+    assert_eq!(ada.shared_file(), "");
+}
+
+#[test]
 fn outside_a_repository_sharing_says_why() {
     let root = tempfile::tempdir().unwrap();
     let plain = Clone {

@@ -30,6 +30,10 @@ pub fn run(args: Args, json: bool) -> Result<()> {
     } else {
         args.ids
     };
+    if ids.is_empty() && !json {
+        outln!("nothing to share: this project has no live memories of its own yet");
+        return Ok(());
+    }
     let mut report = Vec::new();
     let mut refused = Vec::new();
     // One memory at a time: a memory that may not be shared (a secret, say) costs no other.
