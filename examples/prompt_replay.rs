@@ -211,7 +211,7 @@ fn prompt_rule(store: &Store, scope: &Scope, prompt: &str) -> Result<Injected> {
         })
         .collect();
     let now = synapse::store::now();
-    let (text, ids) = match synapse::inject::prompt_block(&kept, left.line.as_deref(), now) {
+    let (text, ids) = match synapse::inject::prompt_block(&kept, left.line().as_deref(), now) {
         Some((text, ids)) => (Some(text), ids),
         None => (None, Vec::new()),
     };
@@ -220,9 +220,9 @@ fn prompt_rule(store: &Store, scope: &Scope, prompt: &str) -> Result<Injected> {
         ids,
         recalled: found.results,
         over_floor,
+        left_line: left.line(),
         left_out: left.ids,
         left_kinds,
-        left_line: left.line,
     })
 }
 

@@ -215,34 +215,37 @@ fn write_or_spool(
     }
 }
 
-/// Fold the checkout's shared file (`team`) into the store when it changed since the last fold:
-/// one `stat` otherwise. Says which memories a teammate's newer one replaced, for the block. A
-/// fold that fails (the store busy, an unreadable file) costs the session nothing: it is logged
-/// and tried again at the next start.
-fn fold_team(store: &mut Store, scope: &Scope, checkout: Option<&Path>) -> Option<String> {
-    let top = checkout?;
-    team_note(store, scope, top).unwrap_or_else(|e| {
+/// Fold the checkout's shared file (`team`) into the store when it changed since the last fold
+/// (see `team::fold_if_changed` for what an unchanged file costs). Returns, for the block's line
+/// on what was left out, the memories a teammate's newer one replaced. A fold that fails (the
+/// store busy, an unreadable file) costs the session nothing: it is logged and tried again at
+/// the next start.
+fn fold_team(store: &mut Store, scope: &Scope, checkout: Option<&Path>) -> Vec<String> {
+    let Some(top) = checkout else {
+        return Vec::new();
+    };
+    replaced_by_team(store, scope, top).unwrap_or_else(|e| {
         log_failure(
             Event::SessionStart,
             &e.context("could not fold the team's shared file"),
         );
-        None
+        Vec::new()
     })
 }
 
-/// `fold_team`'s work: the reasons a teammate's newer memory replaced one of this store's.
-fn team_note(store: &mut Store, scope: &Scope, top: &Path) -> Result<Option<String>> {
+/// `fold_team`'s work.
+fn replaced_by_team(store: &mut Store, scope: &Scope, top: &Path) -> Result<Vec<String>> {
     let Some(synced) =
         crate::team::fold_if_changed(store, scope, top, crate::team::HOOK_FOLD_BYTES)?
     else {
-        return Ok(None);
+        return Ok(Vec::new());
     };
     let mut reasons = Vec::new();
     for &(old, new) in &synced.folded.replaced {
         let by = store.require(new, scope)?.source;
         reasons.push(format!("{old} is replaced by newer {new} ({by})"));
     }
-    Ok((!reasons.is_empty()).then(|| reasons.join("; ")))
+    Ok(reasons)
 }
 
 fn session_start(
@@ -251,7 +254,7 @@ fn session_start(
     payload: &Payload,
     signal: Signal,
     budget: Budget,
-    team: Option<String>,
+    team: Vec<String>,
 ) -> Result<Option<String>> {
     let source = payload.source.as_deref().unwrap_or("startup");
     if matches!(source, "compact" | "clear") {
@@ -317,7 +320,7 @@ fn prompt_submit(
         hits,
         PROMPT_MEMORIES,
         inject::prompt_block,
-        None,
+        Vec::new(),
     )
 }
 
@@ -360,8 +363,8 @@ type Format = fn(&[Hit], Option<&str>, i64) -> Option<(String, Vec<i64>)>;
 
 /// Print the first `most` hits this session was not given yet, leaving drift out (so a chain of
 /// updates costs one place, its newest), and remember both what was shown and what was left
-/// out, so neither is offered (or explained) twice. `note` (reasons, without "Left out:") joins
-/// the line on what was left out.
+/// out, so neither is offered (or explained) twice. `also_left_out` holds reasons found before
+/// (a teammate's replacement, say) for the same line.
 fn offer(
     store: &mut Store,
     scope: &Scope,
@@ -369,11 +372,11 @@ fn offer(
     hits: Vec<Hit>,
     most: usize,
     format: Format,
-    note: Option<String>,
+    also_left_out: Vec<String>,
 ) -> Result<Option<String>> {
     // Drift is checked on the next hits that could be shown, a batch at a time, until `most`
     // are kept: a session without drift pays for `most` checks, as before spare places.
-    let (kept, left) = store.read(|| {
+    let (kept, mut left) = store.read(|| {
         let given = store.injected(&payload.session_id)?;
         let mut fresh = hits.into_iter().filter(|h| !given.contains(&h.id));
         let (mut kept, mut findings, mut offered) = (Vec::new(), Vec::new(), Vec::new());
@@ -395,12 +398,8 @@ fn offer(
         Ok((kept, drift::leave_out(&findings, &offered)))
     })?;
     let now = crate::store::now();
-    let line = match (left.line, note) {
-        (Some(line), Some(note)) => Some(format!("{}; {note}.", line.trim_end_matches('.'))),
-        (None, Some(note)) => Some(format!("Left out: {note}.")),
-        (line, None) => line,
-    };
-    let Some((text, mut given)) = format(&kept, line.as_deref(), now) else {
+    left.reasons.extend(also_left_out);
+    let Some((text, mut given)) = format(&kept, left.line().as_deref(), now) else {
         return Ok(None);
     };
     given.extend(&left.ids);
@@ -447,20 +446,28 @@ fn stop(
 ) -> Result<()> {
     let mut failed = Vec::new();
     for (n, memory) in lessons(scope, payload).into_iter().enumerate() {
-        // A new lesson is shared too when the checkout says so (`team::share_if_set`).
+        let mut stored = None;
         let written = write_or_spool(
             store,
             |store| {
                 let outcome = store.remember(&memory, &[], scope)?;
-                if !outcome.duplicate {
-                    crate::team::share_if_set(store, scope, checkout, outcome.id)?;
-                }
+                stored = (!outcome.duplicate).then_some(outcome.id);
                 Ok(())
             },
             || spooled(&memory),
         );
         if let Err(e) = written {
             failed.push(format!("lesson {}: {e:#}", n + 1));
+        }
+        // A new lesson is shared too when the checkout says so. One that cannot be shared is
+        // kept all the same (a spooled one is shared by a later `synapse share`).
+        if let Some(id) = stored {
+            if let Err(e) = crate::team::share_if_set(store, scope, checkout, id) {
+                failed.push(format!(
+                    "lesson {} stored as {id}, not shared: {e:#}",
+                    n + 1
+                ));
+            }
         }
     }
     if !failed.is_empty() {

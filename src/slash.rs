@@ -209,15 +209,20 @@ fn read(store: &Store, scope: &Scope, args: &str, budget: Budget) -> Result<Stri
     ))
 }
 
+/// The memory ids a command's text lists, or `None` unless it is one or more ids and nothing else.
+fn ids(args: &str) -> Option<Vec<i64>> {
+    let ids: Option<Vec<i64>> = args.split_whitespace().map(|w| w.parse().ok()).collect();
+    ids.filter(|ids| !ids.is_empty())
+}
+
 fn forget(store: &mut Store, scope: &Scope, args: &str) -> Result<String> {
-    let ids: Vec<Option<i64>> = args.split_whitespace().map(|w| w.parse().ok()).collect();
-    if ids.is_empty() || ids.iter().any(Option::is_none) {
+    let Some(ids) = ids(args) else {
         return Ok(format!(
             "nothing forgotten: expected memory ids, like `/synapse:forget 12`, not {args:?}"
         ));
-    }
+    };
     let mut lines = Vec::new();
-    for id in ids.into_iter().flatten() {
+    for id in ids {
         lines.push(match store.forget(id, scope) {
             Ok(()) => {
                 format!("forgot {id} (hidden, not deleted: `synapse restore {id}` undoes it)")
@@ -237,14 +242,13 @@ fn share(store: &mut Store, scope: &Scope, args: &str, checkout: Option<&Path>) 
                 .to_owned(),
         );
     };
-    let ids: Vec<Option<i64>> = args.split_whitespace().map(|w| w.parse().ok()).collect();
-    if ids.is_empty() || ids.iter().any(Option::is_none) {
+    let Some(ids) = ids(args) else {
         return Ok(format!(
             "nothing shared: expected memory ids, like `/synapse:share 12 15`, not {args:?}"
         ));
-    }
+    };
     let mut lines = Vec::new();
-    for id in ids.into_iter().flatten() {
+    for id in ids {
         lines.push(match crate::team::share(store, scope, top, &[id]) {
             Ok(events) if events.iter().flatten().next().is_some() => format!(
                 "shared {id} through {}: commit and push it to share it with the team",

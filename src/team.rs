@@ -9,8 +9,9 @@
 //! `store::shared`); a line both sides added is folded once, by its id.
 //!
 //! Sharing is explicit (`synapse share`, or `share = true` in `.synapse/config.toml` for new
-//! lessons); folding the file into the store is automatic at SessionStart and costs one `stat`
-//! while the file is unchanged. This module reads and writes the file; the store does the rest.
+//! lessons); folding the file into the store is automatic at SessionStart, and an unchanged file
+//! costs it a `stat` and the read of a small mark (`fold_if_changed`). This module reads and
+//! writes the file; the store does the rest.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::os::unix::fs::MetadataExt;
@@ -218,8 +219,9 @@ pub fn read(path: &Path, limit: u64) -> Result<Option<Reading>> {
 /// One line as an event, or why it is not one.
 fn parse(text: &str) -> std::result::Result<Event, String> {
     let line: Line = serde_json::from_str(text).map_err(|e| format!("not an event: {e}"))?;
-    let uid =
-        stable_id(&line.id).ok_or_else(|| format!("{:?} is not a shared memory id", line.id))?;
+    if !is_stable_id(&line.id) {
+        return Err(format!("{:?} is not a shared memory id", line.id));
+    }
     let at = line
         .at
         .parse::<jiff::Timestamp>()
@@ -241,12 +243,13 @@ fn parse(text: &str) -> std::result::Result<Event, String> {
                     MAX_SHARED_BYTES >> 10
                 ));
             }
-            let supersedes = line
-                .supersedes
-                .iter()
-                .map(|s| stable_id(s).ok_or_else(|| format!("{s:?} is not a shared memory id")))
-                .collect::<std::result::Result<_, _>>()?;
-            Change::Share { body, supersedes }
+            if let Some(bad) = line.supersedes.iter().find(|s| !is_stable_id(s)) {
+                return Err(format!("{bad:?} is not a shared memory id"));
+            }
+            Change::Share {
+                body,
+                supersedes: line.supersedes,
+            }
         }
         ("share", None) => return Err("a share without a body".to_owned()),
         ("forget", _) => Change::Forget,
@@ -254,19 +257,17 @@ fn parse(text: &str) -> std::result::Result<Event, String> {
         (other, _) => return Err(format!("{other:?} is not an event Synapse knows")),
     };
     Ok(Event {
-        uid,
+        uid: line.id,
         at,
         author: author.to_owned(),
         change,
     })
 }
 
-/// `text` as a stable id (a UUID, written lowercase with hyphens), if it is one.
-fn stable_id(text: &str) -> Option<String> {
-    uuid::Uuid::try_parse(text)
-        .ok()
-        .map(|u| u.hyphenated().to_string())
-        .filter(|u| u == text)
+/// Whether `text` is a stable id: a UUID written as Synapse writes one (lowercase, hyphens),
+/// so one memory never goes by two spellings.
+fn is_stable_id(text: &str) -> bool {
+    uuid::Uuid::try_parse(text).is_ok_and(|u| u.hyphenated().to_string() == text)
 }
 
 /// Append `events` to the shared file of the checkout at `top`, creating it (and the

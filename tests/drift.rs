@@ -297,12 +297,12 @@ fn hooks_leave_out_the_stale_and_the_older_half() {
     let findings = drift::check(&loaded.store, &loaded.scope, &memories, Partners::Newer).unwrap();
     let out = drift::leave_out(&findings, &offered);
     assert_eq!(out.ids, [older, stale, dup_old], "{findings:?}");
-    let line = out.line.unwrap();
+    let line = out.line().unwrap();
     for id in [older, stale, dup_old, newer, dup_new] {
         assert!(line.contains(&id.to_string()), "{line}");
     }
     assert!(drift::leave_out(&findings, &[newer, dup_new])
-        .line
+        .line()
         .is_none());
 }
 

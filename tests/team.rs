@@ -559,3 +559,23 @@ fn a_fold_leaves_a_private_mark_and_a_local_forget_of_a_copy_holds() {
         "{doctor}"
     );
 }
+
+#[test]
+fn with_share_on_a_memory_that_cannot_be_shared_is_stored_and_says_why() {
+    let root = tempfile::tempdir().unwrap();
+    let (ada, _) = team(root.path());
+    std::fs::create_dir_all(ada.dir.join(".synapse")).unwrap();
+    std::fs::write(ada.dir.join(".synapse/config.toml"), "share = true\n").unwrap();
+    let long = format!(
+        "the full build log: {}",
+        "warning: unused import\n".repeat(4000)
+    );
+    let said = ada.json(&["remember", &long]);
+    assert!(said["shared"].is_null(), "{said}");
+    assert!(
+        said["not_shared"].as_str().unwrap().contains("KiB"),
+        "{said}"
+    );
+    assert_eq!(ada.bodies().len(), 1, "the memory was not stored");
+    assert_eq!(ada.shared_file(), "");
+}

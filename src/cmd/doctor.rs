@@ -234,14 +234,8 @@ fn team(
         ));
     }
     let project = scope.key().unwrap_or_default();
-    let shared = store.shared(project)?;
-    let live = store.list(scope, false)?;
-    let mine: Vec<&crate::store::Memory> = live
-        .iter()
-        .filter(|m| m.project.as_deref() == Some(project))
-        .collect();
-    let is_shared = |id: i64| shared.iter().any(|s| s.memory_id == id && !s.withdrawn);
-    let shared_here = mine.iter().filter(|m| is_shared(m.id)).count();
+    let shared = store.shared(project)?.len();
+    let local = store.local_only(project)?.len();
     let shares_new = crate::team::shares_new(top).unwrap_or_else(|e| {
         warnings.push(format!("team: {e:#}"));
         false
@@ -250,8 +244,8 @@ fn team(
         "file": path,
         "events": events,
         "skipped_lines": problems,
-        "shared": shared_here,
-        "local": mine.len() - shared_here,
+        "shared": shared,
+        "local": local,
         "share_new_lessons": shares_new,
     }))
 }

@@ -52,11 +52,14 @@ pub fn run(args: Args, json: bool) -> Result<()> {
     let id = outcome.id;
     // A new memory of the current folder's project is shared when its checkout says so.
     let here = args.project.is_none() && !args.global && !outcome.duplicate;
+    // The memory is stored either way: a share that fails is reported, not an error.
     let shared = if here {
         let top = crate::team::checkout(&std::env::current_dir()?);
-        crate::team::share_if_set(&mut store, &visible, top.as_deref(), id)?
+        crate::team::share_if_set(&mut store, &visible, top.as_deref(), id)
+            .map(|event| event.map(|e| e.uid))
+            .map_err(|e| format!("{e:#}"))
     } else {
-        None
+        Ok(None)
     };
     let drift = crate::drift::of_remembered(&store, &visible, &outcome)?;
     if json {
@@ -65,7 +68,8 @@ pub fn run(args: Args, json: bool) -> Result<()> {
             "duplicate_of": outcome.duplicate.then_some(id),
             "superseded": args.supersedes,
             "masked": outcome.masked,
-            "shared": shared.map(|e| e.uid),
+            "shared": shared.as_ref().ok().and_then(Option::as_ref),
+            "not_shared": shared.as_ref().err(),
             "drift": drift,
         }));
     }
@@ -80,12 +84,14 @@ pub fn run(args: Args, json: bool) -> Result<()> {
     for old in args.supersedes {
         outln!("{old} is now superseded by {id}");
     }
-    if shared.is_some() {
-        outln!(
+    match &shared {
+        Ok(Some(_)) => outln!(
             "shared through {} (share = true in {})",
             crate::team::FILE,
             crate::team::SETTINGS
-        );
+        ),
+        Ok(None) => {}
+        Err(why) => outln!("not shared: {why}"),
     }
     for finding in &drift {
         outln!("{}", finding.about_new(id));

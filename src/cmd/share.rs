@@ -38,40 +38,35 @@ pub fn run(args: Args, json: bool) -> Result<()> {
     let mut refused = Vec::new();
     // One memory at a time: a memory that may not be shared (a secret, say) costs no other.
     for id in ids {
-        let outcome = crate::team::share(&mut store, &scope, &top, &[id]);
-        let line = match &outcome {
-            Ok(events) => match events.first() {
-                Some(Some(e)) if matches!(e.change, Change::Restore) => {
-                    json!({ "id": id, "uid": e.uid, "shared": "again" })
+        match crate::team::share(&mut store, &scope, &top, &[id]) {
+            Ok(events) => {
+                let (shared, uid) = match events.into_iter().flatten().next() {
+                    Some(e) if e.change == Change::Restore => ("again", Some(e.uid)),
+                    Some(e) => ("now", Some(e.uid)),
+                    None => ("already", None),
+                };
+                if !json {
+                    match (shared, &uid) {
+                        ("now", Some(uid)) => outln!("shared {id} as {uid}"),
+                        ("again", _) => outln!("shared {id} again"),
+                        _ => outln!("{id} is already shared"),
+                    }
                 }
-                Some(Some(e)) => json!({ "id": id, "uid": e.uid, "shared": "now" }),
-                _ => json!({ "id": id, "shared": "already" }),
-            },
+                report.push(json!({ "id": id, "uid": uid, "shared": shared }));
+            }
             Err(e) => {
                 refused.push(format!("{e:#}"));
-                json!({ "id": id, "refused": format!("{e:#}") })
+                report.push(json!({ "id": id, "refused": format!("{e:#}") }));
             }
-        };
-        report.push(line);
+        }
     }
     if json {
         super::print_json(&json!({ "file": crate::team::file_in(&top), "shared": report }))?;
-    } else {
-        for line in &report {
-            let id = &line["id"];
-            match (line["shared"].as_str(), line["refused"].as_str()) {
-                (Some("now"), _) => outln!("shared {id} as {}", line["uid"].as_str().unwrap_or("")),
-                (Some("again"), _) => outln!("shared {id} again"),
-                (Some(_), _) => outln!("{id} is already shared"),
-                (None, _) => {}
-            }
-        }
-        if report.len() > refused.len() {
-            outln!(
-                "written to {}: commit and push it to share with your team",
-                crate::team::FILE
-            );
-        }
+    } else if report.len() > refused.len() {
+        outln!(
+            "written to {}: commit and push it to share with your team",
+            crate::team::FILE
+        );
     }
     if !refused.is_empty() {
         bail!(

@@ -533,11 +533,19 @@ fn newest_first(members: &[i64], links: &[(i64, i64)]) -> Vec<i64> {
     out
 }
 
-/// What a hook leaves out of the memories it is about to inject, and one line saying so.
+/// What a hook leaves out of the memories it is about to inject, and why.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct LeftOut {
     pub ids: Vec<i64>,
-    pub line: Option<String>,
+    /// One reason a memory: "12 is stale (...)", "3 is contradicted by newer 7 (...)".
+    pub reasons: Vec<String>,
+}
+
+impl LeftOut {
+    /// The one line the block shows: "Left out: REASON; REASON.", if anything was left out.
+    pub fn line(&self) -> Option<String> {
+        (!self.reasons.is_empty()).then(|| format!("Left out: {}.", self.reasons.join("; ")))
+    }
 }
 
 /// Of the memories `offered` (ids, in order), which to leave out given `findings`: stale ones,
@@ -561,8 +569,7 @@ pub fn leave_out(findings: &[Finding], offered: &[i64]) -> LeftOut {
             ),
         });
     }
-    let line = (!ids.is_empty()).then(|| format!("Left out: {}.", reasons.join("; ")));
-    LeftOut { ids, line }
+    LeftOut { ids, reasons }
 }
 
 /// Live memories visible from `scope`, stored on `side` of `m`, that may pair with it: the

@@ -13,7 +13,7 @@ use serde::Serialize;
 use super::history::{self, Action};
 use super::index::Tally;
 use super::write::{self, NewMemory};
-use super::{now, Memory, Scope, Store};
+use super::{now, Memory, Scope, Store, LIVE};
 use crate::secrets::Secrets;
 
 /// One event of a shared file, as `team` read it.
@@ -69,16 +69,6 @@ pub struct Folded {
     pub unknown: Vec<String>,
 }
 
-impl Folded {
-    /// Whether the fold changed nothing here.
-    pub fn is_empty(&self) -> bool {
-        self.added.is_empty()
-            && self.replaced.is_empty()
-            && self.withdrawn.is_empty()
-            && self.restored.is_empty()
-    }
-}
-
 /// One shared memory of a project, as `status` lists it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Shared {
@@ -87,8 +77,6 @@ pub struct Shared {
     pub author: String,
     /// Shared from this store (rather than folded in from a teammate's line).
     pub mine: bool,
-    /// Withdrawn (`unshare`) since.
-    pub withdrawn: bool,
 }
 
 /// How the source label of a memory folded in from a teammate begins.
@@ -189,8 +177,9 @@ fn replace_ready(conn: &Connection, tally: &mut Tally, project: &str) -> Result<
 }
 
 impl Store {
-    /// Fold `events` of `project`'s shared file into the store, in one transaction. Teammates' memories are stored masked, as every write path masks, with their
-    /// authors as source and the time of their event as creation time.
+    /// Fold `events` of `project`'s shared file into the store, in one transaction. Teammates'
+    /// memories are stored masked, as every write path masks, with their authors as source and
+    /// the time of their event as creation time.
     pub fn fold_shared(&mut self, project: &str, mut events: Vec<Event>) -> Result<Folded> {
         events
             .sort_by(|a, b| (a.at, a.change.rank(), &a.uid).cmp(&(b.at, b.change.rank(), &b.uid)));
@@ -210,7 +199,7 @@ impl Store {
                     )?;
                 }
             }
-            for (uid, id, author) in &bound.ids {
+            for (uid, (id, author)) in &bound.ids {
                 bind(conn, project, uid, *id, author, false)?;
             }
             for (old, new) in &bound.links {
@@ -247,16 +236,7 @@ impl Store {
             for &id in ids {
                 let m = super::require_in(conn, id, scope)?;
                 check_shareable(&m, project)?;
-                let existing: Option<(String, bool, bool)> = conn
-                    .prepare_cached(
-                        "SELECT uid, mine, withdrawn FROM shared \
-                         WHERE project = ?1 AND memory_id = ?2 ORDER BY mine DESC LIMIT 1",
-                    )?
-                    .query_row(rusqlite::params![project, id], |r| {
-                        Ok((r.get(0)?, r.get(1)?, r.get(2)?))
-                    })
-                    .optional()?;
-                let event = match existing {
+                let event = match uid_of(conn, project, id)? {
                     Some((_, _, false)) => None,
                     Some((uid, _, true)) => Some(Event {
                         uid,
@@ -307,32 +287,21 @@ impl Store {
         };
         self.write(|conn| {
             let m = super::require_in(conn, id, scope)?;
-            let found: Option<(String, bool, bool)> = conn
-                .prepare_cached(
-                    "SELECT uid, mine, withdrawn FROM shared \
-                     WHERE project = ?1 AND memory_id = ?2 ORDER BY withdrawn, mine DESC LIMIT 1",
-                )?
-                .query_row(rusqlite::params![project, id], |r| {
-                    Ok((r.get(0)?, r.get(1)?, r.get(2)?))
-                })
-                .optional()?;
-            let (uid, mine) = match found {
+            let (uid, mine) = match uid_of(conn, project, id)? {
                 Some((uid, mine, false)) => (uid, mine),
                 Some((_, _, true)) => bail!("memory {id} is already unshared"),
                 None => bail!("memory {id} is not shared; `synapse status` lists what is"),
             };
-            let micros = now_micros();
-            set_withdrawn(conn, project, &uid, micros, true)?;
+            let at = now_micros();
+            set_withdrawn(conn, project, &uid, at, true)?;
             if !mine && m.forgotten_at.is_none() {
-                let at = now();
                 let mut tally = Tally::default();
-                write::set_state(conn, &mut tally, id, m.superseded_by, Some(at), at)?;
+                write::forget_in(conn, &mut tally, &m)?;
                 tally.write(conn)?;
-                history::record(conn, id, at, Action::Forget, None)?;
             }
             let event = Event {
                 uid,
-                at: micros,
+                at,
                 author: author.to_owned(),
                 change: Change::Forget,
             };
@@ -341,21 +310,36 @@ impl Store {
         })
     }
 
-    /// The shared memories of `project` that are here, by memory id.
+    /// The live memories of `project` that are shared (and not withdrawn), by memory id; one
+    /// row a memory, the one shared from here if it goes by two ids.
     pub fn shared(&self, project: &str) -> Result<Vec<Shared>> {
-        let mut stmt = self.conn().prepare(
-            "SELECT uid, memory_id, author, mine, withdrawn FROM shared \
-             WHERE project = ?1 AND memory_id IS NOT NULL ORDER BY memory_id, uid",
-        )?;
+        let sql = format!(
+            "SELECT s.uid, s.memory_id, s.author, max(s.mine) FROM shared s \
+             JOIN memories m ON m.id = s.memory_id \
+             WHERE s.project = ?1 AND s.withdrawn = 0 AND {LIVE} \
+             GROUP BY s.memory_id ORDER BY s.memory_id"
+        );
+        let mut stmt = self.conn().prepare(&sql)?;
         let rows = stmt.query_map([project], |r| {
             Ok(Shared {
                 uid: r.get(0)?,
                 memory_id: r.get(1)?,
                 author: r.get(2)?,
                 mine: r.get(3)?,
-                withdrawn: r.get(4)?,
             })
         })?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// The live memories of `project` that are not shared: local only.
+    pub fn local_only(&self, project: &str) -> Result<Vec<i64>> {
+        let sql = format!(
+            "SELECT m.id FROM memories m WHERE m.project = ?1 AND {LIVE} AND NOT EXISTS \
+             (SELECT 1 FROM shared s WHERE s.project = ?1 AND s.memory_id = m.id \
+              AND s.withdrawn = 0) ORDER BY m.id"
+        );
+        let mut stmt = self.conn().prepare(&sql)?;
+        let rows = stmt.query_map([project], |r| r.get(0))?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 }
@@ -405,6 +389,20 @@ pub fn now_micros() -> i64 {
 /// longer than this are skipped when folding, so a hostile line costs a bounded amount.
 pub const MAX_SHARED_BYTES: usize = 64 << 10;
 
+/// The stable id under which memory `id` is shared, with whether it was shared from here and
+/// whether it is withdrawn: the one still shared first, then the one shared from here.
+fn uid_of(conn: &Connection, project: &str, id: i64) -> Result<Option<(String, bool, bool)>> {
+    Ok(conn
+        .prepare_cached(
+            "SELECT uid, mine, withdrawn FROM shared \
+             WHERE project = ?1 AND memory_id = ?2 ORDER BY withdrawn, mine DESC LIMIT 1",
+        )?
+        .query_row(rusqlite::params![project, id], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+        })
+        .optional()?)
+}
+
 /// The stable ids of the shared memories that memory `id` replaced here.
 fn replaced_uids(conn: &Connection, project: &str, id: i64) -> Result<Vec<String>> {
     let mut stmt = conn.prepare_cached(
@@ -428,14 +426,12 @@ fn set_withdrawn(conn: &Connection, project: &str, uid: &str, at: i64, on: bool)
 /// What a fold's shares stored, to be written to `shared` after them.
 #[derive(Default)]
 struct Bound {
-    /// (uid, memory id, author), in the order stored.
-    ids: Vec<(String, i64, String)>,
+    /// Memory id and author, by uid.
+    ids: foldhash::HashMap<String, (i64, String)>,
     /// (old uid, new uid).
     links: Vec<(String, String)>,
     /// New memories.
     added: Vec<i64>,
-    /// The uids in `ids`.
-    seen: std::collections::HashSet<String>,
 }
 
 /// Store one share event unless its id is here (or was stored earlier in this fold).
@@ -451,7 +447,7 @@ fn share_one(
     for old in supersedes.iter().filter(|old| **old != event.uid) {
         bound.links.push((old.clone(), event.uid.clone()));
     }
-    let here = bound.seen.contains(&event.uid)
+    let here = bound.ids.contains_key(&event.uid)
         || row(conn, project, &event.uid)?.is_some_and(|r| r.memory_id.is_some());
     if here {
         return Ok(());
@@ -464,10 +460,9 @@ fn share_one(
         secrets: Secrets::Mask,
     };
     let stored = write::store_new(conn, tally, &memory, Action::Remember)?;
-    bound.seen.insert(event.uid.clone());
     bound
         .ids
-        .push((event.uid.clone(), stored.id, event.author.clone()));
+        .insert(event.uid.clone(), (stored.id, event.author.clone()));
     if !stored.duplicate {
         bound.added.push(stored.id);
     }
@@ -483,45 +478,38 @@ fn withdraw_one(
     event: &Event,
     folded: &mut Folded,
 ) -> Result<()> {
+    let forget = match event.change {
+        Change::Forget => true,
+        Change::Restore => false,
+        Change::Share { .. } => return Ok(()),
+    };
     let known = row(conn, project, &event.uid)?;
-    match &event.change {
-        Change::Share { .. } => {}
-        Change::Forget | Change::Restore => {
-            let Some((row, id)) = known.and_then(|r| r.memory_id.map(|id| (r, id))) else {
-                folded.unknown.push(event.uid.clone());
-                return Ok(());
-            };
-            if event.at <= row.state_at {
-                return Ok(());
-            }
-            let forget = event.change == Change::Forget;
-            set_withdrawn(conn, project, &event.uid, event.at, forget)?;
-            if row.mine {
-                return Ok(());
-            }
-            let m = super::require_in(conn, id, scope)?;
+    let Some((row, id)) = known.and_then(|r| r.memory_id.map(|id| (r, id))) else {
+        folded.unknown.push(event.uid.clone());
+        return Ok(());
+    };
+    if event.at <= row.state_at {
+        return Ok(());
+    }
+    set_withdrawn(conn, project, &event.uid, event.at, forget)?;
+    if row.mine {
+        return Ok(());
+    }
+    let m = super::require_in(conn, id, scope)?;
+    if forget && m.forgotten_at.is_none() {
+        write::forget_in(conn, tally, &m)?;
+        folded.withdrawn.push(id);
+    } else if !forget && m.forgotten_at.is_some() {
+        // Restored only where that makes no second live copy of one text.
+        let folded_hash = crate::text::duplicate::hash(&m.body);
+        let repeated = m.superseded_by.is_none()
+            && write::live_duplicate(conn, Some(project), &m.body, folded_hash, Some(id))?
+                .is_some();
+        if !repeated {
             let at = now();
-            if forget && m.forgotten_at.is_none() {
-                write::set_state(conn, tally, id, m.superseded_by, Some(at), at)?;
-                history::record(conn, id, at, Action::Forget, None)?;
-                folded.withdrawn.push(id);
-            } else if !forget && m.forgotten_at.is_some() {
-                let live_again = m.superseded_by.is_none();
-                let repeated = live_again
-                    && write::live_duplicate(
-                        conn,
-                        Some(project),
-                        &m.body,
-                        crate::text::duplicate::hash(&m.body),
-                        Some(id),
-                    )?
-                    .is_some();
-                if !repeated {
-                    write::set_state(conn, tally, id, m.superseded_by, None, at)?;
-                    history::record(conn, id, at, Action::RestoreForget, None)?;
-                    folded.restored.push(id);
-                }
-            }
+            write::set_state(conn, tally, id, m.superseded_by, None, at)?;
+            history::record(conn, id, at, Action::RestoreForget, None)?;
+            folded.restored.push(id);
         }
     }
     Ok(())

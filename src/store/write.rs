@@ -248,6 +248,13 @@ pub(crate) fn set_state(
     }
 }
 
+/// Forget `m` (not forgotten yet, checked by the caller) inside the caller's write transaction.
+pub(crate) fn forget_in(conn: &Connection, tally: &mut Tally, m: &Memory) -> Result<()> {
+    let at = now();
+    set_state(conn, tally, m.id, m.superseded_by, Some(at), at)?;
+    history::record(conn, m.id, at, Action::Forget, None)
+}
+
 /// Mark the live memory `old` as replaced by `new` (both checked by the caller).
 pub(crate) fn mark_superseded(
     conn: &Connection,
@@ -339,11 +346,9 @@ impl Store {
             if m.forgotten_at.is_some() {
                 bail!("memory {id} is already forgotten");
             }
-            let at = now();
             let mut tally = Tally::default();
-            set_state(conn, &mut tally, id, m.superseded_by, Some(at), at)?;
-            tally.write(conn)?;
-            history::record(conn, id, at, Action::Forget, None)
+            forget_in(conn, &mut tally, &m)?;
+            tally.write(conn)
         })
     }
 
