@@ -101,8 +101,15 @@ impl Clone {
         git(&self.dir, &["push", "-q", "origin", "HEAD"]);
     }
 
-    fn pull(&self) {
-        git(&self.dir, &["pull", "-q", "--no-rebase", "origin", "main"]);
+    /// Pull `branch` from the remote into the current branch (merging).
+    fn pull(&self, branch: &str) {
+        git(&self.dir, &["pull", "-q", "--no-rebase", "origin", branch]);
+    }
+
+    /// Remember `text` as replacing memory `old`; the new id.
+    fn supersede_with(&self, old: i64, text: &str) -> i64 {
+        let said = self.json(&["remember", "--supersedes", &old.to_string(), text]);
+        said["id"].as_i64().unwrap()
     }
 
     fn shared_file(&self) -> String {
@@ -149,10 +156,7 @@ fn two_clones_share_supersede_and_merge_through_the_remote() {
     ada.commit_and_push("share the API port");
 
     // Bob pulls; his next SessionStart folds the file and injects Ada's memory as hers.
-    git(
-        &bob.dir,
-        &["pull", "-q", "--no-rebase", "origin", "api-port"],
-    );
+    bob.pull("api-port");
     let block = bob.session_start("bob-1");
     assert!(
         block.contains("the API listens on port 3000"),
@@ -163,22 +167,15 @@ fn two_clones_share_supersede_and_merge_through_the_remote() {
     assert_eq!(source, "shared by ada");
 
     // Bob replaces it with a newer one and shares that; Ada pulls.
-    let newer = bob.json(&[
-        "remember",
-        "--supersedes",
-        &theirs.to_string(),
+    let newer = bob.supersede_with(
+        theirs,
         "the API listens on port 3001 now; the proxy took port 3000",
-    ])["id"]
-        .as_i64()
-        .unwrap();
+    );
     bob.ok(&["share", &newer.to_string()]);
     let line: Value = serde_json::from_str(bob.shared_file().lines().last().unwrap()).unwrap();
     assert_eq!(line["supersedes"], json!([shared["shared"][0]["uid"]]));
     bob.commit_and_push("the API port moved");
-    git(
-        &ada.dir,
-        &["pull", "-q", "--no-rebase", "origin", "api-port"],
-    );
+    ada.pull("api-port");
     let block = ada.session_start("ada-1");
     assert!(
         block.contains("port 3001 now") && block.contains("shared by bob"),
@@ -215,10 +212,7 @@ fn two_clones_share_supersede_and_merge_through_the_remote() {
     );
     assert_eq!(merged.lines().count(), 4, "{merged}");
     git(&ada.dir, &["push", "-q", "origin", "HEAD"]);
-    git(
-        &bob.dir,
-        &["pull", "-q", "--no-rebase", "origin", "ada-topic"],
-    );
+    bob.pull("ada-topic");
     for clone in [&ada, &bob] {
         clone.ok(&["sync"]);
         assert_eq!(
@@ -245,18 +239,14 @@ fn folding_again_or_after_a_reordering_rebase_changes_nothing() {
     .map(|t| ada.remember(t).to_string())
     .collect();
     ada.ok(&["share", "--all"]);
-    let replacing = ada.json(&[
-        "remember",
-        "--supersedes",
-        &ids[0],
+    let replacing = ada.supersede_with(
+        ids[0].parse().unwrap(),
         "the staging database is restored from the hourly snapshot now",
-    ])["id"]
-        .as_i64()
-        .unwrap();
+    );
     ada.ok(&["share", &replacing.to_string()]);
     ada.ok(&["unshare", &ids[1]]);
     ada.commit_and_push("lessons");
-    bob.pull();
+    bob.pull("main");
     bob.ok(&["sync"]);
     let once = bob.json(&["list", "--all"]);
     bob.ok(&["sync"]);
@@ -415,18 +405,18 @@ fn a_teammates_unshare_forgets_the_copy_and_a_reshare_restores_it() {
     let id = ada.remember("run the migrations with --lock-timeout 5s on production");
     ada.ok(&["share", &id.to_string()]);
     ada.commit_and_push("share");
-    bob.pull();
+    bob.pull("main");
     bob.ok(&["sync"]);
     assert_eq!(bob.bodies().len(), 1);
     ada.ok(&["unshare", &id.to_string()]);
     ada.commit_and_push("unshare");
-    bob.pull();
+    bob.pull("main");
     bob.ok(&["sync"]);
     assert!(bob.bodies().is_empty(), "{:?}", bob.bodies());
     assert_eq!(ada.bodies().len(), 1, "unsharing kept Ada's own memory");
     ada.ok(&["share", &id.to_string()]);
     ada.commit_and_push("share again");
-    bob.pull();
+    bob.pull("main");
     bob.ok(&["sync"]);
     assert_eq!(bob.bodies().len(), 1);
 }
@@ -486,7 +476,7 @@ fn a_teammates_newer_contradiction_is_left_out_naming_its_author() {
     let theirs = bob.remember("the worker pool runs 12 threads per node now");
     bob.ok(&["share", &theirs.to_string()]);
     bob.commit_and_push("pool size");
-    git(&ada.dir, &["pull", "-q", "--no-rebase", "origin", "main"]);
+    ada.pull("main");
     let block = ada.session_start("ada-pool");
     assert!(block.contains("12 threads"), "{block}");
     assert!(
@@ -532,7 +522,7 @@ fn a_fold_leaves_a_private_mark_and_a_local_forget_of_a_copy_holds() {
     let id = ada.remember("the nightly job rotates the API keys at 02:00 UTC");
     ada.ok(&["share", &id.to_string()]);
     ada.commit_and_push("share");
-    bob.pull();
+    bob.pull("main");
     bob.session_start("bob-mark");
     let marks: Vec<PathBuf> = std::fs::read_dir(&bob.data)
         .unwrap()
