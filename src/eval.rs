@@ -153,6 +153,24 @@ fn answer(
         .collect())
 }
 
+/// How one case went.
+#[derive(Clone, Copy, Debug)]
+pub struct Scored {
+    pub answerable: bool,
+    /// The 1-based rank of the first answering result.
+    pub rank: Option<usize>,
+    /// How many results came back.
+    pub returned: usize,
+    /// Whether the answering result's text, as sent, still holds the expected text.
+    pub survived: bool,
+}
+
+impl Scored {
+    fn reciprocal_rank(&self) -> f64 {
+        self.rank.map_or(0.0, |r| 1.0 / r as f64)
+    }
+}
+
 /// Run every case through `method` and score the answers.
 pub fn run(
     store: &Store,
@@ -161,8 +179,21 @@ pub fn run(
     method: Method,
     verbose: bool,
 ) -> Result<Report> {
-    let (mut answerable, mut top1, mut found, mut survived) = (0usize, 0usize, 0usize, 0usize);
-    let (mut rr, mut noise, mut surplus) = (0f64, 0usize, 0usize);
+    let (scored, misses) = score(store, cases, options, method, verbose)?;
+    let mut report = Report::of(&scored);
+    report.misses = verbose.then_some(misses);
+    Ok(report)
+}
+
+/// Score every case, and list the misses when `verbose`.
+pub fn score(
+    store: &Store,
+    cases: &[Case],
+    options: &Options,
+    method: Method,
+    verbose: bool,
+) -> Result<(Vec<Scored>, Vec<Miss>)> {
+    let mut scored = Vec::with_capacity(cases.len());
     let mut misses = Vec::new();
     for case in cases {
         let scope = store
@@ -174,19 +205,16 @@ pub fn run(
             .iter()
             .position(|(_, body, _)| expect.iter().any(|e| body.contains(e)))
             .map(|i| i + 1);
-        if expect.is_empty() {
-            noise += results.len();
-        } else {
-            answerable += 1;
-            if let Some(rank) = rank {
-                found += 1;
-                rr += 1.0 / rank as f64;
-                top1 += usize::from(rank == 1);
-                surplus += results.len() - 1;
-                let (_, _, sent) = &results[rank - 1];
-                survived += usize::from(expect.iter().any(|e| sent.contains(e)));
-            }
-        }
+        let survived = rank.is_some_and(|r| {
+            let (_, _, sent) = &results[r - 1];
+            expect.iter().any(|e| sent.contains(e))
+        });
+        scored.push(Scored {
+            answerable: !expect.is_empty(),
+            rank,
+            returned: results.len(),
+            survived,
+        });
         let missed = if expect.is_empty() {
             !results.is_empty()
         } else {
@@ -205,22 +233,209 @@ pub fn run(
             });
         }
     }
-    let share = |n: usize, of: usize| if of == 0 { 0.0 } else { n as f64 / of as f64 };
-    let unanswerable = cases.len() - answerable;
-    Ok(Report {
-        cases: cases.len(),
-        answerable,
-        unanswerable,
-        top1: share(top1, answerable),
-        found: share(found, answerable),
-        mrr: if answerable == 0 {
-            0.0
-        } else {
-            rr / answerable as f64
-        },
-        survived: share(survived, answerable),
-        noise: share(noise, unanswerable),
-        surplus: share(surplus, found),
-        misses: verbose.then_some(misses),
-    })
+    Ok((scored, misses))
+}
+
+impl Report {
+    /// The scores of a run from its cases.
+    pub fn of(scored: &[Scored]) -> Report {
+        let answerable: Vec<&Scored> = scored.iter().filter(|s| s.answerable).collect();
+        let found: Vec<&&Scored> = answerable.iter().filter(|s| s.rank.is_some()).collect();
+        let unanswerable = scored.len() - answerable.len();
+        let share = |n: usize, of: usize| if of == 0 { 0.0 } else { n as f64 / of as f64 };
+        let mean = |sum: f64, of: usize| if of == 0 { 0.0 } else { sum / of as f64 };
+        Report {
+            cases: scored.len(),
+            answerable: answerable.len(),
+            unanswerable,
+            top1: share(
+                answerable.iter().filter(|s| s.rank == Some(1)).count(),
+                answerable.len(),
+            ),
+            found: share(found.len(), answerable.len()),
+            mrr: mean(
+                answerable.iter().map(|s| s.reciprocal_rank()).sum(),
+                answerable.len(),
+            ),
+            survived: share(
+                answerable.iter().filter(|s| s.survived).count(),
+                answerable.len(),
+            ),
+            noise: share(
+                scored
+                    .iter()
+                    .filter(|s| !s.answerable)
+                    .map(|s| s.returned)
+                    .sum(),
+                unanswerable,
+            ),
+            surplus: share(found.iter().map(|s| s.returned - 1).sum(), found.len()),
+            misses: None,
+        }
+    }
+}
+
+/// Which half of a labeled set a run scores. Tune on `dev`; report `test`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Half {
+    Dev,
+    Test,
+}
+
+/// The seed of the split into halves. Fixed, so a half holds the same cases on every machine
+/// and in every run; changing it would hand the test half to tuning.
+pub const SPLIT_SEED: u64 = 14;
+
+/// The cases of one half: the cases are shuffled by `SPLIT_SEED` and the first half of the
+/// shuffle (rounded up) is `dev`. A split of the file as written, so editing a set re-splits it.
+pub fn half(cases: Vec<Case>, half: Half) -> Vec<Case> {
+    let mut order: Vec<usize> = (0..cases.len()).collect();
+    fastrand::Rng::with_seed(SPLIT_SEED).shuffle(&mut order);
+    let dev = order.len().div_ceil(2);
+    let chosen: foldhash::HashSet<usize> = match half {
+        Half::Dev => order[..dev].iter().copied().collect(),
+        Half::Test => order[dev..].iter().copied().collect(),
+    };
+    cases
+        .into_iter()
+        .enumerate()
+        .filter(|(i, _)| chosen.contains(i))
+        .map(|(_, case)| case)
+        .collect()
+}
+
+/// One measure of two methods on the same cases: their values, the difference (first minus
+/// second) and its 95% bootstrap interval.
+#[derive(Clone, Debug, Serialize)]
+pub struct Paired {
+    pub measure: &'static str,
+    pub first: f64,
+    pub second: f64,
+    pub difference: f64,
+    pub low: f64,
+    pub high: f64,
+}
+
+/// How many resamples the bootstrap draws.
+pub const RESAMPLES: usize = 2000;
+
+/// Compare two runs over the same cases (`first[i]` and `second[i]` scored the same case): top1,
+/// found and MRR over answerable cases and noise over unanswerable ones, each with a paired
+/// percentile bootstrap interval (cases drawn with replacement, `RESAMPLES` times, by a fixed
+/// seed so a report repeats).
+pub fn compare(first: &[Scored], second: &[Scored]) -> Vec<Paired> {
+    assert_eq!(first.len(), second.len(), "both runs score the same cases");
+    type Measure = fn(&Scored) -> f64;
+    let measures: [(&'static str, bool, Measure); 4] = [
+        ("top1", true, |s| f64::from(u8::from(s.rank == Some(1)))),
+        ("found", true, |s| f64::from(u8::from(s.rank.is_some()))),
+        ("mrr", true, Scored::reciprocal_rank),
+        ("noise", false, |s| s.returned as f64),
+    ];
+    let mut rng = fastrand::Rng::with_seed(SPLIT_SEED);
+    measures
+        .iter()
+        .map(|&(measure, answerable, value)| {
+            let pairs: Vec<(f64, f64)> = first
+                .iter()
+                .zip(second)
+                .filter(|(a, _)| a.answerable == answerable)
+                .map(|(a, b)| (value(a), value(b)))
+                .collect();
+            let mean = |xs: &mut dyn Iterator<Item = f64>, n: usize| {
+                if n == 0 {
+                    0.0
+                } else {
+                    xs.sum::<f64>() / n as f64
+                }
+            };
+            let n = pairs.len();
+            let mut diffs: Vec<f64> = (0..if n == 0 { 0 } else { RESAMPLES })
+                .map(|_| {
+                    mean(
+                        &mut (0..n).map(|_| {
+                            let (a, b) = pairs[rng.usize(..n)];
+                            a - b
+                        }),
+                        n,
+                    )
+                })
+                .collect();
+            diffs.sort_by(f64::total_cmp);
+            let at = |q: f64| {
+                diffs
+                    .get(((diffs.len() as f64 - 1.0) * q).round() as usize)
+                    .copied()
+                    .unwrap_or(0.0)
+            };
+            let first = mean(&mut pairs.iter().map(|p| p.0), n);
+            let second = mean(&mut pairs.iter().map(|p| p.1), n);
+            Paired {
+                measure,
+                first,
+                second,
+                difference: first - second,
+                low: at(0.025),
+                high: at(0.975),
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cases(n: usize) -> Vec<Case> {
+        (0..n)
+            .map(|i| Case {
+                query: format!("question {i}"),
+                project: None,
+                expect: Expect::Nothing,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_halves_split_every_case_once_and_repeat() {
+        let queries =
+            |h| -> Vec<String> { half(cases(101), h).into_iter().map(|c| c.query).collect() };
+        let (dev, test) = (queries(Half::Dev), queries(Half::Test));
+        assert_eq!((dev.len(), test.len()), (51, 50));
+        assert!(dev.iter().all(|q| !test.contains(q)));
+        assert_eq!(dev, queries(Half::Dev), "the same split every run");
+        let first: Vec<String> = cases(51).into_iter().map(|c| c.query).collect();
+        assert_ne!(dev, first, "shuffled, not the file's first half");
+    }
+
+    fn scored(rank: Option<usize>) -> Scored {
+        Scored {
+            answerable: true,
+            rank,
+            returned: 5,
+            survived: rank.is_some(),
+        }
+    }
+
+    #[test]
+    fn a_paired_comparison_says_how_sure_it_is() {
+        // The first method ranks every answer first; the second, second, on 40 cases.
+        let first = vec![scored(Some(1)); 40];
+        let second = vec![scored(Some(2)); 40];
+        let mrr = compare(&first, &second)
+            .into_iter()
+            .find(|p| p.measure == "mrr")
+            .unwrap();
+        assert!((mrr.difference - 0.5).abs() < 1e-12);
+        assert!((mrr.low - 0.5).abs() < 1e-12 && (mrr.high - 0.5).abs() < 1e-12);
+
+        // Half the cases better, half worse, the same on the whole: the interval spans 0.
+        let mixed: Vec<Scored> = (0..40).map(|i| scored((i % 2 == 0).then_some(1))).collect();
+        let flat = vec![scored(Some(2)); 40];
+        let mrr = compare(&mixed, &flat)
+            .into_iter()
+            .find(|p| p.measure == "mrr")
+            .unwrap();
+        assert!(mrr.low < 0.0 && mrr.high > 0.0, "{mrr:?}");
+    }
 }

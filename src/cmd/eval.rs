@@ -25,8 +25,15 @@ pub struct Args {
     no_floor: bool,
     /// Score a plain FTS5 bm25 OR-query of every word instead (top N by the budget), as a
     /// reference point.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "compare")]
     plain_bm25: bool,
+    /// Score Synapse and plain bm25 on the same cases and print them side by side, with the
+    /// paired difference and its bootstrap 95% interval.
+    #[arg(long)]
+    compare: bool,
+    /// Score one half of the cases (split by a fixed seed): tune on `dev`, report `test`.
+    #[arg(long, value_enum)]
+    half: Option<crate::eval::Half>,
     /// Search the trigram index only for words the word index lacks, as the hooks do.
     #[arg(long)]
     no_substrings: bool,
@@ -36,7 +43,10 @@ pub struct Args {
 }
 
 pub fn run(args: Args, json: bool) -> Result<()> {
-    let cases = crate::eval::load(&args.cases)?;
+    let mut cases = crate::eval::load(&args.cases)?;
+    if let Some(half) = args.half {
+        cases = crate::eval::half(cases, half);
+    }
     let store = Store::open_default()?;
     let options = Options {
         budget: args.budget,
@@ -49,6 +59,9 @@ pub fn run(args: Args, json: bool) -> Result<()> {
         substrings: !args.no_substrings,
         common: args.common,
     };
+    if args.compare {
+        return compare(&store, &cases, &options, json);
+    }
     let method = if args.plain_bm25 {
         crate::eval::Method::PlainBm25
     } else {
@@ -81,5 +94,45 @@ pub fn run(args: Args, json: bool) -> Result<()> {
         report.noise,
         report.surplus
     );
+    Ok(())
+}
+
+/// `--compare`: both methods on the same cases, and how sure the difference is.
+fn compare(
+    store: &Store,
+    cases: &[crate::eval::Case],
+    options: &Options,
+    json: bool,
+) -> Result<()> {
+    use crate::eval::{score, Method, Report};
+    let (synapse, _) = score(store, cases, options, Method::Recall, false)?;
+    let (plain, _) = score(store, cases, options, Method::PlainBm25, false)?;
+    let paired = crate::eval::compare(&synapse, &plain);
+    if json {
+        return super::print_json(&serde_json::json!({
+            "synapse": Report::of(&synapse),
+            "plain_bm25": Report::of(&plain),
+            "paired": paired,
+        }));
+    }
+    let report = Report::of(&synapse);
+    outln!(
+        "{} cases ({} answerable, {} unanswerable)",
+        report.cases,
+        report.answerable,
+        report.unanswerable
+    );
+    outln!("measure   synapse  plain bm25  difference  95% interval");
+    for p in &paired {
+        outln!(
+            "{:<8} {:>8.3} {:>11.3} {:>+11.3}  [{:+.3}, {:+.3}]",
+            p.measure,
+            p.first,
+            p.second,
+            p.difference,
+            p.low,
+            p.high
+        );
+    }
     Ok(())
 }
