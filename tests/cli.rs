@@ -180,6 +180,24 @@ fn recall_of_an_unrelated_question_returns_nothing() {
     assert!(recalled(&env, "zebra migration", "shop").is_empty());
 }
 
+/// A word of one or two characters in a script written without spaces is too short for the
+/// trigram index and sits inside a longer run in the word index; recall still finds it.
+#[rstest]
+#[case::han_two("漢字", "漢字の勉強を毎日する")]
+#[case::han_one("猫", "うちの猫は魚が好き")]
+#[case::hangul_two("김치", "김치를 좋아하는 사람")]
+fn a_short_word_of_an_unspaced_script_is_found(#[case] word: &str, #[case] body: &str) {
+    let env = Env::new();
+    let want = env.remember(body, "shop");
+    env.remember("東京で会議があります", "shop");
+    env.remember("The release branch is cut every Tuesday", "shop");
+    assert_eq!(recalled(&env, word, "shop"), [want]);
+    assert!(
+        recalled(&env, "京都", "shop").is_empty(),
+        "a word no memory holds finds nothing"
+    );
+}
+
 #[rstest]
 #[case::empty("")]
 #[case::punctuation("*")]

@@ -91,6 +91,8 @@ pub struct Matcher<'a> {
     /// (already in every binary through SQLite's statement cache): the standard hasher cost
     /// half the time of counting coverage on long memories.
     words: foldhash::HashMap<String, u64>,
+    /// For each term, whether a text may hold it inside a longer word (`Term::inside`).
+    inside: Vec<bool>,
 }
 
 impl<'a> Matcher<'a> {
@@ -113,6 +115,7 @@ impl<'a> Matcher<'a> {
             pairs,
             single,
             words: foldhash::HashMap::default(),
+            inside: terms.iter().map(Term::inside).collect(),
         }
     }
 
@@ -183,8 +186,7 @@ impl<'a> Matcher<'a> {
             }
         }
         for (i, term) in self.terms.iter().enumerate() {
-            let inside = term.word.contains('\'') || term.for_trigrams();
-            if held & (1 << i) == 0 && inside && folded.contains(&term.word) {
+            if held & (1 << i) == 0 && self.inside[i] && folded.contains(&term.word) {
                 held |= 1 << i;
             }
         }
@@ -199,8 +201,7 @@ impl<'a> Matcher<'a> {
 pub fn term_at(terms: &[Term], word: &str, stemmer: &WordStemmer) -> Option<usize> {
     let folded = fold(&word.replace('\u{2019}', "'"));
     terms.iter().position(|term| {
-        let inside = term.word.contains('\'') || term.for_trigrams();
-        (inside && folded.contains(&term.word))
+        (term.inside() && folded.contains(&term.word))
             || words(&folded).any(|w| shares_opening(w, &term.stem) && stemmer.stem(w) == term.stem)
     })
 }

@@ -13,7 +13,7 @@ use anyhow::Result;
 use super::terms::Term;
 pub use crate::store::search::Lane;
 use crate::store::search::{Ranked, Within};
-use crate::store::Store;
+use crate::store::{Scope, Store};
 
 /// A term matching more memories than this is common; the ranked terms of a lane together
 /// match no more than this.
@@ -34,6 +34,9 @@ pub const LANE_CAP: usize = 50;
 pub struct Counts {
     pub words: i64,
     pub trigrams: i64,
+    /// Matches found by scanning the newest memories' text, for a term no index can match
+    /// (`scan`).
+    pub scanned: i64,
 }
 
 impl Counts {
@@ -54,7 +57,19 @@ impl Counts {
             }
             _ => 0,
         };
-        Ok(Counts { words, trigrams })
+        Ok(Counts {
+            words,
+            trigrams,
+            scanned: 0,
+        })
+    }
+
+    /// How many memories hold the term, by the first way that found any.
+    pub fn df(self) -> i64 {
+        [self.words, self.trigrams, self.scanned]
+            .into_iter()
+            .find(|&n| n > 0)
+            .unwrap_or(0)
     }
 
     fn of_lane(self, lane: Lane) -> i64 {
@@ -63,6 +78,29 @@ impl Counts {
             Lane::Trigrams => self.trigrams,
         }
     }
+}
+
+/// How many of the newest memories a scan for a word no index matches reads (`scan`).
+pub const SCAN_ROWS: usize = 2000;
+
+/// Find the terms no index can match (`Term::scanned`: a one- or two-character word of a script
+/// written without spaces, which the word index holds only inside a longer run) by scanning the
+/// newest `SCAN_ROWS` memories' text, newest first, and record how many each found. Bounded by
+/// that constant, not by the store.
+pub fn scan(store: &Store, scope: &Scope, terms: &mut [(&Term, Counts)]) -> Result<Ranked> {
+    let mut found: Ranked = Vec::new();
+    for (term, counts) in terms.iter_mut() {
+        if term.scanned() && counts.words == 0 && counts.trigrams == 0 {
+            let hits = store.containing(scope, &term.needle(), SCAN_ROWS, LANE_CAP)?;
+            counts.scanned = hits.len() as i64;
+            for hit in hits {
+                if !found.iter().any(|&(id, _)| id == hit.0) {
+                    found.push(hit);
+                }
+            }
+        }
+    }
+    Ok(found)
 }
 
 /// Rank `terms` (with their `counts`) in one lane, within the scope; a term matching more than

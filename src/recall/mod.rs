@@ -252,7 +252,7 @@ fn candidates(
 ) -> Result<(Vec<Candidate>, fuse::Floor)> {
     let common = options.common;
     let within = store.within(scope)?;
-    let counted = terms
+    let mut counted = terms
         .kept
         .iter()
         .map(|t| {
@@ -263,7 +263,13 @@ fn candidates(
         })
         .collect::<Result<Vec<_>>>()?;
     let words = lanes::search(store, &within, Lane::Words, &counted, common)?;
-    let grams = lanes::search(store, &within, Lane::Trigrams, &counted, common)?;
+    let mut grams = lanes::search(store, &within, Lane::Trigrams, &counted, common)?;
+    // Words no index matches join the trigram lane, after what it ranked.
+    for hit in lanes::scan(store, scope, &mut counted)? {
+        if grams.len() < lanes::LANE_CAP && !grams.iter().any(|&(id, _)| id == hit.0) {
+            grams.push(hit);
+        }
+    }
     let fused = fuse::rrf(&words, &grams);
     let ids: Vec<i64> = fused.iter().map(|f| f.id).collect();
     let mut memories: foldhash::HashMap<i64, Memory> = store
@@ -288,10 +294,7 @@ fn candidates(
         .collect();
 
     let total = within.docs;
-    let df: Vec<i64> = counted
-        .iter()
-        .map(|(_, c)| if c.words > 0 { c.words } else { c.trigrams })
-        .collect();
+    let df: Vec<i64> = counted.iter().map(|(_, c)| c.df()).collect();
     let weights: Vec<f64> = df.iter().map(|&n| fuse::weight(n, total)).collect();
     let covered: Vec<f64> = candidates
         .iter()

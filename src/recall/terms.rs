@@ -38,6 +38,45 @@ impl Term {
         let chars = self.word.chars().count();
         chars >= 4 || (chars == 3 && !self.word.is_ascii())
     }
+
+    /// Whether this is a word of one or two characters in a script written without spaces
+    /// (Han, kana, Hangul): too short for the trigram index, and inside a longer run in the word
+    /// index, so only a scan of the memories' text finds it (`lanes::scan`). Chinese and
+    /// Japanese users search in such words ("漢字").
+    pub fn scanned(&self) -> bool {
+        // Two Hangul syllables fold to at most six letters of three bytes.
+        if self.word.is_ascii() || self.word.len() > 18 {
+            return false;
+        }
+        let needle = self.needle();
+        needle.chars().count() <= 2 && needle.chars().all(unspaced)
+    }
+
+    /// Whether a text can hold this term inside a longer word: a contraction, a term the trigram
+    /// lane searches, or a scanned one.
+    pub fn inside(&self) -> bool {
+        self.word.contains('\'') || self.for_trigrams() || self.scanned()
+    }
+
+    /// The text a scan looks for: the folded word recomposed, since the memories' text is stored
+    /// as written (folding splits a Hangul syllable into its letters).
+    pub fn needle(&self) -> String {
+        use unicode_normalization::UnicodeNormalization;
+        self.word.nfc().collect()
+    }
+}
+
+/// A letter of a script written without spaces between words: Han ideographs, Japanese kana,
+/// Hangul syllables.
+fn unspaced(c: char) -> bool {
+    matches!(c,
+        '\u{3040}'..='\u{30FF}'   // hiragana, katakana
+        | '\u{3400}'..='\u{4DBF}' // Han, extension A
+        | '\u{4E00}'..='\u{9FFF}' // Han
+        | '\u{AC00}'..='\u{D7AF}' // Hangul syllables
+        | '\u{F900}'..='\u{FAFF}' // Han compatibility
+        | '\u{20000}'..='\u{2FA1F}' // Han, supplementary planes
+    )
 }
 
 /// The most terms a question is searched for.

@@ -11,7 +11,7 @@
 
 use super::index::scope_token;
 use super::rank::idf;
-use super::{Memory, Scope, Store, VISIBLE};
+use super::{Memory, Scope, Store, LIVE, VISIBLE};
 use anyhow::Result;
 
 /// Which index a search reads.
@@ -204,6 +204,30 @@ impl Store {
         );
         let mut stmt = self.conn().prepare_cached(&sql)?;
         let rows = stmt.query_map([fts], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// Up to `limit` ids of the scope's live memories whose text contains `needle`, newest first
+    /// (score 0), looking only at the newest `scan` of them and only at bodies no longer than
+    /// their head (`index::HEAD_BYTES`): a bounded search for words no index can match (see
+    /// `recall::terms::Term::scanned`).
+    pub fn containing(
+        &self,
+        scope: &Scope,
+        needle: &str,
+        scan: usize,
+        limit: usize,
+    ) -> Result<Ranked> {
+        let sql = format!(
+            "SELECT id, 0.0 FROM (SELECT m.id, m.body FROM memories m INDEXED BY memories_recent \
+             WHERE {VISIBLE} AND {LIVE} ORDER BY m.created_at DESC, m.id DESC LIMIT {scan}) \
+             WHERE octet_length(body) <= {head} AND instr(body, ?2) > 0 LIMIT {limit}",
+            head = super::index::HEAD_BYTES,
+        );
+        let mut stmt = self.conn().prepare_cached(&sql)?;
+        let rows = stmt.query_map(rusqlite::params![scope.key(), needle], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
