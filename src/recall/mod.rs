@@ -128,6 +128,8 @@ struct Candidate {
     trigrams: Option<LanePlace>,
     fused: f64,
     held: Vec<usize>,
+    /// Whether it clears the evidence floor (`fuse::Floor`).
+    passes: bool,
 }
 
 impl Candidate {
@@ -148,8 +150,8 @@ fn recall_in(store: &Store, scope: &Scope, query: &str, options: &Options) -> Re
     let stemmer = WordStemmer::default();
     let terms = Terms::parse(query, &stemmer);
     let max_results = options.max_results();
-    let (candidates, floor) = if terms.is_empty() {
-        let recent = store
+    let candidates = if terms.is_empty() {
+        store
             .recent(scope, max_results)?
             .into_iter()
             .map(|memory| Candidate {
@@ -158,9 +160,9 @@ fn recall_in(store: &Store, scope: &Scope, query: &str, options: &Options) -> Re
                 trigrams: None,
                 fused: 0.0,
                 held: Vec::new(),
+                passes: true,
             })
-            .collect();
-        (recent, fuse::Floor::default())
+            .collect()
     } else {
         candidates(store, scope, &terms, &stemmer, options)?
     };
@@ -173,7 +175,7 @@ fn recall_in(store: &Store, scope: &Scope, query: &str, options: &Options) -> Re
             body: &c.memory.body,
             whole: c.memory.is_whole(),
             bytes: c.memory.bytes,
-            cut: (options.floor && rank > 0 && !c.first_in_a_lane() && !floor.passes(&c.held))
+            cut: (options.floor && rank > 0 && !c.first_in_a_lane() && !c.passes)
                 .then_some(Cut::Floor),
         })
         .collect();
@@ -249,7 +251,7 @@ fn candidates(
     terms: &Terms,
     stemmer: &WordStemmer,
     options: &Options,
-) -> Result<(Vec<Candidate>, fuse::Floor)> {
+) -> Result<Vec<Candidate>> {
     let common = options.common;
     let within = store.within(scope)?;
     let mut counted = terms
@@ -285,6 +287,7 @@ fn candidates(
             let text = format!("{}\n{}", memory.body, memory.source);
             Some(Candidate {
                 held: matcher.held(&text, stemmer),
+                passes: true,
                 memory,
                 words: f.words,
                 trigrams: f.trigrams,
@@ -302,15 +305,23 @@ fn candidates(
         .collect();
     let mut scores: Vec<f64> = candidates.iter().map(|c| c.fused).collect();
     fuse::add_coverage_rank(&mut scores, &covered);
-    for (c, score) in candidates.iter_mut().zip(scores) {
+    let words: Vec<f64> = candidates
+        .iter()
+        .map(|c| c.words.map_or(0.0, |p| p.bm25))
+        .collect();
+    let floor = fuse::Floor::new(&covered, &words);
+    for ((c, score), (covered, words)) in candidates
+        .iter_mut()
+        .zip(scores)
+        .zip(covered.iter().zip(&words))
+    {
         c.fused = score;
+        c.passes = floor.passes(*covered, *words);
     }
     candidates.sort_by(|a, b| {
         b.fused
             .total_cmp(&a.fused)
             .then(b.memory.id.cmp(&a.memory.id))
     });
-    let held: Vec<&[usize]> = candidates.iter().map(|c| c.held.as_slice()).collect();
-    let floor = fuse::Floor::new(&df, &held);
-    Ok((candidates, floor))
+    Ok(candidates)
 }
