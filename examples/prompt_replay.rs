@@ -14,7 +14,12 @@
 //! rebuilt here from the public API. As a check on that, each case is also run through
 //! `hook::run` itself on a second store whose projects are temporary folders (the hook finds its
 //! project from `cwd`), and the printed blocks are compared (`hook_check`); `--no-hook-check`
-//! skips it; `--verbose` adds up to 10 cases whose answer drift left out. Prints one JSON object; it never touches the user's store or the bench files.
+//! skips it; `--verbose` adds up to 10 cases whose answer drift left out. `--half dev|test`
+//! replays one half of the cases (`eval --half`). `--branch` asks every prompt on a feature
+//! branch with a changed file (`feature_branches`), as a developer mid-task does; the hook check
+//! is then skipped (the hook reads its signal from git). Reports gold injected for answerable
+//! prompts, unanswerable prompts left alone, and characters added. Prints one JSON object; it
+//! never touches the user's store or the bench files.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -25,7 +30,7 @@ use serde_json::{json, Value};
 use synapse::config::Ignore;
 use synapse::eval::{self, Case};
 use synapse::hook::{self, Event};
-use synapse::recall::{self, Hit};
+use synapse::recall::Hit;
 use synapse::secrets::Secrets;
 use synapse::signal::Signal;
 use synapse::store::{Scope, Store};
@@ -50,16 +55,60 @@ struct Injected {
 
 fn main() -> Result<()> {
     let mut args: Vec<String> = std::env::args().skip(1).collect();
-    let hook_check = !args.iter().any(|a| a == "--no-hook-check");
+    let on_branch = args.iter().any(|a| a == "--branch");
+    // The hook finds its signal in git; the replay's projects are plain folders.
+    let hook_check = !on_branch && !args.iter().any(|a| a == "--no-hook-check");
     let verbose = args.iter().any(|a| a == "--verbose");
-    args.retain(|a| a != "--no-hook-check" && a != "--verbose");
+    let half = match args.iter().position(|a| a == "--half") {
+        Some(i) => Some(match args.get(i + 1).map(String::as_str) {
+            Some("dev") => eval::Half::Dev,
+            Some("test") => eval::Half::Test,
+            other => bail!("--half takes dev or test, not {other:?}"),
+        }),
+        None => None,
+    };
+    if let Some(i) = args.iter().position(|a| a == "--half") {
+        args.drain(i..=i + 1);
+    }
+    args.retain(|a| a != "--no-hook-check" && a != "--verbose" && a != "--branch");
     let memories_path = PathBuf::from(args.first().map_or(MEMORIES, String::as_str));
     let cases_path = PathBuf::from(args.get(1).map_or(CASES, String::as_str));
 
     let text = std::fs::read_to_string(&memories_path)
         .with_context(|| format!("could not read {}", memories_path.display()))?;
-    let cases = eval::load(&cases_path)?;
-    let categories = categories(&cases_path, cases.len())?;
+    let all = eval::load(&cases_path)?;
+    let mut categories = categories(&cases_path, all.len())?;
+    let cases = match half {
+        Some(half) => {
+            // The same split as `eval --half`, applied to the categories alongside.
+            let tagged: Vec<Case> = all
+                .iter()
+                .zip(&categories)
+                .map(|(c, cat)| Case {
+                    query: format!("{cat}\u{0}{}", c.query),
+                    ..c.clone()
+                })
+                .collect();
+            let chosen = eval::half(tagged, half);
+            categories = chosen
+                .iter()
+                .map(|c| c.query.split('\u{0}').next().unwrap_or("-").to_owned())
+                .collect();
+            chosen
+                .into_iter()
+                .map(|c| Case {
+                    query: c.query.split('\u{0}').nth(1).unwrap_or("").to_owned(),
+                    ..c
+                })
+                .collect()
+        }
+        None => all,
+    };
+    let signals = if on_branch {
+        feature_branches(&text)?
+    } else {
+        BTreeMap::new()
+    };
     if cases.is_empty() {
         bail!("{} has no cases", cases_path.display());
     }
@@ -71,7 +120,7 @@ fn main() -> Result<()> {
     let (mut answerable, mut gold, mut gold_recalled, mut gold_over_floor) = (0, 0, 0, 0);
     let limit = hook::PROMPT_MEMORIES;
     let mut by_count = vec![0usize; limit + 1];
-    let (mut chars, mut with_left_out) = (0usize, 0usize);
+    let (mut chars, mut with_left_out, mut left_alone) = (0usize, 0usize, 0usize);
     let mut left_by_kind: BTreeMap<String, usize> = BTreeMap::new();
     let mut gold_left_by_kind: BTreeMap<String, usize> = BTreeMap::new();
     let mut gold_left_examples: Vec<Value> = Vec::new();
@@ -83,7 +132,13 @@ fn main() -> Result<()> {
             .project
             .as_deref()
             .map_or_else(Scope::global, Scope::project);
-        let got = prompt_rule(&store, &scope, &case.query)?;
+        let signal = case
+            .project
+            .as_deref()
+            .and_then(|p| signals.get(p))
+            .cloned()
+            .unwrap_or_default();
+        let got = prompt_rule(&store, &scope, &case.query, signal)?;
         let expect = case.expect.texts();
         let holds = |h: &Hit| expect.iter().any(|e| h.body.contains(e));
         by_count[got.ids.len().min(limit)] += 1;
@@ -92,7 +147,9 @@ fn main() -> Result<()> {
         for (_, kind) in &got.left_kinds {
             *left_by_kind.entry(kind.clone()).or_default() += 1;
         }
-        if !expect.is_empty() {
+        if expect.is_empty() {
+            left_alone += usize::from(got.ids.is_empty());
+        } else {
             answerable += 1;
             let injected = got
                 .recalled
@@ -146,6 +203,10 @@ fn main() -> Result<()> {
         "cases": cases.len(),
         "answerable": answerable,
         "gold_injected": share(gold, answerable),
+        "unanswerable": cases.len() - answerable,
+        "unanswerable_left_alone": share(left_alone, cases.len() - answerable),
+        "on_feature_branch": on_branch,
+        "signals": signals.iter().map(|(p, s)| (p.clone(), json!({"branch": s.branch, "files": s.files}))).collect::<serde_json::Map<_, _>>(),
         "injected_memories": by_count
             .iter()
             .enumerate()
@@ -175,21 +236,11 @@ fn main() -> Result<()> {
     Ok(())
 }
 
-/// The UserPromptSubmit rule for a fresh session with no git signal: recall the prompt (lean
-/// budget, at most 3), keep hits holding `prompt_floor` of its terms, leave drift out, format.
-fn prompt_rule(store: &Store, scope: &Scope, prompt: &str) -> Result<Injected> {
-    let signal = Signal {
-        prompt: Some(hook::prompt_start(prompt).to_owned()),
-        ..Signal::default()
-    };
-    let found = recall::recall(store, scope, &signal.query(), &hook::prompt_options())?;
-    let need = hook::prompt_floor(found.terms.kept.len());
-    let hits: Vec<Hit> = found
-        .results
-        .iter()
-        .filter(|h| h.coverage >= need)
-        .cloned()
-        .collect();
+/// The UserPromptSubmit rule for a fresh session with the task signal `signal`: recall the
+/// prompt and the signal (lean budget, at most 3), keep hits holding `prompt_floor` of the
+/// prompt's own terms (`hook::prompt_hits`), leave drift out, format.
+fn prompt_rule(store: &Store, scope: &Scope, prompt: &str, signal: Signal) -> Result<Injected> {
+    let (found, hits) = hook::prompt_hits(store, scope, prompt, signal)?;
     let over_floor: Vec<i64> = hits.iter().map(|h| h.id).collect();
     let findings = hook::drift_of(store, scope, &hits)?;
     let left = synapse::drift::leave_out(&findings, &over_floor);
@@ -316,4 +367,68 @@ fn categories(path: &Path, count: usize) -> Result<Vec<String>> {
 
 fn round(x: f64) -> f64 {
     (x * 10_000.0).round() / 10_000.0
+}
+
+/// For `--branch`: a feature branch and a changed file for each project, made from what its
+/// memories say most, so the signal shares words with many of them (the hard case for a prompt
+/// floor): the branch `feature/` and the project's two most frequent content words of four or
+/// more letters, and the file path its memories name most (a word with `/` and `.`), or
+/// `src/` and its third word with `.rs`.
+fn feature_branches(text: &str) -> Result<BTreeMap<String, Signal>> {
+    let mut words: BTreeMap<String, BTreeMap<String, usize>> = BTreeMap::new();
+    let mut paths: BTreeMap<String, BTreeMap<String, usize>> = BTreeMap::new();
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        let value: Value = serde_json::from_str(line).context("a memories line is not JSON")?;
+        let (Some(project), Some(body)) = (
+            value.get("project").and_then(Value::as_str),
+            value.get("body").and_then(Value::as_str),
+        ) else {
+            continue;
+        };
+        for token in body.split_whitespace() {
+            let token = token.trim_matches(|c: char| "`'\"(),;:".contains(c));
+            if token.contains('/') && token.contains('.') && !token.contains("://") {
+                *paths
+                    .entry(project.into())
+                    .or_default()
+                    .entry(token.into())
+                    .or_default() += 1;
+            }
+        }
+        let folded = synapse::text::fold(body);
+        for word in synapse::text::words(&folded) {
+            if word.len() >= 4
+                && word.chars().all(|c| c.is_ascii_lowercase())
+                && !synapse::text::is_function_word(word)
+            {
+                *words
+                    .entry(project.into())
+                    .or_default()
+                    .entry(word.into())
+                    .or_default() += 1;
+            }
+        }
+    }
+    let top = |counts: &BTreeMap<String, usize>| -> Vec<String> {
+        let mut ranked: Vec<(&String, &usize)> = counts.iter().collect();
+        ranked.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+        ranked.into_iter().map(|(w, _)| w.clone()).collect()
+    };
+    Ok(words
+        .iter()
+        .map(|(project, counts)| {
+            let ranked = top(counts);
+            let word = |i: usize| ranked.get(i).cloned().unwrap_or_else(|| "work".into());
+            let file = paths
+                .get(project)
+                .and_then(|p| top(p).into_iter().next())
+                .unwrap_or_else(|| format!("src/{}.rs", word(2)));
+            let signal = Signal {
+                branch: Some(format!("feature/{}-{}", word(0), word(1))),
+                files: vec![file],
+                ..Signal::default()
+            };
+            (project.clone(), signal)
+        })
+        .collect())
 }

@@ -23,12 +23,15 @@ use serde::Deserialize;
 use crate::config::{data_dir, Budget, Settings};
 use crate::drift;
 use crate::inject;
+use crate::recall::fuse::Matcher;
+use crate::recall::terms::Terms;
 use crate::recall::{self, Hit, Options};
 use crate::signal::{Pending, Signal};
 use crate::slash;
 use crate::store::spool;
 use crate::store::write::NewMemory;
 use crate::store::{Scope, Store};
+use crate::text::WordStemmer;
 
 /// The most stdin a hook reads; a prompt longer than this is cut (recall needs its start).
 const MAX_INPUT: u64 = 4 << 20;
@@ -303,16 +306,10 @@ fn prompt_submit(
     store: &mut Store,
     scope: &Scope,
     payload: &Payload,
-    mut signal: Signal,
+    signal: Signal,
 ) -> Result<Option<String>> {
-    signal.prompt = Some(prompt_start(payload.prompt.as_deref().unwrap_or("")).to_owned());
-    let found = recall::recall(store, scope, &signal.query(), &prompt_options())?;
-    let need = prompt_floor(found.terms.kept.len());
-    let hits: Vec<Hit> = found
-        .results
-        .into_iter()
-        .filter(|h| h.coverage >= need)
-        .collect();
+    let prompt = payload.prompt.as_deref().unwrap_or("");
+    let (_, hits) = prompt_hits(store, scope, prompt, signal)?;
     offer(
         store,
         scope,
@@ -322,6 +319,40 @@ fn prompt_submit(
         inject::prompt_block,
         Vec::new(),
     )
+}
+
+/// What UserPromptSubmit may offer for `prompt`: recall for the prompt's own words, the hits
+/// that hold `prompt_floor` of its terms, and among those, the ones the task signal points at
+/// (naming a changed file, or holding a word of the branch or a changed file's name) first. The
+/// signal may order, never admit: on a feature branch nearly every memory shares a word with its
+/// name or files, and a memory is worth its tokens on this turn only when the prompt asks about
+/// it; nor may it take recall's places from what the prompt asks. Returns recall's answer and
+/// the hits over the floor, best first.
+pub fn prompt_hits(
+    store: &Store,
+    scope: &Scope,
+    prompt: &str,
+    signal: Signal,
+) -> Result<(recall::Recalled, Vec<Hit>)> {
+    let prompt = prompt_start(prompt);
+    let found = recall::recall(store, scope, prompt, &prompt_options())?;
+    let stemmer = WordStemmer::default();
+    let need = prompt_floor(found.terms.kept.len());
+    let mut matcher = Matcher::new(&found.terms.kept);
+    let hits: Vec<Hit> = found
+        .results
+        .iter()
+        .filter(|h| matcher.held(&h.body, &stemmer).len() >= need)
+        .cloned()
+        .collect();
+    let task = Terms::parse(&signal.query(), &stemmer).kept;
+    let mut on_task = Matcher::new(&task);
+    let (mut first, rest): (Vec<Hit>, Vec<Hit>) = hits.into_iter().partition(|h| {
+        signal.files.iter().any(|f| h.body.contains(f.as_str()))
+            || !on_task.held(&h.body, &stemmer).is_empty()
+    });
+    first.extend(rest);
+    Ok((found, first))
 }
 
 /// The most memories UserPromptSubmit injects.
@@ -348,7 +379,7 @@ pub fn prompt_options() -> Options {
     }
 }
 
-/// How many distinct words of the prompt (and signal) a memory must hold to be injected
+/// How many distinct words of the prompt a memory must hold to be injected
 /// unasked: one for a one-word prompt, two up to eight words, three beyond. Injecting costs the
 /// session context, so a memory sharing one word with a long prompt stays out.
 pub fn prompt_floor(terms: usize) -> usize {

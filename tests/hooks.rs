@@ -336,6 +336,33 @@ fn prompts_never_bring_the_same_memory_twice_until_the_context_is_compacted() {
     assert!(other.contains(&format!("[{id}]")), "{other}");
 }
 
+/// On a feature branch, the branch and changed files may order what a prompt finds, never admit
+/// it: a memory about the branch that the prompt does not ask about stays out.
+#[test]
+fn only_the_prompt_s_own_words_let_a_memory_in() {
+    let repo = Repo::new();
+    let on_branch =
+        repo.remember("Webhook retries back off exponentially, see src/webhooks/retry.rs");
+    let one_word = repo.remember("Webhook retries show up on the dashboard under Deliveries");
+    let asked = repo.remember("The dashboard build is configured in vite.config.ts");
+
+    let block = repo.prompt("s", "where is the dashboard build configured?");
+    assert!(block.contains(&format!("[{asked}]")), "{block}");
+    assert!(
+        !block.contains(&format!("[{on_branch}]")),
+        "branch words alone admit nothing: {block}"
+    );
+    assert!(
+        !block.contains(&format!("[{one_word}]")),
+        "one prompt word of three is not enough, whatever the branch adds: {block}"
+    );
+    assert_eq!(
+        repo.prompt("s2", "ok, go on"),
+        "",
+        "a prompt that asks nothing gets nothing on a feature branch"
+    );
+}
+
 #[test]
 fn stop_records_marked_lessons_once_and_masks_secrets() {
     let repo = Repo::new();
