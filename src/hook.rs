@@ -283,6 +283,7 @@ fn session_start(
         budget,
         // Twice the places: what drift leaves out frees places for the next ones.
         spare: budget.max_results(),
+        unasked: true,
         drift: false,
         substrings: false,
         common: HOOK_COMMON,
@@ -372,6 +373,7 @@ pub fn prompt_options() -> Options {
         budget: Budget::Lean,
         limit: Some(PROMPT_MEMORIES),
         spare: PROMPT_MEMORIES,
+        unasked: true,
         drift: false,
         substrings: false,
         common: HOOK_COMMON,

@@ -54,6 +54,7 @@ pub fn run(args: Args, json: bool) -> Result<()> {
         spare: 0,
         explain: false,
         floor: !args.no_floor,
+        unasked: false,
         // Eval scores the ranking; drift findings do not change it.
         drift: false,
         substrings: !args.no_substrings,

@@ -274,6 +274,46 @@ impl Floor {
     }
 }
 
+/// The coverage floor, which the hooks apply beside the evidence floor (`Options::unasked`): a
+/// memory they inject was not asked for and costs every turn its tokens, so one sharing a single
+/// common word with the task, or fewer than half the best candidate's terms, stays out, even at
+/// the price of an answer now and then.
+#[derive(Clone, Debug, Default)]
+pub struct Coverage {
+    /// The most distinct terms any candidate holds.
+    pub best: usize,
+    /// How many query terms the store holds at all.
+    pub known: usize,
+    /// For each query term: whether it is a rarest known term (fewest matching memories).
+    pub rarest: Vec<bool>,
+}
+
+impl Coverage {
+    /// The floor for terms matching `df[i]` memories each, over candidates that hold `held`.
+    pub fn new(df: &[i64], held: &[&[usize]]) -> Coverage {
+        let fewest = df.iter().copied().filter(|&n| n > 0).min();
+        let tied = df.iter().filter(|&&n| Some(n) == fewest).count();
+        let fewest = fewest.filter(|_| tied == 1);
+        Coverage {
+            best: held.iter().map(|h| h.len()).max().unwrap_or(0),
+            known: df.iter().filter(|&&n| n > 0).count(),
+            rarest: df.iter().map(|&n| Some(n) == fewest).collect(),
+        }
+    }
+
+    /// Whether a candidate holding the terms `held` passes: at least half as many as the best
+    /// candidate, and, when the store knows two or more of the query's terms, either two of them
+    /// or the rarest one.
+    pub fn passes(&self, held: &[usize]) -> bool {
+        let lone_ok = match held {
+            [only] => self.known < 2 || self.rarest.get(*only).copied().unwrap_or(false),
+            [] => self.known < 2,
+            _ => true,
+        };
+        2 * held.len() >= self.best && lone_ok
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -316,6 +356,28 @@ mod tests {
         assert!(
             Floor::new(&[0.0], &[0.0]).passes(0.0, 0.0),
             "nothing to compare with cuts nothing"
+        );
+    }
+
+    #[test]
+    fn coverage_floor_is_half_of_best_and_more_than_one_common_word() {
+        // Terms 0..4 match 50, 3, 0 and 20 memories: term 1 is the rarest known term.
+        let floor = Coverage::new(&[50, 3, 0, 20], &[&[0, 3], &[1]]);
+        assert_eq!((floor.best, floor.known), (2, 3));
+        assert!(floor.passes(&[0, 3]));
+        assert!(
+            !floor.passes(&[0]),
+            "one common word of several is not enough"
+        );
+        assert!(floor.passes(&[1]), "the rarest word alone may answer");
+        let wide = Coverage::new(&[50, 3, 7, 9], &[&[0, 1, 2, 3]]);
+        assert!(
+            !wide.passes(&[1]),
+            "fewer than half of the best candidate's terms"
+        );
+        assert!(
+            Coverage::new(&[5], &[&[0]]).passes(&[0]),
+            "a one-word question needs one word"
         );
     }
 

@@ -33,8 +33,12 @@ pub struct Options {
     pub spare: usize,
     /// Keep every candidate's story in `Recalled::explain`.
     pub explain: bool,
-    /// Apply the coverage floor (off only to measure what the floor does).
+    /// Apply the evidence floor (off only to measure what the floor does).
     pub floor: bool,
+    /// Apply the coverage floor too (`fuse::Coverage`): for the hooks, which inject memories
+    /// nobody asked for, so a memory sharing one common word with the task stays out even at the
+    /// price of an answer now and then.
+    pub unasked: bool,
     /// Check what is returned for drift (off where only the ranking matters, as in eval).
     pub drift: bool,
     /// Search the trigram index for every term, which finds words inside identifiers
@@ -64,6 +68,7 @@ impl Default for Options {
             spare: 0,
             explain: false,
             floor: true,
+            unasked: false,
             drift: true,
             substrings: true,
             common: lanes::COMMON_DF,
@@ -310,13 +315,18 @@ fn candidates(
         .map(|c| c.words.map_or(0.0, |p| p.bm25))
         .collect();
     let floor = fuse::Floor::new(&covered, &words);
+    let coverage = options.unasked.then(|| {
+        let held: Vec<&[usize]> = candidates.iter().map(|c| c.held.as_slice()).collect();
+        fuse::Coverage::new(&df, &held)
+    });
     for ((c, score), (covered, words)) in candidates
         .iter_mut()
         .zip(scores)
         .zip(covered.iter().zip(&words))
     {
         c.fused = score;
-        c.passes = floor.passes(*covered, *words);
+        c.passes =
+            floor.passes(*covered, *words) && coverage.as_ref().is_none_or(|f| f.passes(&c.held));
     }
     candidates.sort_by(|a, b| {
         b.fused
