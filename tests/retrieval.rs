@@ -869,7 +869,8 @@ fn without_substrings_words_inside_identifiers_are_not_searched_but_cjk_is() {
 #[test]
 fn each_lanes_first_survives_the_floor() {
     // "webhook" is commoner than "alpha", so a memory holding only "webhook" falls below the
-    // floor, unless a lane ranks it first: the trigram lane finds it inside the identifier.
+    // hooks' coverage floor, unless a lane ranks it first: the trigram lane finds it inside the
+    // identifier. A question asked (no `unasked`) keeps them: their bm25 is near the best.
     let (_dir, mut store) = empty_store();
     for i in 0..30 {
         remember(
@@ -897,8 +898,23 @@ fn each_lanes_first_survives_the_floor() {
             None,
         ));
     }
+    let asked = recall_with(
+        &store,
+        &Scope::global(),
+        "alpha webhook",
+        Options::default(),
+    );
+    assert!(
+        plain
+            .iter()
+            .chain([&inside])
+            .all(|id| ids(&asked).contains(id)),
+        "a question asked keeps what is near the best: {:?}",
+        ids(&asked)
+    );
     let options = Options {
         explain: true,
+        unasked: true,
         ..Options::default()
     };
     let recalled = recall_with(&store, &Scope::global(), "alpha webhook", options);
