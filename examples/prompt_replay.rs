@@ -77,33 +77,14 @@ fn main() -> Result<()> {
     let text = std::fs::read_to_string(&memories_path)
         .with_context(|| format!("could not read {}", memories_path.display()))?;
     let all = eval::load(&cases_path)?;
-    let mut categories = categories(&cases_path, all.len())?;
-    let cases = match half {
-        Some(half) => {
-            // The same split as `eval --half`, applied to the categories alongside.
-            let tagged: Vec<Case> = all
-                .iter()
-                .zip(&categories)
-                .map(|(c, cat)| Case {
-                    query: format!("{cat}\u{0}{}", c.query),
-                    ..c.clone()
-                })
-                .collect();
-            let chosen = eval::half(tagged, half);
-            categories = chosen
-                .iter()
-                .map(|c| c.query.split('\u{0}').next().unwrap_or("-").to_owned())
-                .collect();
-            chosen
-                .into_iter()
-                .map(|c| Case {
-                    query: c.query.split('\u{0}').nth(1).unwrap_or("").to_owned(),
-                    ..c
-                })
-                .collect()
-        }
-        None => all,
+    let categories = categories(&cases_path, all.len())?;
+    let tagged: Vec<(Case, String)> = all.into_iter().zip(categories).collect();
+    // The same split as `eval --half`, with each case's category alongside.
+    let tagged = match half {
+        Some(half) => eval::half(tagged, half),
+        None => tagged,
     };
+    let (cases, categories): (Vec<Case>, Vec<String>) = tagged.into_iter().unzip();
     let signals = if on_branch {
         feature_branches(&text)?
     } else {

@@ -286,21 +286,25 @@ pub enum Half {
 /// and in every run; changing it would hand the test half to tuning.
 pub const SPLIT_SEED: u64 = 14;
 
-/// The cases of one half: the cases are shuffled by `SPLIT_SEED` and the first half of the
-/// shuffle (rounded up) is `dev`. A split of the file as written, so editing a set re-splits it.
-pub fn half(cases: Vec<Case>, half: Half) -> Vec<Case> {
-    let mut order: Vec<usize> = (0..cases.len()).collect();
+/// The cases (or anything listed in their order) of one half: the list is shuffled by
+/// `SPLIT_SEED` and the first half of the shuffle (rounded up) is `dev`. A split of the file as
+/// written, so editing a set re-splits it.
+pub fn half<T>(items: Vec<T>, half: Half) -> Vec<T> {
+    let mut order: Vec<usize> = (0..items.len()).collect();
     fastrand::Rng::with_seed(SPLIT_SEED).shuffle(&mut order);
     let dev = order.len().div_ceil(2);
-    let chosen: foldhash::HashSet<usize> = match half {
-        Half::Dev => order[..dev].iter().copied().collect(),
-        Half::Test => order[dev..].iter().copied().collect(),
+    let mut chosen = vec![false; items.len()];
+    let picked = match half {
+        Half::Dev => &order[..dev],
+        Half::Test => &order[dev..],
     };
-    cases
+    for &i in picked {
+        chosen[i] = true;
+    }
+    items
         .into_iter()
-        .enumerate()
-        .filter(|(i, _)| chosen.contains(i))
-        .map(|(_, case)| case)
+        .zip(chosen)
+        .filter_map(|(item, keep)| keep.then_some(item))
         .collect()
 }
 
@@ -333,48 +337,43 @@ pub fn compare(first: &[Scored], second: &[Scored]) -> Vec<Paired> {
         ("noise", false, |s| s.returned as f64),
     ];
     let mut rng = fastrand::Rng::with_seed(SPLIT_SEED);
+    let mean = |xs: &[f64]| {
+        if xs.is_empty() {
+            0.0
+        } else {
+            xs.iter().sum::<f64>() / xs.len() as f64
+        }
+    };
     measures
         .iter()
         .map(|&(measure, answerable, value)| {
-            let pairs: Vec<(f64, f64)> = first
+            let (a, b): (Vec<f64>, Vec<f64>) = first
                 .iter()
                 .zip(second)
                 .filter(|(a, _)| a.answerable == answerable)
                 .map(|(a, b)| (value(a), value(b)))
-                .collect();
-            let mean = |xs: &mut dyn Iterator<Item = f64>, n: usize| {
-                if n == 0 {
-                    0.0
-                } else {
-                    xs.sum::<f64>() / n as f64
-                }
+                .unzip();
+            let diffs: Vec<f64> = a.iter().zip(&b).map(|(a, b)| a - b).collect();
+            let n = diffs.len();
+            let mut means: Vec<f64> = if n == 0 {
+                Vec::new()
+            } else {
+                (0..RESAMPLES)
+                    .map(|_| (0..n).map(|_| diffs[rng.usize(..n)]).sum::<f64>() / n as f64)
+                    .collect()
             };
-            let n = pairs.len();
-            let mut diffs: Vec<f64> = (0..if n == 0 { 0 } else { RESAMPLES })
-                .map(|_| {
-                    mean(
-                        &mut (0..n).map(|_| {
-                            let (a, b) = pairs[rng.usize(..n)];
-                            a - b
-                        }),
-                        n,
-                    )
-                })
-                .collect();
-            diffs.sort_by(f64::total_cmp);
+            means.sort_by(f64::total_cmp);
             let at = |q: f64| {
-                diffs
-                    .get(((diffs.len() as f64 - 1.0) * q).round() as usize)
+                means
+                    .get(((means.len() as f64 - 1.0) * q).round() as usize)
                     .copied()
                     .unwrap_or(0.0)
             };
-            let first = mean(&mut pairs.iter().map(|p| p.0), n);
-            let second = mean(&mut pairs.iter().map(|p| p.1), n);
             Paired {
                 measure,
-                first,
-                second,
-                difference: first - second,
+                first: mean(&a),
+                second: mean(&b),
+                difference: mean(&diffs),
                 low: at(0.025),
                 high: at(0.975),
             }

@@ -324,36 +324,34 @@ fn prompt_submit(
 
 /// What UserPromptSubmit may offer for `prompt`: recall for the prompt's own words, the hits
 /// that hold `prompt_floor` of its terms, and among those, the ones the task signal points at
-/// (naming a changed file, or holding a word of the branch or a changed file's name) first. The
-/// signal may order, never admit: on a feature branch nearly every memory shares a word with its
-/// name or files, and a memory is worth its tokens on this turn only when the prompt asks about
-/// it; nor may it take recall's places from what the prompt asks. Returns recall's answer and
-/// the hits over the floor, best first.
+/// first (naming a changed file, then holding a word of the branch or a changed file's name).
+/// The signal may order, never admit: on a feature branch nearly every memory shares a word with
+/// its name or files, and a memory is worth its tokens on this turn only when the prompt asks
+/// about it; nor may it take recall's places from what the prompt asks. Returns recall's answer
+/// and the hits over the floor, best first.
 pub fn prompt_hits(
     store: &Store,
     scope: &Scope,
     prompt: &str,
     signal: Signal,
 ) -> Result<(recall::Recalled, Vec<Hit>)> {
-    let prompt = prompt_start(prompt);
-    let found = recall::recall(store, scope, prompt, &prompt_options())?;
-    let stemmer = WordStemmer::default();
+    let found = recall::recall(store, scope, prompt_start(prompt), &prompt_options())?;
+    // Recall was asked the prompt alone, so a hit's coverage counts the prompt's terms.
     let need = prompt_floor(found.terms.kept.len());
-    let mut matcher = Matcher::new(&found.terms.kept);
     let hits: Vec<Hit> = found
         .results
         .iter()
-        .filter(|h| matcher.held(&h.body, &stemmer).len() >= need)
+        .filter(|h| h.coverage >= need)
         .cloned()
         .collect();
+    let stemmer = WordStemmer::default();
     let task = Terms::parse(&signal.query(), &stemmer).kept;
     let mut on_task = Matcher::new(&task);
-    let (mut first, rest): (Vec<Hit>, Vec<Hit>) = hits.into_iter().partition(|h| {
-        signal.files.iter().any(|f| h.body.contains(f.as_str()))
-            || !on_task.held(&h.body, &stemmer).is_empty()
-    });
+    let (mut first, rest): (Vec<Hit>, Vec<Hit>) = hits
+        .into_iter()
+        .partition(|h| !on_task.held(&h.body, &stemmer).is_empty());
     first.extend(rest);
-    Ok((found, first))
+    Ok((found, naming_changed_files_first(first, &signal.files)))
 }
 
 /// The most memories UserPromptSubmit injects.

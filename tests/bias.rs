@@ -25,7 +25,8 @@ fn set_dir(name: &str) -> PathBuf {
 
 /// A fresh store holding a set's memories, and the `test` half of its cases: the half no rule
 /// was tuned on.
-fn test_half(name: &str, memories: usize, cases: usize) -> (TempDir, Store, Vec<Case>) {
+fn test_half(name: &str) -> (TempDir, Store, Vec<Case>) {
+    let &(_, memories, cases) = SETS.iter().find(|(n, _, _)| *n == name).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let mut store = Store::open(dir.path()).unwrap();
     let text = std::fs::read_to_string(set_dir(name).join("memories.jsonl")).unwrap();
@@ -69,55 +70,49 @@ fn report(store: &Store, cases: &[Case], options: &Options, method: Method) -> R
 }
 
 #[rstest]
-#[case::coding("coding", 188, 205)]
+#[case::coding("coding")]
 #[ignore = "on eval/platform's test half the floor cuts 1 of the 88 answers found without it \
             (issue 14, acceptance 2); run with --ignored to list it"]
-#[case::platform("platform", 236, 239)]
-fn floor_loses_no_answer_and_returns_less_beside_each(
-    #[case] name: &str,
-    #[case] memories: usize,
-    #[case] count: usize,
-) {
-    {
-        let (_dir, store, cases) = test_half(name, memories, count);
-        let (with, without) = (balanced(true), balanced(false));
+#[case::platform("platform")]
+fn floor_loses_no_answer_and_returns_less_beside_each(#[case] name: &str) {
+    let (_dir, store, cases) = test_half(name);
+    let (with, without) = (balanced(true), balanced(false));
 
-        let mut lost = Vec::new();
-        let mut found_without = 0;
-        for case in cases.iter().filter(|c| !c.expect.texts().is_empty()) {
-            let Some(unfloored) = answer_rank(&store, case, &without) else {
-                continue;
-            };
-            found_without += 1;
-            let floored = answer_rank(&store, case, &with);
-            if floored.is_none_or(|rank| rank > unfloored) {
-                lost.push(format!(
-                    "{:?} expecting {:?}: rank {unfloored} without the floor, {floored:?} with it",
-                    case.query,
-                    case.expect.texts()
-                ));
-            }
+    let mut lost = Vec::new();
+    let mut found_without = 0;
+    for case in cases.iter().filter(|c| !c.expect.texts().is_empty()) {
+        let Some(unfloored) = answer_rank(&store, case, &without) else {
+            continue;
+        };
+        found_without += 1;
+        let floored = answer_rank(&store, case, &with);
+        if floored.is_none_or(|rank| rank > unfloored) {
+            lost.push(format!(
+                "{:?} expecting {:?}: rank {unfloored} without the floor, {floored:?} with it",
+                case.query,
+                case.expect.texts()
+            ));
         }
-        let floored = report(&store, &cases, &with, Method::Recall);
-        let unfloored = report(&store, &cases, &without, Method::Recall);
-        eprintln!("{name}: with the floor: {floored:?}\nwithout it: {unfloored:?}");
-        assert!(found_without > 0, "{name}: the set has answers to lose");
-        assert!(
-            lost.is_empty(),
-            "{name}: the floor lost or lowered {} of the {found_without} answers found without it \
-             (mean surplus {:.3} with the floor, {:.3} without):\n{}",
-            lost.len(),
-            floored.surplus,
-            unfloored.surplus,
-            lost.join("\n")
-        );
-        assert!(
-            floored.surplus < unfloored.surplus,
-            "{name}: mean surplus with the floor {} is not below {} without it",
-            floored.surplus,
-            unfloored.surplus
-        );
     }
+    let floored = report(&store, &cases, &with, Method::Recall);
+    let unfloored = report(&store, &cases, &without, Method::Recall);
+    eprintln!("{name}: with the floor: {floored:?}\nwithout it: {unfloored:?}");
+    assert!(found_without > 0, "{name}: the set has answers to lose");
+    assert!(
+        lost.is_empty(),
+        "{name}: the floor lost or lowered {} of the {found_without} answers found without it \
+         (mean surplus {:.3} with the floor, {:.3} without):\n{}",
+        lost.len(),
+        floored.surplus,
+        unfloored.surplus,
+        lost.join("\n")
+    );
+    assert!(
+        floored.surplus < unfloored.surplus,
+        "{name}: mean surplus with the floor {} is not below {} without it",
+        floored.surplus,
+        unfloored.surplus
+    );
 }
 
 #[test]
@@ -125,8 +120,8 @@ fn floor_loses_no_answer_and_returns_less_beside_each(
             about three quarters of plain bm25's results to a question nothing answers, not \
             40% (issue 14, acceptance 1); run with --ignored to measure"]
 fn floor_says_at_most_two_fifths_of_plain_bm25_when_nothing_answers() {
-    for (name, memories, count) in SETS {
-        let (_dir, store, cases) = test_half(name, memories, count);
+    for (name, _, _) in SETS {
+        let (_dir, store, cases) = test_half(name);
         let floored = report(&store, &cases, &balanced(true), Method::Recall);
         let plain = report(&store, &cases, &balanced(true), Method::PlainBm25);
         eprintln!("{name}: with the floor: {floored:?}\nplain bm25: {plain:?}");
@@ -145,32 +140,26 @@ fn floor_says_at_most_two_fifths_of_plain_bm25_when_nothing_answers() {
 }
 
 #[rstest]
-#[case::coding("coding", 188, 205)]
+#[case::coding("coding")]
 #[ignore = "on eval/platform's test half recall ranks answers first less often than plain bm25 \
             (top1 .650 against .689) and finds fewer (.845 against .874) (issue 14, acceptance \
             1); run with --ignored to measure"]
-#[case::platform("platform", 236, 239)]
-fn floor_finds_and_ranks_answers_first_at_least_as_often_as_plain_bm25(
-    #[case] name: &str,
-    #[case] memories: usize,
-    #[case] count: usize,
-) {
-    {
-        let (_dir, store, cases) = test_half(name, memories, count);
-        let floored = report(&store, &cases, &balanced(true), Method::Recall);
-        let plain = report(&store, &cases, &balanced(true), Method::PlainBm25);
-        eprintln!("{name}: with the floor: {floored:?}\nplain bm25: {plain:?}");
-        assert!(
-            floored.top1 >= plain.top1,
-            "{name}: top1 with the floor {} is below plain bm25's {}",
-            floored.top1,
-            plain.top1
-        );
-        assert!(
-            floored.found >= plain.found,
-            "{name}: found with the floor {} is below plain bm25's {}",
-            floored.found,
-            plain.found
-        );
-    }
+#[case::platform("platform")]
+fn floor_finds_and_ranks_answers_first_at_least_as_often_as_plain_bm25(#[case] name: &str) {
+    let (_dir, store, cases) = test_half(name);
+    let floored = report(&store, &cases, &balanced(true), Method::Recall);
+    let plain = report(&store, &cases, &balanced(true), Method::PlainBm25);
+    eprintln!("{name}: with the floor: {floored:?}\nplain bm25: {plain:?}");
+    assert!(
+        floored.top1 >= plain.top1,
+        "{name}: top1 with the floor {} is below plain bm25's {}",
+        floored.top1,
+        plain.top1
+    );
+    assert!(
+        floored.found >= plain.found,
+        "{name}: found with the floor {} is below plain bm25's {}",
+        floored.found,
+        plain.found
+    );
 }

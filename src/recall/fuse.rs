@@ -247,7 +247,7 @@ pub fn add_coverage_rank(scores: &mut [f64], covered: &[f64]) {
 /// The evidence floor for one query: a candidate passes when it holds at least `SHARE` of the
 /// best candidate's weighted coverage, or its word-lane bm25 is at least `SHARE` of the best
 /// one's.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct Floor {
     /// The most weighted coverage any candidate has.
     pub best_covered: f64,
@@ -278,7 +278,7 @@ impl Floor {
 /// memory they inject was not asked for and costs every turn its tokens, so one sharing a single
 /// common word with the task, or fewer than half the best candidate's terms, stays out, even at
 /// the price of an answer now and then.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct Coverage {
     /// The most distinct terms any candidate holds.
     pub best: usize,

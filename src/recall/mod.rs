@@ -1,8 +1,8 @@
 //! Recall: from a question to the few memories worth handing over.
 //!
 //! The steps, each in its own module: `terms` splits the question; `lanes` ranks it in the
-//! stemmed-word and trigram indexes; `fuse` merges the lanes by reciprocal rank and applies the
-//! coverage floor; `pack` fits the survivors into the budget. A query with no terms (empty, or only
+//! stemmed-word and trigram indexes; `fuse` merges them with a coverage ranking by reciprocal rank
+//! and applies the evidence floor (and, for the hooks, the coverage floor); `pack` fits the survivors into the budget. A query with no terms (empty, or only
 //! function words) answers with the newest visible memories.
 
 pub mod fuse;
@@ -249,7 +249,8 @@ fn recall_in(store: &Store, scope: &Scope, query: &str, options: &Options) -> Re
     })
 }
 
-/// Search both lanes, count each candidate's coverage, and fuse the three rankings.
+/// Search both lanes, count each candidate's coverage, fuse the rankings, and mark what clears
+/// the floors.
 fn candidates(
     store: &Store,
     scope: &Scope,
