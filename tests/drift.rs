@@ -219,10 +219,11 @@ fn assert_thresholds(loaded: &Loaded, findings: &[Finding], label: &str) {
     // unrelated entries that share two words and a different value ("Redis runs on port 6379",
     // "the webpack dev server runs on port 8080") count against precision: the changed-value rule
     // (`drift::value`, tuned on the corpus's dev half) costs it here (0.975 before that rule,
-    // 0.62 / 0.73 / 0.84 after). `tests/drift_corpus.rs` measures the detector; these pin it.
+    // 0.61 / 0.71 / 0.79 after, 0.67 / 0.73 / 0.80 since the rules of issue 12's third pass).
+    // `tests/drift_corpus.rs` measures the detector; these pin it.
     assert!(
-        cp >= 0.6 && cr >= 0.85,
-        "{label}: conflict below 0.6/0.85\n{text}"
+        cp >= 0.65 && cr >= 0.85,
+        "{label}: conflict below 0.65/0.85\n{text}"
     );
     assert!(
         dp == 1.0 && dr == 1.0,

@@ -380,12 +380,12 @@ fn score_half(half: &str) -> Score {
     score
 }
 
-/// The floors each half holds, just under what it measured when the changed-value rule landed
-/// (dev 0.977 / 0.263 / 1 of 80; test, measured once, 0.843 / 0.286 / 4 of 80): a change that
-/// falls below one fails.
+/// The floors each half holds, just under what it measured after the assigned-setting and
+/// negated-retraction rules (dev 0.953 / 0.415 / 1 of 80; test 0.836 / 0.395 / 7 of 80): a
+/// change that falls below one fails. `docs/drift.md` has the history of both halves.
 #[rstest]
-#[case::dev_half("dev", 0.95, 0.38, 0.02)]
-#[case::test_half("test", 0.80, 0.35, 0.08)]
+#[case::dev_half("dev", 0.95, 0.41, 0.02)]
+#[case::test_half("test", 0.80, 0.39, 0.09)]
 fn drift_on_the_corpus(
     #[case] half: &str,
     #[case] precision: f64,

@@ -478,7 +478,10 @@ pub fn disagreement(older: &Profile, newer: &Profile) -> Option<String> {
 /// Whether an older and a newer claim conflict: how closely their subjects match (0 is exact;
 /// lower is clearer) and why.
 pub fn claims_conflict(a: &Claim, b: &Claim) -> Option<(usize, String)> {
-    let extra = same_subject(a, b)?;
+    let extra = match (&a.said, &b.said) {
+        (Said::Polarity { .. }, Said::Polarity { .. }) => polar_subjects_match(a, b)?,
+        _ => same_subject(a, b)?,
+    };
     let subject = if a.words.len() <= b.words.len() {
         &a.words
     } else {
@@ -512,9 +515,7 @@ pub fn claims_conflict(a: &Claim, b: &Claim) -> Option<(usize, String)> {
         ) if ka == kb && !names_the_same(va, vb) => {
             Some((extra, format!("{subject}: {va} vs {vb}")))
         }
-        (Said::Polarity { negated: na }, Said::Polarity { negated: nb })
-            if na != nb && polar_subjects_match(a, b) =>
-        {
+        (Said::Polarity { negated: na }, Said::Polarity { negated: nb }) if na != nb => {
             let (was, now) = if *na { ("no", "yes") } else { ("yes", "no") };
             Some((extra + 1, format!("{subject}: {was} vs {now}")))
         }
@@ -524,7 +525,7 @@ pub fn claims_conflict(a: &Claim, b: &Claim) -> Option<(usize, String)> {
 
 /// Whether two names are the same or one is part of the other once punctuation is dropped
 /// ("HMAC-SHA256" and "SHA-256"): a refinement, not a change.
-fn names_the_same(a: &str, b: &str) -> bool {
+pub(super) fn names_the_same(a: &str, b: &str) -> bool {
     let bare = |t: &str| -> String { t.chars().filter(|c| c.is_alphanumeric()).collect() };
     let (a, b) = (bare(a), bare(b));
     a.contains(&b) || b.contains(&a)
@@ -585,10 +586,17 @@ fn modified_apart(a: &Claim, b: &Claim) -> bool {
 }
 
 /// A negation contradicts a statement only when it is about the same thing, not a word of it:
-/// at least two shared words and at most three more on either side.
-fn polar_subjects_match(a: &Claim, b: &Claim) -> bool {
+/// at least two shared words and three quarters of the shorter clause's, however long the
+/// other (a retraction is often short: "the importer doesn't call the geocoder anymore"), the
+/// same environments, no name of its own on each side, and no word of its own before a shared
+/// one on each side ("debug builds" and "release builds"). How far apart the two are, if so.
+fn polar_subjects_match(a: &Claim, b: &Claim) -> Option<usize> {
     let common = a.subject.intersection(&b.subject).count();
-    common >= 2 && a.subject.len().max(b.subject.len()) - common <= 3
+    let small = a.subject.len().min(b.subject.len());
+    let named_apart = !a.names.is_subset(&b.names) && !b.names.is_subset(&a.names);
+    let same = common >= 2 && 4 * common >= 3 * small;
+    (same && a.environments == b.environments && !named_apart && !modified_apart(a, b))
+        .then(|| a.subject.len() + b.subject.len() - 2 * common)
 }
 
 /// Two clauses equal word for word but for one short, code-like word at the same place.
@@ -1028,6 +1036,12 @@ mod tests {
         )
         .is_some());
         assert!(conflict("Deploy to the eu cluster", "Deploy to the us cluster").is_some());
+        // A short retraction of a longer statement: most of its words are the older one's.
+        assert!(conflict(
+            "The importer resolves every street address through the geocoder and stores lat/lon",
+            "The importer doesn't call the geocoder for street addresses anymore"
+        )
+        .is_some());
     }
 
     #[rstest]
@@ -1039,6 +1053,10 @@ mod tests {
     #[case::the_same_time_in_other_units("API timeout 30s", "api timeout is 30000 ms")]
     #[case::a_file_and_its_example("never commit .env", "commit .env.example with placeholders")]
     #[case::line_numbers("See line 42 of the parser", "See line 97 of the parser")]
+    #[case::a_negation_about_something_else(
+        "The importer resolves every street address through the geocoder",
+        "The geocoder never sees customer names"
+    )]
     fn lookalikes_do_not_conflict(#[case] a: &str, #[case] b: &str) {
         assert_eq!(conflict(a, b), None, "{a} / {b}");
     }

@@ -9,6 +9,7 @@
 //! older memory still holds rules a pair out: a newer one that only adds ("also", "besides",
 //! "still"), one set in another environment, or one that repeats a value of the older.
 
+use super::conflict::names_the_same;
 use super::value::{subject, Rarity, Reading, Shape, Word};
 
 /// The least share of the smaller memory's rarity the two must share.
@@ -55,6 +56,16 @@ const CONTINUING: &[&str] = &[
     "remains",
 ];
 
+/// Whether `r` says something still holds beside it: a word of `CONTINUING`, "too" only at the
+/// end of a sentence ("we run B too", not "lz4 cost too much").
+fn continues(r: &Reading) -> bool {
+    let words = &r.words;
+    words.iter().enumerate().any(|(i, w)| {
+        CONTINUING.contains(&w.lower.as_str())
+            && (w.lower != "too" || words.get(i + 1).is_none_or(|next| next.start))
+    })
+}
+
 /// Why `newer` replaces what `older` says, if it does.
 pub fn replaced(older: &Reading, newer: &Reading, rarity: &Rarity) -> Option<String> {
     if older.environments != newer.environments {
@@ -65,11 +76,7 @@ pub fn replaced(older: &Reading, newer: &Reading, rarity: &Rarity) -> Option<Str
     {
         return None;
     }
-    if newer
-        .words
-        .iter()
-        .any(|w| CONTINUING.contains(&w.lower.as_str()))
-    {
+    if continues(newer) {
         return None;
     }
     let repeats_a_value = older
@@ -79,7 +86,80 @@ pub fn replaced(older: &Reading, newer: &Reading, rarity: &Rarity) -> Option<Str
     if repeats_a_value {
         return None;
     }
-    aimed_change(older, newer, rarity).or_else(|| substituted(older, newer, rarity))
+    aimed_change(older, newer, rarity)
+        .or_else(|| substituted(older, newer, rarity))
+        .or_else(|| reassigned(older, newer))
+}
+
+/// One setting a memory assigns: the keys of the words it is said of, and the value's place.
+struct Slot {
+    keys: Vec<String>,
+    at: usize,
+}
+
+/// The settings `r` assigns a word or name to: "compression is zstd", "topic: `dlq`",
+/// "compression.type=lz4". Numbers are `value`'s.
+fn slots(r: &Reading) -> Vec<Slot> {
+    let words = &r.words;
+    let mut out = Vec::new();
+    for (j, w) in words.iter().enumerate().skip(1) {
+        let worded = w.key.is_some() || w.shape.is_some();
+        if !worded || w.lower.starts_with(|c: char| c.is_ascii_digit()) {
+            continue;
+        }
+        // "compression is zstd" assigns; "invoices are emailed" says what is done to them.
+        let passive = w.shape.is_none() && w.lower.ends_with("ed");
+        let copula = matches!(words[j - 1].lower.as_str(), "is" | "are") && !w.start && !passive;
+        let end = if copula { j - 1 } else { j };
+        if !(w.marked || copula) {
+            continue;
+        }
+        let mut keys = Vec::new();
+        for n in (0..end).rev().take(2) {
+            // A `:` or `=` after it: the word is another setting's value.
+            if n + 1 < end && words[n + 1].marked {
+                break;
+            }
+            let Some(key) = &words[n].key else { break };
+            keys.extend(parts(&words[n].lower, key));
+            if words[n].start {
+                break;
+            }
+        }
+        if !keys.is_empty() {
+            out.push(Slot { keys, at: j });
+        }
+    }
+    out
+}
+
+/// The key of a word, and of each part of a compound one (`compression.type`: `compression`,
+/// `type`), as the first few letters, which is enough to meet across inflections.
+fn parts(lower: &str, key: &str) -> Vec<String> {
+    let stem = |w: &str| w.chars().take(6).collect::<String>();
+    let mut out = vec![stem(key)];
+    out.extend(
+        lower
+            .split(['-', '_', '.', '/'])
+            .filter(|p| p.len() > 2 && *p != lower)
+            .map(stem),
+    );
+    out
+}
+
+/// A setting both memories assign, where `newer` assigns a word `older` never says: "old vs
+/// new".
+fn reassigned(older: &Reading, newer: &Reading) -> Option<String> {
+    let theirs = slots(newer);
+    slots(older).into_iter().find_map(|o| {
+        let old = &older.words[o.at].lower;
+        theirs.iter().find_map(|n| {
+            let new = &newer.words[n.at].lower;
+            let same_key = o.keys.iter().any(|k| n.keys.contains(k));
+            let fresh = !older.says(new) && !names_the_same(old, new);
+            (same_key && fresh).then(|| format!("{old} vs {new}"))
+        })
+    })
 }
 
 /// A change word in `newer` within `AIM` describing words of a specific word both memories
@@ -207,6 +287,12 @@ mod tests {
         "Seed the fixtures database with `just seed` before the integration suite.",
         "The integration suite expects the fixtures database seeded by `just db-seed`."
     )]
+    // No change word: the same setting says another word, the old one named only as history
+    // ("too" inside a sentence is not "as well").
+    #[case::a_setting_reassigned(
+        "Thumbnails for static sites are encoded as format=webp.",
+        "Static sites thumbnail format is avif; webp was too slow to decode on old phones."
+    )]
     fn a_replacement_is_found(#[case] older: &str, #[case] newer: &str) {
         assert!(judge(older, newer).is_some(), "{older} / {newer}");
     }
@@ -231,6 +317,10 @@ mod tests {
     #[case::a_different_subject(
         "Static sites are deployed with Netlify from the docs branch.",
         "The triage rotation was moved to Thursdays."
+    )]
+    #[case::the_same_setting_added_to(
+        "Thumbnails for static sites are encoded as format=webp.",
+        "Static sites thumbnail format is avif for the hero images, webp too."
     )]
     fn no_replacement_where_the_older_still_holds(#[case] older: &str, #[case] newer: &str) {
         assert_eq!(judge(older, newer), None, "{older} / {newer}");

@@ -174,6 +174,10 @@ pub(super) struct Word {
     pub(super) key: Option<String>,
     /// How it is written, when it is a name or was backticked.
     pub(super) shape: Option<Shape>,
+    /// A `:` or `=` stands right before it.
+    pub(super) marked: bool,
+    /// It opens a sentence.
+    pub(super) start: bool,
 }
 
 impl Reading {
@@ -252,6 +256,8 @@ struct Token {
     start: bool,
     /// It was written between backticks.
     quoted: bool,
+    /// A `:` or `=` stands right before it: it is the value of what precedes.
+    marked: bool,
 }
 
 /// Split `text` into words and numbers: a backticked span is one token, otherwise a run of
@@ -260,10 +266,11 @@ fn tokens(text: &str) -> Vec<Token> {
     let mut out = Vec::new();
     let mut rest = text;
     let mut start = true;
+    let mut marked = false;
     while let Some(c) = rest.chars().next() {
         if let Some(inner) = rest.strip_prefix('`') {
             let (span, after) = inner.split_once('`').unwrap_or((inner, ""));
-            push(&mut out, span, &mut start);
+            push(&mut out, span, &mut start, &mut marked);
             if let Some(t) = out.last_mut().filter(|t| t.text == span) {
                 t.quoted = true;
             }
@@ -286,20 +293,26 @@ fn tokens(text: &str) -> Vec<Token> {
                         && !port.is_empty()
                         && port.chars().all(|c| c.is_ascii_digit()) =>
                 {
-                    push(&mut out, host, &mut start);
-                    push(&mut out, port, &mut start);
+                    push(&mut out, host, &mut start, &mut marked);
+                    push(&mut out, port, &mut start, &mut marked);
                 }
-                _ => push(&mut out, run, &mut start),
+                _ => push(&mut out, run, &mut start, &mut marked),
             }
             start = stop;
+            marked = whole.ends_with(':');
             rest = after;
             continue;
         }
         if c == '%' {
-            push(&mut out, "%", &mut start);
+            push(&mut out, "%", &mut start, &mut marked);
         }
         if ".!?:;\n".contains(c) {
             start = true;
+        }
+        if ":=".contains(c) {
+            marked = true;
+        } else if !c.is_whitespace() {
+            marked = false;
         }
         let mut chars = rest.chars();
         chars.next();
@@ -308,15 +321,17 @@ fn tokens(text: &str) -> Vec<Token> {
     out
 }
 
-fn push(out: &mut Vec<Token>, text: &str, start: &mut bool) {
+fn push(out: &mut Vec<Token>, text: &str, start: &mut bool, marked: &mut bool) {
     if !text.is_empty() {
         out.push(Token {
             text: text.to_owned(),
             lower: text.to_lowercase(),
             start: *start,
             quoted: false,
+            marked: *marked,
         });
         *start = false;
+        *marked = false;
     }
 }
 
@@ -485,6 +500,8 @@ pub fn read(text: &str, stemmer: &WordStemmer) -> Reading {
             shape: (t.quoted || named).then(|| shape(&t)),
             lower: t.lower,
             key,
+            marked: t.marked,
+            start: t.start,
         })
         .collect();
     reading
@@ -535,6 +552,10 @@ pub fn changed(older: &Reading, newer: &Reading, rarity: &Rarity) -> Option<Stri
             if named_apart(o, n, older, newer) {
                 continue;
             }
+            let unitless = matches!(&o.measure, Measure::Number(d) if !known(d));
+            if unitless && magnitudes_apart(&o.text, &n.text) {
+                continue;
+            }
             let shared: Vec<&String> = o.around.intersection(&n.around).collect();
             let weight: f64 = shared.iter().map(|t| rarity.idf(t)).sum();
             if weight < SAME_SETTING || best.as_ref().is_some_and(|(w, _)| *w >= weight) {
@@ -548,6 +569,15 @@ pub fn changed(older: &Reading, newer: &Reading, rarity: &Rarity) -> Option<Stri
         }
     }
     best.map(|(_, why)| why)
+}
+
+/// Whether two bare numbers differ a hundredfold or more: a port and a count ("listener
+/// 9090", "64 streams"), not one setting changed.
+fn magnitudes_apart(a: &str, b: &str) -> bool {
+    match (a.parse::<f64>(), b.parse::<f64>()) {
+        (Ok(a), Ok(b)) if a > 0.0 && b > 0.0 => a.max(b) / a.min(b) >= 100.0,
+        _ => false,
+    }
 }
 
 /// Whether one of `names` is a name `other` never says, in whole or in part (`spring-boot` says
@@ -654,6 +684,10 @@ pub(super) mod tests {
     #[case::another_subject(
         "The thumbnail queue runs 3 consumers.",
         "The billing cron runs 5 workers at night."
+    )]
+    #[case::a_port_and_a_count(
+        "The search gateway listens on 9200 behind the proxy.",
+        "search gateway: at most 16 concurrent scrolls"
     )]
     fn an_unchanged_value_is_not(#[case] older: &str, #[case] newer: &str) {
         assert_eq!(judge(older, newer, OTHERS), None, "{older} / {newer}");
