@@ -176,29 +176,30 @@ fn store_one(path: &str, data: &Path, text: &str, folder: &Path, part: usize) {
 }
 
 /// The share of a set's secrets (in percent) that every path must mask. The tuned sets pass
-/// whole. `dev3` and `dev4` are being tuned (`dev3` first measured at 234/280, now 278/280;
-/// `dev4` at 38/49, now 43/49); the held-out sets stay at least as good as they are: test and
-/// test2 at 98/101 and 181/184, test3 at 246/266 (233/266 when first measured, before dev3's
-/// tuning), test4 at 47/49 (45/49 when first measured, before dev4's tuning).
+/// whole. `dev3`, `dev4` and `dev5` are being tuned (`dev3` first measured at 234/280, now
+/// 278/280; `dev4` at 38/49, now 43/49; `dev5` at 103/118, now 113/118); the held-out sets stay
+/// at least as good as they are: test at 99/101, test2 at 181/184, test3 at 253/266 (233/266
+/// when first measured, before dev3's tuning), test4 at 47/49 (45/49 before dev4's tuning),
+/// test5 at 107/118 (103/118 before dev5's tuning).
 fn floor(half: &str) -> usize {
     match half {
         "dev" | "dev2" => 100,
         "dev3" => 99,
         "dev4" => 87,
-        "test3" => 92,
+        "test5" => 90,
         _ => 95,
     }
 }
 
 /// Whether `changed` of `lookalikes` is few enough: at most 2% in the sets tuned on; in the
 /// held-out sets, no more than when they were last measured (test 0, test2 2, test3 3, test4 1 of
-/// its 17, which was changed before any rule was written for test4's half).
+/// its 17 and test5 1 of its 41, each changed before any rule was written for its half).
 fn few_changed(half: &str, changed: usize, lookalikes: usize) -> bool {
     match half {
         "test" => changed == 0,
         "test2" => changed <= 2,
         "test3" => changed <= 3,
-        "test4" => changed <= 1,
+        "test4" | "test5" => changed <= 1,
         _ => changed * 50 <= lookalikes,
     }
 }
@@ -208,7 +209,7 @@ fn every_write_path_masks_every_secret_and_keeps_look_alikes() {
     let root = tempfile::tempdir().unwrap();
     let mut failures = Vec::new();
     for half in [
-        "dev", "dev2", "dev3", "dev4", "test", "test2", "test3", "test4",
+        "dev", "dev2", "dev3", "dev4", "dev5", "test", "test2", "test3", "test4", "test5",
     ] {
         let cases = cases(&corpus(half));
         let secrets = cases.iter().filter(|c| !c.secrets.is_empty()).count();

@@ -126,8 +126,11 @@ pub(super) fn slash_login(text: &str, s: usize, e: usize, spans: &mut Vec<Span>)
     {
         return;
     }
+    // `@//host` is Oracle's connect string: the place alone says a password came before it
+    let connect = host == b'/' && at(b, at_sign + 2) == b'/';
     if let Some(pass) = text.get(ps..at_sign) {
-        if value::password_like(pass) {
+        let user = text.get(s..e).unwrap_or_default();
+        if value::password_like(pass) || (connect && value::embedded(pass, user)) {
             spans.push(Span::new(ps, at_sign, "password", 2));
         }
     }

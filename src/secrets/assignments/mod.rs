@@ -1,5 +1,5 @@
 //! Keys that name a secret (see [`keys`](super::keys)), and their values: `KEY=value`,
-//! `key: value`, `"key": "value"`, `key := value`, `key => value`, `key is value`,
+//! `key: value`, `"key": "value"`, `key := value`, `key ?= value`, `key => value`, `key is value`,
 //! `key value` (flags and a few prose words), `<key>value</key>`, `<add key="..." value="...">`,
 //! `Authorization: Bearer value`, `curl -u user:password`, `mysql -pvalue`; and from the
 //! structure around a key: `KEY["x"] = value` (an index), `define('KEY', 'value')` (a call's
@@ -122,7 +122,7 @@ fn assignment(
                     .take_while(|c| !c.is_ascii_whitespace())
                     .count();
             let v = text.get(s + 2..end)?;
-            if value::strict(v) {
+            if value::strict(v) || value::word_password(v) {
                 spans.push(Span::new(s + 2, end, "password", 3));
                 return Some(end);
             }
@@ -171,6 +171,9 @@ fn assignment(
         p += 1;
     } else if at(b, p) == b'=' && at(b, p + 1) != b'=' {
         p += if at(b, p + 1) == b'>' { 2 } else { 1 };
+    } else if matches!(at(b, p), b'?' | b'+') && at(b, p + 1) == b'=' && at(b, p + 2) != b'=' {
+        // Make's `KEY ?= value` and `KEY += value`
+        p += 2;
     } else if at(b, p) == b':' && at(b, p + 1) != b':' {
         // a segment of a colon chain (`arn:aws:...:secret:name`) is not a key
         if before(b, s) == b':' && at(b, p + 1) != b'=' {
@@ -304,8 +307,11 @@ fn assignment(
             }
             Some(_) => false,
             None => match v.split_once('%') {
-                // `smbclient -U user%password`
-                Some((user, pass)) if user_like(user) && value::keyed(pass) => {
+                // `smbclient -U user%password`, also with a domain (`CORP\\user%password`)
+                Some((user, pass))
+                    if user_like(user.rsplit('\\').next().unwrap_or(user))
+                        && value::keyed(pass) =>
+                {
                     vs += user.len() + 1;
                     v = pass;
                     true
@@ -314,9 +320,10 @@ fn assignment(
             },
         },
     };
-    // a passphrase of words, quoted: `GPG_PASSPHRASE="velvet orbit 36 lantern"`
+    // a passphrase of words, quoted (`GPG_PASSPHRASE="velvet orbit 36 lantern"`), or joined by
+    // dashes or dots (`signing.password=velvet.orbit.lantern`)
     let ok = ok
-        || (was_quoted
+        || ((was_quoted || !v.contains(' '))
             && matches!(named.kind, "password" | "passphrase" | "pre-shared key")
             && value::passphrase(v));
     if ok {

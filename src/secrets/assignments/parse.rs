@@ -68,12 +68,9 @@ pub(super) fn parse_value(b: &[u8], p: usize) -> Result<Parsed, usize> {
                 let n = at(b, i + 1);
                 // (a `&` that ends a word before another flag is no shell operator:
                 // `-w pw& -b base` keeps it)
+                // (nor one that ends a line or the text: `pass=feh4c&` in a properties file)
                 let flag_next = n == b' ' && at(b, spaces(b, i + 1)) == b'-';
-                !flag_next
-                    && (n == b'&'
-                        || n.is_ascii_whitespace()
-                        || n == 0
-                        || next_is_assignment(b, i + 1))
+                !flag_next && (n == b'&' || n == b' ' || n == b'\t' || next_is_assignment(b, i + 1))
             }
             b'\\' => matches!(at(b, i + 1), b'n' | b'r' | b't' | b'"'),
             _ => c.is_ascii_whitespace(),

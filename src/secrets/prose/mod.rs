@@ -238,6 +238,7 @@ fn candidate(word: &str) -> bool {
 fn announced(word: &str, kind: &str) -> bool {
     word.len() <= 256
         && !value::assignment_like(word)
+        && !value::named_resource(word)
         && (value::strict(word)
             || value::password_like(word)
             || value::word_password(word)
@@ -360,7 +361,7 @@ fn before_trigger(text: &str, start: usize, kind: &'static str, spans: &mut Vec<
             copula = true;
             continue;
         }
-        if copula && (candidate(word) || value::password_like(word)) {
+        if copula && (candidate(word) || value::password_like(word) || announced(word, kind)) {
             spans.push(Span::new(vs, ve, kind, 4));
             return;
         }

@@ -348,3 +348,65 @@ fn a_key_ending_in_auth_names_credentials() {
     keeps("masterauth ${REDIS_PASSWORD}");
     keeps("oauth = github");
 }
+
+/// Forms a fifth development set (`dev5.toml`) found unread: each was a leak before.
+#[test]
+fn forms_of_the_fifth_set() {
+    // Make's conditional and appending assignments
+    masks("DB_PASS ?= Kv7.mQ2x", "DB_PASS ?= [secret]");
+    masks("SMTP_PASSWORD += Tr0ub4dor&3", "SMTP_PASSWORD += [secret]");
+    // a passphrase of dotted words, bare or quoted
+    masks(
+        "vault.password=copper.meadow.lantern",
+        "vault.password=[secret]",
+    );
+    masks(
+        "RESTIC_PASSPHRASE=\"orbit.tulip.saddle.crane\"",
+        "RESTIC_PASSPHRASE=\"[secret]\"",
+    );
+    masks(
+        "the recovery passphrase is orbit.tulip.saddle",
+        "the recovery passphrase is [secret]",
+    );
+    // a `&` that ends the line belongs to the value
+    masks(
+        "repoPassword=Lk3vQz8&\nrepoUser=ci",
+        "repoPassword=[secret]\nrepoUser=ci",
+    );
+    // an Oracle connect string says a password came before `@//`
+    masks(
+        "sqlplus app_owner/maple.Harbor@//db07:1521/SALES",
+        "sqlplus app_owner/[secret]@//db07:1521/SALES",
+    );
+    // a glued `-p` password of words and a number
+    masks("7z x -pLantern.Meadow42 drop.7z", "7z x -p[secret] drop.7z");
+    // `DOMAIN\user%password`
+    masks(
+        "rpcclient -U 'OFFICE\\svc_scan%Tide.9walrus' fs02",
+        "rpcclient -U 'OFFICE\\svc_scan%[secret]' fs02",
+    );
+    // an `@` and a `.` with no domain after the `@`: a password, not an address
+    masks("password: 4kT@w%._Zq", "password: [secret]");
+    masks(
+        "set the switch admin password to `heron.Cobalt52@`",
+        "set the switch admin password to `[secret]`",
+    );
+    // a generated key with symbols that spell code by chance
+    masks(
+        "SECRET_KEY = 'q9!x(ae=2%kw@7zr&m4u*p8#h1c-t6v^y3n+b0j(f5l)g=s'",
+        "SECRET_KEY = '[secret]'",
+    );
+    // a passphrase announced after it
+    masks(
+        "use harbor.walnut.pepper as the passphrase for the archive",
+        "use [secret] as the passphrase for the archive",
+    );
+}
+
+#[test]
+fn a_resource_named_after_its_secret_is_kept() {
+    keeps("kubectl -n billing describe secret ledger-db-password-4c1d9");
+    keeps("the secret payments-api-token-88af2 was rotated");
+    keeps("password: user@example.com");
+    keeps("backup host: backups.internal.corp");
+}

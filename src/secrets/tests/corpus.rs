@@ -188,3 +188,16 @@ fn dev3_corpus_score() {
         "at most 2% of look-alikes changed ({touched}/{harmless})"
     );
 }
+
+/// The fifth development set (`dev5.toml`, written blind on 2026-12-01): first measured at
+/// 103/118 masked and 1/42 changed, now at 113/118 and 0/42; it must not fall below that.
+#[test]
+fn dev5_corpus_score() {
+    let (masked, total, touched, harmless, unstable) = score("dev5");
+    assert_eq!(unstable, 0, "masking is idempotent");
+    assert!(masked >= 113, "{masked}/{total} dev5 secrets masked");
+    assert!(
+        touched * 100 <= harmless * 2,
+        "at most 2% of look-alikes changed ({touched}/{harmless})"
+    );
+}

@@ -284,7 +284,14 @@ pub(super) fn structured(v: &str) -> bool {
     {
         return true;
     }
-    if b.contains(&b'@') && b.contains(&b'.') {
+    // an e-mail address or a `user@host.name`: a domain after the `@`
+    let domain = |d: &str| {
+        d.contains('.')
+            && !d.starts_with('.')
+            && d.bytes()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'.' | b'-' | b'_'))
+    };
+    if v.rsplit_once('@').is_some_and(|(_, host)| domain(host)) {
         return true;
     }
     // a file name with a line anchor: `Store.kt#L88`, `token.rs:118`

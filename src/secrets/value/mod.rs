@@ -36,11 +36,15 @@ pub(super) const MAX_VALUE: usize = 1024;
 /// A value right after a key that names a secret: anything with some mix of letters,
 /// digits and punctuation that is not excluded.
 pub(super) fn keyed(v: &str) -> bool {
+    if generated_blob(v) {
+        return true;
+    }
     // quick: too short, or one kind of character only (a word, a number)
     if v.len() < 6
         || v.bytes().all(|c| c.is_ascii_lowercase())
         || v.bytes().all(|c| c.is_ascii_digit())
         || excluded(v)
+        || named_resource(v)
     {
         return false;
     }
@@ -53,6 +57,26 @@ pub(super) fn keyed(v: &str) -> bool {
     enough && (c.chars < 8 || entropy(v.as_bytes()) >= 2.0)
 }
 
+/// A long run of random characters of every class, symbols included (a Django `SECRET_KEY`,
+/// a generated signing secret): after a key that names a secret it is one, whatever code its
+/// symbols spell by chance (`ke(ay=2`). Code, references and prose have dots, quotes,
+/// brackets, commas, `$` or spaces, and far fewer distinct characters for their length.
+fn generated_blob(v: &str) -> bool {
+    let b = v.as_bytes();
+    b.len() >= 40
+        && b.len() <= MAX_VALUE
+        && b.iter().all(|c| c.is_ascii_graphic())
+        && !b.iter().any(|c| {
+            matches!(
+                c,
+                b'.' | b'"' | b'\'' | b'`' | b'[' | b']' | b'{' | b'}' | b',' | b'$' | b'<' | b'>'
+            )
+        })
+        && !v.contains(MARKER)
+        && strength::distinct(b) >= 24
+        && entropy(b) >= 4.5
+}
+
 /// Words that make a value with spaces a remark, not a passphrase (`see the vault`, `set in
 /// CI`, `same as staging`).
 #[rustfmt::skip]
@@ -63,8 +87,16 @@ const STOP_WORDS: &[&str] = &[
     "kept", "vault", "env", "empty", "blank", "unset", "please", "here", "there", "if", "when",
 ];
 
+/// Last parts that make a dotted value a host name or a file name.
+#[rustfmt::skip]
+const DOTTED_ENDS: &[&str] = &[
+    "com", "org", "net", "io", "dev", "app", "local", "internal", "corp", "lan", "cloud", "edu",
+    "gov", "json", "yaml", "yml", "toml", "txt", "gz", "tar", "zip", "py", "rs", "js", "ts", "sh",
+    "conf", "cfg", "ini", "log", "md", "html", "xml", "db", "sql", "pem", "key", "crt",
+];
+
 /// A passphrase of words with spaces (`velvet orbit 36 lantern`, `correct horse battery
-/// staple`) or dashes (`cinder-yarrow-lantern-krill-6`): three to eight short words, at least
+/// staple`), dashes (`cinder-yarrow-lantern-krill-6`) or dots (`velvet.orbit.lantern`): three to eight short words, at least
 /// three of them of letters, none of them a word of a remark ([`STOP_WORDS`]), and no template
 /// or placeholder. Only where quotes and a key that names a password, or a sentence, say a
 /// value is there.
@@ -77,17 +109,30 @@ pub(super) fn passphrase(v: &str) -> bool {
     {
         return false;
     }
-    // words joined by dashes (`cinder-yarrow-lantern-krill-6`) when there is no space
-    let dashed = !v.contains(' ');
-    if dashed && v.split('-').any(name_word) {
+    // words joined by dashes (`cinder-yarrow-lantern-krill-6`) when there is no space, by dots
+    // (`falcon.domino.yogurt`) when there is neither
+    let joiner = if v.contains(' ') {
+        ' '
+    } else if v.contains('-') || !v.contains('.') {
+        '-'
+    } else {
+        '.'
+    };
+    if joiner != ' ' && v.split(joiner).any(name_word) {
+        return false;
+    }
+    // a dotted name is a host, a file or a code path, not a passphrase (`db.internal.corp`,
+    // `backup.tar.gz`, `settings.db.password`)
+    if joiner == '.'
+        && v.rsplit('.')
+            .next()
+            .is_some_and(|last| DOTTED_ENDS.contains(&last))
+    {
         return false;
     }
     let mut words = 0;
     let mut letters = 0;
-    for w in v
-        .split(if dashed { '-' } else { ' ' })
-        .filter(|w| !w.is_empty())
-    {
+    for w in v.split(joiner).filter(|w| !w.is_empty()) {
         words += 1;
         let n = w.chars().count();
         if !(1..=20).contains(&n)
@@ -118,7 +163,7 @@ pub(super) fn strict(v: &str) -> bool {
     if v.len() < 8 || (v.len() < 16 && !digit) || (v.is_ascii() && !upper && !symbol) {
         return false;
     }
-    if excluded(v) || structured(v) {
+    if excluded(v) || structured(v) || names_a_secret(v) {
         return false;
     }
     let c = Classes::of(v);
@@ -132,6 +177,24 @@ pub(super) fn strict(v: &str) -> bool {
     let generated = c.lower > 0 && c.upper > 0 && c.digit > 0 && switching(&c, b);
     let letters = c.digit == 0 && c.chars >= 16 && !wordy(v) && entropy(b) >= 3.5;
     (human || generated || letters) && entropy(b) >= 2.5
+}
+
+/// A name with a part that names a secret (`orders-db-password-7f9c2`, `api_token_ref`): what
+/// a Kubernetes secret or a variable is called, not its value.
+fn names_a_secret(v: &str) -> bool {
+    v.split(['-', '_', '.']).any(name_word)
+}
+
+/// A lowercase name of three or more dashed parts, one of them a word of five letters or more
+/// that names a secret (`orders-db-password-7f9c2`): a resource named after what it holds.
+pub(super) fn named_resource(v: &str) -> bool {
+    let parts: Vec<&str> = v.split('-').collect();
+    parts.len() >= 3
+        && !v.bytes().any(|c| c.is_ascii_uppercase())
+        && parts
+            .iter()
+            .all(|p| !p.is_empty() && p.bytes().all(|c| c.is_ascii_alphanumeric()))
+        && parts.iter().any(|p| p.len() >= 5 && name_word(p))
 }
 
 /// A value sure enough to be a secret wherever else it stands: it passes [`strict`], or it is
@@ -160,7 +223,7 @@ pub(super) fn random_key(v: &str) -> bool {
 /// X`, `-p X`): it passes [`keyed`], is not [`structured`], and has a digit, and punctuation or
 /// letters and digits switching often (not `TokenStore3`).
 pub(super) fn password_like(v: &str) -> bool {
-    if v.len() < 8 || !keyed(v) || structured(v) {
+    if v.len() < 8 || !keyed(v) || structured(v) || names_a_secret(v) {
         return false;
     }
     let c = Classes::of(v);
