@@ -91,10 +91,12 @@ pub fn replaced(older: &Reading, newer: &Reading, rarity: &Rarity) -> Option<Str
         .or_else(|| reassigned(older, newer))
 }
 
-/// One setting a memory assigns: the keys of the words it is said of, and the value's place.
+/// One setting a memory assigns: the keys of the words it is said of, the value's place, and
+/// whether a `:` or `=` assigns it (not "is").
 struct Slot {
     keys: Vec<String>,
     at: usize,
+    marked: bool,
 }
 
 /// The settings `r` assigns a word or name to: "compression is zstd", "topic: `dlq`",
@@ -111,7 +113,10 @@ fn slots(r: &Reading) -> Vec<Slot> {
         let passive = w.shape.is_none() && w.lower.ends_with("ed");
         let copula = matches!(words[j - 1].lower.as_str(), "is" | "are") && !w.start && !passive;
         let end = if copula { j - 1 } else { j };
-        if !(w.marked || copula) {
+        // After `:` or `=` the value is all there is ("compression.type=lz4", "branch: main."),
+        // not the first word of a sentence a label opens ("Sam: Hey, how was the trip").
+        let settled = words.get(j + 1).is_none_or(|next| next.start);
+        if !(w.marked && settled || copula) {
             continue;
         }
         let mut keys = Vec::new();
@@ -127,7 +132,11 @@ fn slots(r: &Reading) -> Vec<Slot> {
             }
         }
         if !keys.is_empty() {
-            out.push(Slot { keys, at: j });
+            out.push(Slot {
+                keys,
+                at: j,
+                marked: w.marked,
+            });
         }
     }
     out
@@ -147,15 +156,17 @@ fn parts(lower: &str, key: &str) -> Vec<String> {
     out
 }
 
-/// A setting both memories assign, where `newer` assigns a word `older` never says: "old vs
-/// new".
+/// A setting both memories assign, one of them with a `:` or `=`, where `newer` assigns a word
+/// `older` never says: "old vs new". Two sentences that only say what things are ("my favourite
+/// is X" / "my favourite is Y") are about two things as often as one: conversations are full of
+/// them.
 fn reassigned(older: &Reading, newer: &Reading) -> Option<String> {
     let theirs = slots(newer);
     slots(older).into_iter().find_map(|o| {
         let old = &older.words[o.at].lower;
         theirs.iter().find_map(|n| {
             let new = &newer.words[n.at].lower;
-            let same_key = o.keys.iter().any(|k| n.keys.contains(k));
+            let same_key = (o.marked || n.marked) && o.keys.iter().any(|k| n.keys.contains(k));
             let fresh = !older.says(new) && !names_the_same(old, new);
             (same_key && fresh).then(|| format!("{old} vs {new}"))
         })
@@ -317,6 +328,17 @@ mod tests {
     #[case::a_different_subject(
         "Static sites are deployed with Netlify from the docs branch.",
         "The triage rotation was moved to Thursdays."
+    )]
+    // A speaker's label opens each line of a conversation: what follows is a sentence, not the
+    // label's value.
+    #[case::two_lines_of_one_speaker(
+        "Priya: static sites thumbnail run finished, webp everywhere now",
+        "Priya: avif thumbnails for the static sites look sharper to me"
+    )]
+    // "is" on both sides says what things are; conversations are full of it.
+    #[case::two_descriptions(
+        "my favourite thumbnail format for static sites is webp",
+        "her favourite thumbnail format for static sites is avif"
     )]
     #[case::the_same_setting_added_to(
         "Thumbnails for static sites are encoded as format=webp.",
