@@ -386,7 +386,10 @@ fn forms_of_the_fifth_set() {
         "rpcclient -U 'OFFICE\\svc_scan%[secret]' fs02",
     );
     // an `@` and a `.` with no domain after the `@`: a password, not an address
-    masks("password: 4kT@w%._Zq", "password: [secret]");
+    masks(
+        "the kiosk admin password is now 4kT@w%._Zq",
+        "the kiosk admin password is now [secret]",
+    );
     masks(
         "set the switch admin password to `heron.Cobalt52@`",
         "set the switch admin password to `[secret]`",
