@@ -109,9 +109,7 @@ fn slots(r: &Reading) -> Vec<Slot> {
         if !worded || w.lower.starts_with(|c: char| c.is_ascii_digit()) {
             continue;
         }
-        // "compression is zstd" assigns; "invoices are emailed" says what is done to them.
-        let passive = w.shape.is_none() && w.lower.ends_with("ed");
-        let copula = matches!(words[j - 1].lower.as_str(), "is" | "are") && !w.start && !passive;
+        let copula = matches!(words[j - 1].lower.as_str(), "is" | "are") && !w.start;
         let end = if copula { j - 1 } else { j };
         // After `:` or `=` the value is all there is ("compression.type=lz4", "branch: main."),
         // not the first word of a sentence a label opens ("Sam: Hey, how was the trip").
@@ -126,7 +124,8 @@ fn slots(r: &Reading) -> Vec<Slot> {
                 break;
             }
             let Some(key) = &words[n].key else { break };
-            keys.extend(parts(&words[n].lower, key));
+            keys.push(key.clone());
+            keys.extend(words[n].parts.iter().cloned());
             if words[n].start {
                 break;
             }
@@ -139,20 +138,6 @@ fn slots(r: &Reading) -> Vec<Slot> {
             });
         }
     }
-    out
-}
-
-/// The key of a word, and of each part of a compound one (`compression.type`: `compression`,
-/// `type`), as the first few letters, which is enough to meet across inflections.
-fn parts(lower: &str, key: &str) -> Vec<String> {
-    let stem = |w: &str| w.chars().take(6).collect::<String>();
-    let mut out = vec![stem(key)];
-    out.extend(
-        lower
-            .split(['-', '_', '.', '/'])
-            .filter(|p| p.len() > 2 && *p != lower)
-            .map(stem),
-    );
     out
 }
 

@@ -174,6 +174,9 @@ pub(super) struct Word {
     pub(super) key: Option<String>,
     /// How it is written, when it is a name or was backticked.
     pub(super) shape: Option<Shape>,
+    /// The keys of its parts, when it is a compound that describes something
+    /// (`compression.type`: `compress`, `type`).
+    pub(super) parts: Vec<String>,
     /// A `:` or `=` stands right before it.
     pub(super) marked: bool,
     /// It opens a sentence.
@@ -457,14 +460,21 @@ pub fn read(text: &str, stemmer: &WordStemmer) -> Reading {
         .map(|(t, _)| t.lower.clone())
         .collect();
     // The parts of a compound name count too: `idempotency-key` is about idempotency keys.
-    for (t, _) in tokens.iter().zip(&described).filter(|(_, &d)| d) {
-        if t.lower.contains(['-', '_', '.', '/']) {
-            let parts = t.lower.split(['-', '_', '.', '/']).filter(|p| p.len() > 1);
-            for part in parts.filter(|p| !is_function_word(p)) {
-                reading.terms.insert(stemmer.stem(part));
+    let parts: Vec<Vec<String>> = tokens
+        .iter()
+        .zip(&described)
+        .map(|(t, &d)| {
+            if !d || !t.lower.contains(['-', '_', '.', '/']) {
+                return Vec::new();
             }
-        }
-    }
+            t.lower
+                .split(['-', '_', '.', '/'])
+                .filter(|p| p.len() > 1 && !is_function_word(p))
+                .map(|p| stemmer.stem(p))
+                .collect()
+        })
+        .collect();
+    reading.terms.extend(parts.iter().flatten().cloned());
     reading.environments = tokens
         .iter()
         .filter(|t| ENVIRONMENTS.contains(&t.lower.as_str()))
@@ -496,10 +506,12 @@ pub fn read(text: &str, stemmer: &WordStemmer) -> Reading {
         .into_iter()
         .zip(keys)
         .zip(named)
-        .map(|((t, key), named)| Word {
+        .zip(parts)
+        .map(|(((t, key), named), parts)| Word {
             shape: (t.quoted || named).then(|| shape(&t)),
             lower: t.lower,
             key,
+            parts,
             marked: t.marked,
             start: t.start,
         })
@@ -686,8 +698,8 @@ pub(super) mod tests {
         "The billing cron runs 5 workers at night."
     )]
     #[case::a_port_and_a_count(
-        "The search gateway listens on 9200 behind the proxy.",
-        "search gateway: at most 16 concurrent scrolls"
+        "The search gateway listener takes 9200 behind the proxy.",
+        "search gateway listener takes 16 behind the proxy now"
     )]
     fn an_unchanged_value_is_not(#[case] older: &str, #[case] newer: &str) {
         assert_eq!(judge(older, newer, OTHERS), None, "{older} / {newer}");

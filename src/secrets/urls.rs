@@ -98,12 +98,12 @@ fn before_is_scheme(b: &[u8], k: usize) -> bool {
 /// `actions/checkout@v4` does not).
 pub(super) fn slash_login(text: &str, s: usize, e: usize, spans: &mut Vec<Span>) {
     let b = text.as_bytes();
-    let user = b.get(s..e).unwrap_or_default();
+    let user = text.get(s..e).unwrap_or_default();
     if user.is_empty()
         || user.len() > 64
         || !user
-            .iter()
-            .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'$' | b'#'))
+            .bytes()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'$' | b'#'))
     {
         return;
     }
@@ -129,7 +129,6 @@ pub(super) fn slash_login(text: &str, s: usize, e: usize, spans: &mut Vec<Span>)
     // `@//host` is Oracle's connect string: the place alone says a password came before it
     let connect = host == b'/' && at(b, at_sign + 2) == b'/';
     if let Some(pass) = text.get(ps..at_sign) {
-        let user = text.get(s..e).unwrap_or_default();
         if value::password_like(pass) || (connect && value::embedded(pass, user)) {
             spans.push(Span::new(ps, at_sign, "password", 2));
         }

@@ -320,11 +320,10 @@ fn assignment(
             },
         },
     };
-    // a passphrase of words, quoted (`GPG_PASSPHRASE="velvet orbit 36 lantern"`), or joined by
-    // dashes or dots (`signing.password=velvet.orbit.lantern`)
+    // a passphrase of words, with spaces when quoted (`GPG_PASSPHRASE="velvet orbit 36
+    // lantern"`), joined by dashes or dots when bare (`signing.password=velvet.orbit.lantern`)
     let ok = ok
-        || ((was_quoted || !v.contains(' '))
-            && matches!(named.kind, "password" | "passphrase" | "pre-shared key")
+        || (matches!(named.kind, "password" | "passphrase" | "pre-shared key")
             && value::passphrase(v));
     if ok {
         // (a value the key alone hardly vouches for ranks as a guess, like prose)

@@ -238,7 +238,6 @@ fn candidate(word: &str) -> bool {
 fn announced(word: &str, kind: &str) -> bool {
     word.len() <= 256
         && !value::assignment_like(word)
-        && !value::named_resource(word)
         && (value::strict(word)
             || value::password_like(word)
             || value::word_password(word)

@@ -149,28 +149,31 @@ fn score(name: &str) -> (usize, usize, usize, usize, usize) {
     (masked, total, touched, harmless, unstable.len())
 }
 
-#[test]
-fn dev_corpus_score() {
-    let (masked, total, touched, harmless, unstable) = score("dev");
+/// Assert what every tuning set holds: masking idempotent, at least `floor` secrets masked (every
+/// one when `None`), and at most 2% of look-alikes changed.
+fn holds(name: &str, floor: Option<usize>) {
+    let (masked, total, touched, harmless, unstable) = score(name);
     assert_eq!(unstable, 0, "masking is idempotent");
-    assert_eq!(masked, total, "every dev secret is masked");
+    assert!(
+        masked >= floor.unwrap_or(total),
+        "{masked}/{total} {name} secrets masked"
+    );
     assert!(
         touched * 100 <= harmless * 2,
         "at most 2% of look-alikes changed ({touched}/{harmless})"
     );
 }
 
+#[test]
+fn dev_corpus_score() {
+    holds("dev", None);
+}
+
 /// The second development set (`dev2.toml`), written apart from `dev.toml` in new surroundings
 /// and value shapes: the rules must hold on it as well.
 #[test]
 fn dev2_corpus_score() {
-    let (masked, total, touched, harmless, unstable) = score("dev2");
-    assert_eq!(unstable, 0, "masking is idempotent");
-    assert_eq!(masked, total, "every dev2 secret is masked");
-    assert!(
-        touched * 100 <= harmless * 2,
-        "at most 2% of look-alikes changed ({touched}/{harmless})"
-    );
+    holds("dev2", None);
 }
 
 /// The third development set (`dev3.toml`): the families held-out sets found weakest (passwords
@@ -180,24 +183,12 @@ fn dev2_corpus_score() {
 /// the rules grow to cover it whole.
 #[test]
 fn dev3_corpus_score() {
-    let (masked, total, touched, harmless, unstable) = score("dev3");
-    assert_eq!(unstable, 0, "masking is idempotent");
-    assert!(masked >= 278, "{masked}/{total} dev3 secrets masked");
-    assert!(
-        touched * 100 <= harmless * 2,
-        "at most 2% of look-alikes changed ({touched}/{harmless})"
-    );
+    holds("dev3", Some(278));
 }
 
 /// The fifth development set (`dev5.toml`, written blind on 2026-12-01): first measured at
 /// 103/118 masked and 1/42 changed, now at 113/118 and 0/42; it must not fall below that.
 #[test]
 fn dev5_corpus_score() {
-    let (masked, total, touched, harmless, unstable) = score("dev5");
-    assert_eq!(unstable, 0, "masking is idempotent");
-    assert!(masked >= 113, "{masked}/{total} dev5 secrets masked");
-    assert!(
-        touched * 100 <= harmless * 2,
-        "at most 2% of look-alikes changed ({touched}/{harmless})"
-    );
+    holds("dev5", Some(113));
 }

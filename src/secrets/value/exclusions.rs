@@ -256,7 +256,26 @@ pub(in crate::secrets) fn excluded(v: &str) -> bool {
     if numbered_identifier(v) || screaming_identifier(v) || member(v) || host_port(v) || colour(v) {
         return true;
     }
-    numeric(v) || version(v) || email(v) || digest(v) || identifier_like(v) || elided(v)
+    numeric(v)
+        || version(v)
+        || email(v)
+        || digest(v)
+        || identifier_like(v)
+        || elided(v)
+        || named_resource(v)
+}
+
+/// A lowercase name of three or more dashed parts, one of them a word of five letters or more
+/// that names a secret (`orders-db-password-7f9c2`): a resource named after what it holds.
+fn named_resource(v: &str) -> bool {
+    let parts: Vec<&str> = v.split('-').collect();
+    parts.len() >= 3
+        && parts.iter().all(|p| {
+            !p.is_empty()
+                && p.bytes()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
+        })
+        && parts.iter().any(|p| p.len() >= 5 && name_word(p))
 }
 
 /// Words joined by an apostrophe (`dell'utente`, `l'équipe`, `don't`): an elision or a

@@ -44,7 +44,6 @@ pub(super) fn keyed(v: &str) -> bool {
         || v.bytes().all(|c| c.is_ascii_lowercase())
         || v.bytes().all(|c| c.is_ascii_digit())
         || excluded(v)
-        || named_resource(v)
     {
         return false;
     }
@@ -163,7 +162,7 @@ pub(super) fn strict(v: &str) -> bool {
     if v.len() < 8 || (v.len() < 16 && !digit) || (v.is_ascii() && !upper && !symbol) {
         return false;
     }
-    if excluded(v) || structured(v) || names_a_secret(v) {
+    if excluded(v) || structured(v) {
         return false;
     }
     let c = Classes::of(v);
@@ -177,24 +176,6 @@ pub(super) fn strict(v: &str) -> bool {
     let generated = c.lower > 0 && c.upper > 0 && c.digit > 0 && switching(&c, b);
     let letters = c.digit == 0 && c.chars >= 16 && !wordy(v) && entropy(b) >= 3.5;
     (human || generated || letters) && entropy(b) >= 2.5
-}
-
-/// A name with a part that names a secret (`orders-db-password-7f9c2`, `api_token_ref`): what
-/// a Kubernetes secret or a variable is called, not its value.
-fn names_a_secret(v: &str) -> bool {
-    v.split(['-', '_', '.']).any(name_word)
-}
-
-/// A lowercase name of three or more dashed parts, one of them a word of five letters or more
-/// that names a secret (`orders-db-password-7f9c2`): a resource named after what it holds.
-pub(super) fn named_resource(v: &str) -> bool {
-    let parts: Vec<&str> = v.split('-').collect();
-    parts.len() >= 3
-        && !v.bytes().any(|c| c.is_ascii_uppercase())
-        && parts
-            .iter()
-            .all(|p| !p.is_empty() && p.bytes().all(|c| c.is_ascii_alphanumeric()))
-        && parts.iter().any(|p| p.len() >= 5 && name_word(p))
 }
 
 /// A value sure enough to be a secret wherever else it stands: it passes [`strict`], or it is
@@ -223,7 +204,7 @@ pub(super) fn random_key(v: &str) -> bool {
 /// X`, `-p X`): it passes [`keyed`], is not [`structured`], and has a digit, and punctuation or
 /// letters and digits switching often (not `TokenStore3`).
 pub(super) fn password_like(v: &str) -> bool {
-    if v.len() < 8 || !keyed(v) || structured(v) || names_a_secret(v) {
+    if v.len() < 8 || !keyed(v) || structured(v) {
         return false;
     }
     let c = Classes::of(v);
