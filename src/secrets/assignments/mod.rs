@@ -98,8 +98,9 @@ fn assignment(
         return None;
     }
     let mut key = run.get(dashes..)?;
+    let glued_p = dashes == 1 && key.len() > 1 && key.first() == Some(&b'p');
     if key.is_empty() || matches!(key.last(), Some(b'.' | b'-' | b'_')) {
-        return None;
+        return glued_p.then(|| glued_password(text, s, spans)).flatten();
     }
     if dashes == 1 && key.eq_ignore_ascii_case(b"AsPlainText") {
         return plain_text(text, s, e, spans);
@@ -113,21 +114,7 @@ fn assignment(
         before_word
     };
     let Some(named) = named(key, flag, qualifier) else {
-        // a glued `-pVALUE` (mysql): the rest of the word, if it looks like a password
-        if dashes == 1 && key.len() > 1 && key.first() == Some(&b'p') {
-            let end = s
-                + 1
-                + b.get(s + 1..)?
-                    .iter()
-                    .take_while(|c| !c.is_ascii_whitespace())
-                    .count();
-            let v = text.get(s + 2..end)?;
-            if value::strict(v) || value::word_password(v) {
-                spans.push(Span::new(s + 2, end, "password", 3));
-                return Some(end);
-            }
-        }
-        return None;
+        return glued_p.then(|| glued_password(text, s, spans)).flatten();
     };
     if named.test == Test::Stdin {
         return piped(text, s, e, named.kind, spans);
@@ -250,6 +237,11 @@ fn assignment(
     let was_quoted = parsed.start > p;
     let (mut vs, ve) = (parsed.start, parsed.end);
     let raw = text.get(vs..ve)?;
+    // an element's text ends at its closing tag; `<password>@host` is a placeholder in a URL
+    let close = ve + usize::from(was_quoted);
+    if xml && !(at(b, close) == b'<' && at(b, close + 1) == b'/') {
+        return None;
+    }
     // `key value` in prose: the next word, not another `key=value`
     if loose && value::assignment_like(raw) {
         return None;
@@ -382,4 +374,27 @@ fn scheme(text: &str, vs: usize, ve: usize, quoted: bool, spans: &mut Vec<Span>)
         return Some(ce);
     }
     None
+}
+
+/// A glued `-pVALUE` (mysql, 7z, unrar) at `s`: the rest of the word, if it is
+/// [`value::glued`]. A full stop at its end is the sentence's when nothing follows on the line,
+/// and the password's when the command goes on (`-pPw7. archive.rar`).
+fn glued_password(text: &str, s: usize, spans: &mut Vec<Span>) -> Option<usize> {
+    let b = text.as_bytes();
+    let end = s
+        + 1
+        + b.get(s + 1..)?
+            .iter()
+            .take_while(|c| !c.is_ascii_whitespace())
+            .count();
+    let v = text.get(s + 2..end)?;
+    let stop = v.strip_suffix('.').filter(|rest| value::glued(rest));
+    let end = match stop {
+        Some(rest) if ends_line(b, end) => s + 2 + rest.len(),
+        Some(_) => end,
+        None if value::glued(v) => end,
+        None => return None,
+    };
+    spans.push(Span::new(s + 2, end, "password", 3));
+    Some(end)
 }

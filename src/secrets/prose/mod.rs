@@ -33,6 +33,7 @@ const TRIGGERS: &[(&str, &str)] = &[
     // (`pass` alone is a verb too: `pass X` needs a value as strict as any other)
     ("pass", "password"),
     ("apikey", "api key"),
+    ("authtoken", "token"),
     // `API key`, `license key`: only after a qualifier (see `in_run`)
     ("key", "api key"),
     // French `mot de passe`, `mdp`; Spanish `clave`
@@ -78,7 +79,7 @@ const WINDOW_BACK: usize = 6;
 #[rustfmt::skip]
 const COPULAS: &[&str] = &[
     "is", "was", "are", "=", "/", "est", "était", "es", "era", "è", "é", "ist", "war", "lautet",
-    "är", "er", "jest", "je",
+    "är", "er", "jest", "je", "it's", "it’s",
 ];
 
 /// Words between an announcing word and the value that keep it announced: `the password is
@@ -211,10 +212,10 @@ pub(super) fn in_run(text: &str, s: usize, e: usize, windows: &mut Windows, span
     window(text, s, e, kind, windows, spans);
 }
 
-/// Whether the word before `s` (one space between) is a qualifier of `key` (`API`,
-/// `license`, `access`).
+/// Whether the word before `s` (one space or dash between) is a qualifier of `key` (`API`,
+/// `license`, `access`, the header `X-Api-Key`).
 fn qualified(b: &[u8], s: usize) -> bool {
-    if s < 2 || before(b, s) != b' ' {
+    if s < 2 || !matches!(before(b, s), b' ' | b'-') {
         return false;
     }
     let e = s - 1;

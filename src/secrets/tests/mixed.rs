@@ -120,3 +120,64 @@ fn shapes_places_and_repeats() {
         "apiVersion: v1\nkind: Secret\ndata:\n  token: [secret]",
     );
 }
+
+/// The sixth blind set's development half asked for these; each case is written here anew.
+#[test]
+fn words_joined_by_underscores_symbols_and_glued_flags() {
+    // a passphrase of snake_case words after a password cue, but not a name in code
+    masks(
+        "machine git.corp.example login ci password amber_sloth_Kettle",
+        "machine git.corp.example login ci password [secret]",
+    );
+    masks(
+        "When the backup disk asks for its passphrase, it's tundra_marble_cobalt.",
+        "When the backup disk asks for its passphrase, it's [secret].",
+    );
+    keeps("password: config_file_path");
+    keeps("DB_PASSWORD=read_from_env_later");
+    // a Markdown column headed `password` holds a passphrase
+    masks(
+        "| host | password |\n|---|---|\n| nas | lantern_Quiet_oyster |",
+        "| host | password |\n|---|---|\n| nas | [secret] |",
+    );
+    // two capitalized words joined by one symbol, after a password cue; not a type in code
+    masks(
+        "password for the NAS: Quill^Marble",
+        "password for the NAS: [secret]",
+    );
+    keeps("password: Option<String>,");
+    // a glued `-p` keeps a full stop that the command goes on after, and leaves a sentence's
+    masks(
+        "unrar x -pHarbor.Light42. dump.rar out/",
+        "unrar x -p[secret] dump.rar out/",
+    );
+    masks(
+        "Connect with mysql -pHarbor.Light42.",
+        "Connect with mysql -p[secret].",
+    );
+    masks(
+        "mysql -uroot -pHarborLight42 app",
+        "mysql -uroot -p[secret] app",
+    );
+    keeps("gcc -pthread -O2 main.c");
+    // eight random characters of both cases around five consonants
+    masks(
+        "login admin / kTrvbq4W for the switch",
+        "login admin / [secret] for the switch",
+    );
+    // a header named with dashes qualifies `key`; ngrok's `authtoken`
+    masks(
+        "send the `X-Api-Key` header with `Hq7vLw2mZc9RkT4nXp8sYb3dFg6jNa1e`.",
+        "send the `X-Api-Key` header with `[secret]`.",
+    );
+    masks(
+        "ngrok config add-authtoken 3kTq9WmZ_8vLr2Xc7PbN4yHd6JfGs1aE",
+        "ngrok config add-authtoken [secret]",
+    );
+    // an element's text ends at its closing tag: a placeholder in a URL is no element
+    keeps("DATABASE_URL=postgres://<user>:<password>@localhost:5432/<db>");
+    masks(
+        "<password>Vq8#rTz2Lm</password>",
+        "<password>[secret]</password>",
+    );
+}

@@ -86,6 +86,17 @@ const STOP_WORDS: &[&str] = &[
     "kept", "vault", "env", "empty", "blank", "unset", "please", "here", "there", "if", "when",
 ];
 
+/// Words that make a snake_case value a name in code, not a passphrase.
+#[rustfmt::skip]
+const CODE_WORDS: &[&str] = &[
+    "file", "path", "name", "dir", "var", "config", "conf", "url", "uri", "host", "port", "id",
+    "value", "get", "load", "read", "field", "param", "arg", "default", "test", "mock", "dummy",
+    "example", "sample", "secrets", "manager", "store", "ref", "mount", "volume", "data", "form",
+    "request", "response", "input", "output", "result", "hash", "hashed", "salt", "string", "str",
+    "bytes", "raw", "encoded", "decoded", "random", "generate", "generated", "header", "body",
+    "payload", "old", "prev", "next", "tmp", "temp", "local", "remote", "cached", "fn", "func",
+];
+
 /// Last parts that make a dotted value a host name or a file name.
 #[rustfmt::skip]
 const DOTTED_ENDS: &[&str] = &[
@@ -95,7 +106,8 @@ const DOTTED_ENDS: &[&str] = &[
 ];
 
 /// A passphrase of words with spaces (`velvet orbit 36 lantern`, `correct horse battery
-/// staple`), dashes (`cinder-yarrow-lantern-krill-6`) or dots (`velvet.orbit.lantern`): three to eight short words, at least
+/// staple`), dashes (`cinder-yarrow-lantern-krill-6`), dots (`velvet.orbit.lantern`) or
+/// underscores (`amber_sloth_Kettle`): three to eight short words, at least
 /// three of them of letters, none of them a word of a remark ([`STOP_WORDS`]), and no template
 /// or placeholder. Only where quotes and a key that names a password, or a sentence, say a
 /// value is there.
@@ -112,12 +124,22 @@ pub(super) fn passphrase(v: &str) -> bool {
     // (`falcon.domino.yogurt`) when there is neither
     let joiner = if v.contains(' ') {
         ' '
-    } else if v.contains('-') || !v.contains('.') {
+    } else if v.contains('-') || !v.contains(['.', '_']) {
         '-'
-    } else {
+    } else if v.contains('.') {
         '.'
+    } else {
+        '_'
     };
     if joiner != ' ' && v.split(joiner).any(name_word) {
+        return false;
+    }
+    // words joined by underscores are a passphrase only when none of them is a part of code's
+    // names (`config_file_path`, `read_from_env` are references)
+    if joiner == '_'
+        && v.split('_')
+            .any(|w| CODE_WORDS.iter().any(|c| w.eq_ignore_ascii_case(c)))
+    {
         return false;
     }
     // a dotted name is a host, a file or a code path, not a passphrase (`db.internal.corp`,
@@ -230,7 +252,7 @@ pub(super) fn word_password(v: &str) -> bool {
         .all(|w| w.chars().next().is_some_and(char::is_uppercase));
     let digits = v.split(|c: char| !c.is_ascii_digit()).map(str::len).max();
     if words.len() >= 2 {
-        return digits >= Some(2) || (digits == Some(1) && capitalized);
+        return digits >= Some(2) || (digits == Some(1) && capitalized) || symbol_joined(v);
     }
     // one word: `Word` then digits then a few symbols, nothing else
     let b = v.as_bytes();
@@ -251,6 +273,33 @@ pub(super) fn word_password(v: &str) -> bool {
         && symbols.len() <= 2
         && symbols.clone().all(u8::is_ascii_punctuation)
 }
+
+/// A value glued to `-p` (`mysql -pX`): [`strict`], a [`word_password`], or [`keyed`] with a
+/// capital and a digit in eight characters or more, since few options glue such a word to `-p`
+/// (`-pHarborLight42`, not `-pthread` or `-p2222`).
+pub(super) fn glued(v: &str) -> bool {
+    let c = Classes::of(v);
+    strict(v) || word_password(v) || (c.upper > 0 && c.digit > 0 && c.chars >= 8 && keyed(v))
+}
+
+/// Two capitalized words of four letters or more joined by one symbol, perhaps with one more at
+/// the end (`Quill^Marble`, `Lantern&Fjord!`): a password a person makes without a number. Not
+/// brackets or separators, which join names in code (`Option<String>`, `Foo::Bar`).
+fn symbol_joined(v: &str) -> bool {
+    let v = v.strip_suffix(|c: char| JOINERS.contains(c)).unwrap_or(v);
+    let Some((first, second)) = v.split_once(|c: char| JOINERS.contains(c)) else {
+        return false;
+    };
+    let word = |w: &str| {
+        w.chars().count() >= 4
+            && w.chars().next().is_some_and(char::is_uppercase)
+            && w.chars().skip(1).all(char::is_lowercase)
+    };
+    word(first) && word(second)
+}
+
+/// The symbols [`symbol_joined`] accepts between two words.
+const JOINERS: &str = "!@#%^&*+?~";
 
 /// A password in a URL or a credential file, where the place says it is one: anything but a
 /// reference, a template, a placeholder or a value that names itself (`user:password@`,

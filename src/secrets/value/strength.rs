@@ -136,17 +136,31 @@ pub(in crate::secrets) fn wordy(piece: &str) -> bool {
     // CamelCase, and no long run of consonants (`SecretString`, `getElementById`)
     let b = piece.as_bytes();
     let consonants = b
-        .split(|c| !c.is_ascii_alphabetic() || b"aeiouyAEIOUY".contains(c))
-        .map(<[u8]>::len)
+        .split(|c| !c.is_ascii_alphabetic())
+        .map(consonant_run)
         .max()
         .unwrap_or(0);
     camel_like(b) && consonants <= 4
 }
 
-/// Some run of letters in `b` has random-looking case (see [`camel_like`]).
+/// Some run of letters in `b` has random-looking case (see [`camel_like`]), or mixes cases
+/// around five consonants in a row, which no word or name does (`qDfjm`).
 fn random_case(b: &[u8]) -> bool {
-    b.split(|x| !x.is_ascii_alphabetic())
-        .any(|run| run.len() >= 3 && !camel_like(run))
+    b.split(|x| !x.is_ascii_alphabetic()).any(|run| {
+        run.len() >= 3
+            && (!camel_like(run)
+                || (run.iter().any(u8::is_ascii_uppercase)
+                    && run.iter().any(u8::is_ascii_lowercase)
+                    && consonant_run(run) >= 5))
+    })
+}
+
+/// The longest run of consonants in a run of letters.
+fn consonant_run(run: &[u8]) -> usize {
+    run.split(|c| b"aeiouyAEIOUY".contains(c))
+        .map(<[u8]>::len)
+        .max()
+        .unwrap_or(0)
 }
 
 /// Letters and digits switching often (not `S3Bucket2`, `EC2Instance3`), or letters in
