@@ -57,6 +57,8 @@ const COMMANDS: &[Command] = &[
     // MinIO client: `mc alias set name url access-key secret-key`
     c("mc", &["alias", "set"], None, Slot::Nth(3)),
     c("mc", &["config", "host", "add"], None, Slot::Nth(3)),
+    // `wpa_passphrase ssid passphrase`
+    c("wpa_passphrase", &[], None, Slot::Nth(1)),
 ];
 
 /// The command names, as a filter (see [`WordFilter`]). Built at compile time: an index out of

@@ -102,6 +102,8 @@ const KEY_WORDS: &[KeyWord] = &[
     kw("w", "password", Form::Flag, Test::Password),
     // `openssl enc -k pw` and `-K <hex>`, `ccrypt -K pw` (`curl -k URL`, `sort -k 2` fail the test)
     kw("k", "encryption key", Form::Flag, Test::Key),
+    // `doctl auth init -t <token>` (`docker build -t app:1.2`, `sort -t ,` fail the strict test)
+    kw("t", "token", Form::Flag, Test::Strict),
     kw("passin", "password", Form::Flag, Test::Keyed),
     kw("passout", "password", Form::Flag, Test::Keyed),
 ];

@@ -32,7 +32,9 @@ pub(super) fn switch(b: &[u8], s: usize, e: usize) -> bool {
 /// (csh).
 const SET_COMMANDS: &[&str] = &["set", "setenv"];
 
-/// Whether a command that sets a variable (and its short flags) starts the line before `s`.
+/// Whether a command that sets a variable (and its short flags) comes before `s`: at the line's
+/// start (`set -x NAME value`), or as the subcommand of one or two words that start it (`aws
+/// configure set NAME value`, `npm config set NAME value`).
 pub(super) fn after_setter(b: &[u8], s: usize) -> bool {
     let mut i = s;
     // flags: `-x`, `-gx` (a few)
@@ -53,7 +55,43 @@ pub(super) fn after_setter(b: &[u8], s: usize) -> bool {
             i -= 1;
             continue;
         }
-        return !word.is_empty() && keys::is(word, SET_COMMANDS) && line_start(b, i);
+        return !word.is_empty()
+            && keys::is(word, SET_COMMANDS)
+            && (line_start(b, i) || command_words_before(b, i));
+    }
+    false
+}
+
+/// Whether one or two lowercase words (a command and maybe its subcommand) are all there is
+/// between the line's start (or a `$ ` prompt) and `i`.
+fn command_words_before(b: &[u8], mut i: usize) -> bool {
+    for _ in 0..2 {
+        let e = i;
+        while i > 0 && matches!(before(b, i), b' ' | b'\t') {
+            i -= 1;
+        }
+        if i == e {
+            return false;
+        }
+        let we = i;
+        while i > 0
+            && (before(b, i).is_ascii_lowercase()
+                || before(b, i).is_ascii_digit()
+                || matches!(before(b, i), b'-' | b'_'))
+            && we - i < 24
+        {
+            i -= 1;
+        }
+        if i == we || !at(b, i).is_ascii_lowercase() {
+            return false;
+        }
+        let mut k = i;
+        if matches!(before(b, k), b' ') && before(b, k - 1) == b'$' {
+            k -= 2;
+        }
+        if line_start(b, k) {
+            return true;
+        }
     }
     false
 }

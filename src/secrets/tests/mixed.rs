@@ -181,3 +181,30 @@ fn words_joined_by_underscores_symbols_and_glued_flags() {
         "<password>[secret]</password>",
     );
 }
+
+/// Command lines written here to probe the password families the held-out sets miss most.
+#[test]
+fn subcommands_that_set_a_secret_and_token_flags() {
+    masks(
+        "aws configure set aws_secret_access_key Wq8Er7Ty6Ui5Op4As3Df2Gh1Jk0LzXc9Vb8Nm7Q",
+        "aws configure set aws_secret_access_key [secret]",
+    );
+    masks(
+        "$ npm config set _authToken Hq7vLw2mZc9RkT4nXp8sYb3d",
+        "$ npm config set _authToken [secret]",
+    );
+    keeps("aws configure set region eu-west-1");
+    keeps("npm config set registry https://registry.npmjs.org/");
+    masks(
+        "doctl auth init -t Xc9Vb8Nm7QWq8Er7Ty6Ui5Op4As3Df2Gh1Jk0Lz",
+        "doctl auth init -t [secret]",
+    );
+    keeps("docker build -t registry.example.com/app:2024.11 .");
+    keeps("docker build -t MyApp2024 .");
+    keeps("sort -t , -k 2 data.csv");
+    masks(
+        "wpa_passphrase HomeNet Lw2m!Zc9Rk",
+        "wpa_passphrase HomeNet [secret]",
+    );
+    keeps("wpa_passphrase HomeNet");
+}
