@@ -132,6 +132,7 @@ pub fn mask(text: &str) -> Masked {
 fn mask_once(text: &str) -> (Masked, Vec<(usize, usize)>) {
     let mut spans = Vec::new();
     walk(text, &mut spans);
+    prose::bare(text, &mut spans);
     repeats::repeats(text, &mut spans);
     keep_markers(text, &mut spans);
     replace(text, spans)

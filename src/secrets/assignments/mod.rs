@@ -161,6 +161,12 @@ fn assignment(
     } else if matches!(at(b, p), b'?' | b'+') && at(b, p + 1) == b'=' && at(b, p + 2) != b'=' {
         // Make's `KEY ?= value` and `KEY += value`
         p += 2;
+    } else if at(b, p) == b'<'
+        && at(b, p + 1) == b'-'
+        && matches!(at(b, p + 2), b' ' | b'"' | b'\'')
+    {
+        // R's `key <- "value"`
+        p += 2;
     } else if at(b, p) == b':' && at(b, p + 1) != b':' {
         // a segment of a colon chain (`arn:aws:...:secret:name`) is not a key
         if before(b, s) == b':' && at(b, p + 1) != b'=' {

@@ -34,6 +34,7 @@ const TRIGGERS: &[(&str, &str)] = &[
     ("pass", "password"),
     ("apikey", "api key"),
     ("authtoken", "token"),
+    ("psk", "pre-shared key"),
     // `API key`, `license key`: only after a qualifier (see `in_run`)
     ("key", "api key"),
     // French `mot de passe`, `mdp`; Spanish `clave`
@@ -432,4 +433,39 @@ fn after(
         }
     }
     false
+}
+
+/// The longest text [`bare`] reads word by word.
+const BARE_TEXT: usize = 1 << 20;
+
+/// A human password standing with no word to announce it (`logged in as deploy with X`): a word
+/// of 8 to 64 characters that is a [`value::policy_password`] (no path, URL, address, code or
+/// placeholder either).
+pub(super) fn bare(text: &str, spans: &mut Vec<Span>) {
+    let b = text.as_bytes();
+    let mut i = 0;
+    let end = b.len().min(BARE_TEXT);
+    while i < end {
+        if space(at(b, i)) {
+            i += 1;
+            continue;
+        }
+        let s = i;
+        while i < end && !space(at(b, i)) {
+            i += 1;
+        }
+        if i - s < 8 || i - s > 64 {
+            continue;
+        }
+        let (vs, ve) = trim(b, s, i);
+        let Some(word) = text.get(vs..ve) else {
+            continue;
+        };
+        if word.contains(MARKER) {
+            continue;
+        }
+        if !value::assignment_like(word) && value::policy_password(word) {
+            spans.push(Span::new(vs, ve, "password", 5));
+        }
+    }
 }

@@ -208,3 +208,16 @@ fn subcommands_that_set_a_secret_and_token_flags() {
     );
     keeps("wpa_passphrase HomeNet");
 }
+
+#[test]
+fn psk_in_a_sentence_and_r_assignments() {
+    masks(
+        "psk for the lab wifi = Zq8Lm3vRt2",
+        "psk for the lab wifi = [secret]",
+    );
+    masks(
+        r#"db_password <- "Zq8Lm3vRt2""#,
+        r#"db_password <- "[secret]""#,
+    );
+    keeps("if (x <- 3) print(x)");
+}

@@ -274,6 +274,29 @@ pub(super) fn word_password(v: &str) -> bool {
         && symbols.clone().all(u8::is_ascii_punctuation)
 }
 
+/// A human password that needs no word to announce it: capitals, small letters, digits and one
+/// of the symbols password policies ask for (`!@#%^&*?~`), and [`strict`]. Prose seldom mixes all
+/// four in one word, and passwords made to a policy always do. Code does, so its marks rule a word
+/// out: brackets, quotes, separators of lists, paths, URLs and ranges (`.` `/` `:` `=`), `$` in
+/// names (`write$UNIX2003`), a mention or a fragment (`@user`, `#section`), a format directive
+/// or a percent escape (`%Y`, `%3F`); and base64's `+`, which a digest has.
+pub(super) fn policy_password(v: &str) -> bool {
+    let c = Classes::of(v);
+    let b = v.as_bytes();
+    // (ASCII only: in a script without spaces the word is the whole sentence)
+    v.is_ascii()
+        && c.upper > 0
+        && c.lower > 0
+        && c.digit > 0
+        && v.contains(|ch| "!@#%^&*?~".contains(ch))
+        && !v.contains(|ch| "{}[]()<>\"'`;,|\\$./:=+".contains(ch))
+        && !matches!(b.first(), Some(b'@' | b'#' | b'%' | b'&' | b'*' | b'!'))
+        && !b
+            .windows(2)
+            .any(|w| matches!(w, [b'%', c] if c.is_ascii_alphanumeric()))
+        && strict(v)
+}
+
 /// A value glued to `-p` (`mysql -pX`): [`strict`], a [`word_password`], or [`keyed`] with a
 /// capital and a digit in eight characters or more, since few options glue such a word to `-p`
 /// (`-pHarborLight42`, not `-pthread` or `-p2222`).
