@@ -135,8 +135,9 @@ const NOT_PASS: &[&str] = &[
     "multipass", "renderpass", "subpass",
 ];
 
-/// A word after the key word that says the value is piped in (`--password-stdin`).
-const STDIN: &[&str] = &["stdin"];
+/// A word after the key word that says the value is piped in (`--password-stdin`), or read from
+/// a file, which may be a process substitution (`--password-file <(echo pw)`).
+const STDIN: &[&str] = &["stdin", "file"];
 
 /// Words before the key word that make it something else: public halves, lookups, paging,
 /// tokenizers and counts.

@@ -97,7 +97,8 @@ fn command_words_before(b: &[u8], mut i: usize) -> bool {
 }
 
 /// A value piped into a command whose flag says it reads it from standard input
-/// (`echo 'pw' | docker login --password-stdin`, `... --password-stdin <<< 'pw'`).
+/// (`echo 'pw' | docker login --password-stdin`, `... --password-stdin <<< 'pw'`), or given as
+/// a file made by a process substitution (`--vault-password-file=<(echo pw)`).
 pub(super) fn piped(
     text: &str,
     s: usize,
@@ -106,6 +107,22 @@ pub(super) fn piped(
     spans: &mut Vec<Span>,
 ) -> Option<usize> {
     let b = text.as_bytes();
+    // a process substitution as the file (`--password-file=<(echo pw)`)
+    let f = if at(b, e) == b'=' {
+        e + 1
+    } else {
+        spaces(b, e)
+    };
+    for command in [&b"<(echo "[..], b"<(printf '%s' ", b"<(printf \"%s\" "] {
+        if b.get(f..f + command.len()) == Some(command) {
+            let parsed = parse_value(b, spaces(b, f + command.len())).ok()?;
+            let v = text.get(parsed.start..parsed.end)?.trim_end_matches(')');
+            if value::keyed(v) {
+                spans.push(Span::new(parsed.start, parsed.start + v.len(), kind, 3));
+            }
+            return Some(parsed.end);
+        }
+    }
     // a here-string after the flag
     let h = spaces(b, e);
     if b.get(h..h + 3) == Some(b"<<<") {

@@ -221,3 +221,17 @@ fn psk_in_a_sentence_and_r_assignments() {
     );
     keeps("if (x <- 3) print(x)");
 }
+
+#[test]
+fn a_password_file_made_by_a_process_substitution() {
+    masks(
+        "ansible-playbook site.yml --vault-password-file=<(echo Birch-Comet-48)",
+        "ansible-playbook site.yml --vault-password-file=<(echo [secret])",
+    );
+    masks(
+        "rsync --password-file <(printf '%s' 'Tq7vBn2Lx9') rsync://nas/data .",
+        "rsync --password-file <(printf '%s' '[secret]') rsync://nas/data .",
+    );
+    keeps("rsync --password-file=/etc/rsync.secret rsync://nas/data .");
+    keeps("export DB_PASSWORD_FILE=/run/secrets/db_password");
+}
