@@ -39,52 +39,56 @@ pub(super) fn after_setter(b: &[u8], s: usize) -> bool {
     let mut i = s;
     // flags: `-x`, `-gx` (a few)
     for _ in 0..4 {
-        let e = i;
-        while i > 0 && matches!(before(b, i), b' ' | b'\t') {
-            i -= 1;
-        }
-        if i == e {
+        let Some(ws) = word_before(b, i, 16, |c| c.is_ascii_alphanumeric()) else {
             return false;
-        }
-        let we = i;
-        while i > 0 && before(b, i).is_ascii_alphanumeric() && we - i < 16 {
-            i -= 1;
-        }
-        let word = b.get(i..we).unwrap_or_default();
-        if before(b, i) == b'-' && !word.is_empty() {
+        };
+        let word = b.get(ws..).unwrap_or_default();
+        let word = word.get(
+            ..word
+                .iter()
+                .take_while(|c| c.is_ascii_alphanumeric())
+                .count(),
+        );
+        i = ws;
+        if before(b, i) == b'-' && word.is_some_and(|w| !w.is_empty()) {
             i -= 1;
             continue;
         }
-        return !word.is_empty()
-            && keys::is(word, SET_COMMANDS)
+        return word.is_some_and(|w| !w.is_empty() && keys::is(w, SET_COMMANDS))
             && (line_start(b, i) || command_words_before(b, i));
     }
     false
 }
 
+/// The start of the word of at most `max` bytes that `accept` ends right before `i`, after at
+/// least one space or tab; `None` when no space comes first.
+fn word_before(b: &[u8], mut i: usize, max: usize, accept: impl Fn(u8) -> bool) -> Option<usize> {
+    let e = i;
+    while i > 0 && matches!(before(b, i), b' ' | b'\t') {
+        i -= 1;
+    }
+    if i == e {
+        return None;
+    }
+    let we = i;
+    while i > 0 && accept(before(b, i)) && we - i < max {
+        i -= 1;
+    }
+    Some(i)
+}
+
 /// Whether one or two lowercase words (a command and maybe its subcommand) are all there is
 /// between the line's start (or a `$ ` prompt) and `i`.
 fn command_words_before(b: &[u8], mut i: usize) -> bool {
+    let command = |c: u8| c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, b'-' | b'_');
     for _ in 0..2 {
-        let e = i;
-        while i > 0 && matches!(before(b, i), b' ' | b'\t') {
-            i -= 1;
-        }
-        if i == e {
+        let Some(ws) = word_before(b, i, 24, command) else {
+            return false;
+        };
+        if !at(b, ws).is_ascii_lowercase() {
             return false;
         }
-        let we = i;
-        while i > 0
-            && (before(b, i).is_ascii_lowercase()
-                || before(b, i).is_ascii_digit()
-                || matches!(before(b, i), b'-' | b'_'))
-            && we - i < 24
-        {
-            i -= 1;
-        }
-        if i == we || !at(b, i).is_ascii_lowercase() {
-            return false;
-        }
+        i = ws;
         let mut k = i;
         if matches!(before(b, k), b' ') && before(b, k - 1) == b'$' {
             k -= 2;
