@@ -36,6 +36,9 @@ pub(super) enum Test {
     /// The key says the value comes on standard input (`--password-stdin`): the value echoed
     /// into the pipe or given as a here-string on the same line.
     Stdin,
+    /// The key says the value is in a file (`--password-file`): only a process substitution
+    /// gives it on the line (`--password-file <(echo pw)`).
+    File,
 }
 
 /// Where a key word counts.
@@ -135,9 +138,17 @@ const NOT_PASS: &[&str] = &[
     "multipass", "renderpass", "subpass",
 ];
 
-/// A word after the key word that says the value is piped in (`--password-stdin`), or read from
-/// a file, which may be a process substitution (`--password-file <(echo pw)`).
-const STDIN: &[&str] = &["stdin", "file"];
+/// Words after the key word that say where the value comes from instead: piped in
+/// (`--password-stdin`), or read from a file, which may be a process substitution
+/// (`--password-file <(echo pw)`).
+const ENDS: &[(&str, Test)] = &[("stdin", Test::Stdin), ("file", Test::File)];
+
+/// The test an ending of [`ENDS`] gives a key, if `word` is one.
+fn end(word: &[u8]) -> Option<Test> {
+    ENDS.iter()
+        .find(|(w, _)| word.eq_ignore_ascii_case(w.as_bytes()))
+        .map(|&(_, t)| t)
+}
 
 /// Words before the key word that make it something else: public halves, lookups, paging,
 /// tokenizers and counts.
@@ -190,8 +201,8 @@ pub(super) const FILTERS: [WordFilter; 3] = {
         i += 1;
     }
     let mut i = 0;
-    while i < STDIN.len() {
-        tails = tails.word(STDIN[i]);
+    while i < ENDS.len() {
+        tails = tails.word(ENDS[i].0);
         i += 1;
     }
     [heads, tails, flags]
@@ -213,7 +224,7 @@ pub(super) fn could_name(word: &[u8], alone: bool, flag: bool) -> bool {
 
 #[inline(never)]
 fn listed(word: &[u8]) -> bool {
-    lookup(word, true).is_some() || is(word, TAILS) || is(word, STDIN)
+    lookup(word, true).is_some() || is(word, TAILS) || end(word).is_some()
 }
 
 pub(super) fn is(word: &[u8], list: &[&str]) -> bool {
@@ -295,7 +306,8 @@ pub(super) fn named(key: &[u8], flag: bool, before: Option<&[u8]>) -> Option<Nam
     let mut qualifier: Option<&[u8]> = before;
     let mut previous: Option<&[u8]> = before;
     let mut tails_ok = true;
-    let mut stdin = false;
+    // where an ending says the value comes from (`--password-stdin`, `--password-file`)
+    let mut ended: Option<Test> = None;
     let mut aws = false;
     let mut count = 0;
     for w in words(key) {
@@ -305,11 +317,11 @@ pub(super) fn named(key: &[u8], flag: bool, before: Option<&[u8]>) -> Option<Nam
             head = Some(k);
             qualifier = previous;
             tails_ok = true;
-            stdin = false;
+            ended = None;
         } else if head.is_some() {
-            // `stdin` ends a key (`--password-stdin`); a tail may come before it
-            tails_ok &= !stdin && (is(w, TAILS) || is(w, STDIN));
-            stdin |= is(w, STDIN);
+            // an ending ends a key (`--password-stdin`); a tail may come before it
+            tails_ok &= ended.is_none() && (is(w, TAILS) || end(w).is_some());
+            ended = ended.or(end(w));
         }
         previous = Some(w);
     }
@@ -341,8 +353,8 @@ pub(super) fn named(key: &[u8], flag: bool, before: Option<&[u8]>) -> Option<Nam
     if aws && head.word == "secret" {
         named.kind = "aws secret key";
     }
-    if stdin {
-        named.test = Test::Stdin;
+    if let Some(test) = ended {
+        named.test = test;
     }
     Some(named)
 }

@@ -39,30 +39,31 @@ pub(super) fn after_setter(b: &[u8], s: usize) -> bool {
     let mut i = s;
     // flags: `-x`, `-gx` (a few)
     for _ in 0..4 {
-        let Some(ws) = word_before(b, i, 16, |c| c.is_ascii_alphanumeric()) else {
+        let Some((ws, we)) = word_before(b, i, 16, |c| c.is_ascii_alphanumeric()) else {
             return false;
         };
-        let word = b.get(ws..).unwrap_or_default();
-        let word = word.get(
-            ..word
-                .iter()
-                .take_while(|c| c.is_ascii_alphanumeric())
-                .count(),
-        );
+        let word = b.get(ws..we).unwrap_or_default();
         i = ws;
-        if before(b, i) == b'-' && word.is_some_and(|w| !w.is_empty()) {
+        if before(b, i) == b'-' && !word.is_empty() {
             i -= 1;
             continue;
         }
-        return word.is_some_and(|w| !w.is_empty() && keys::is(w, SET_COMMANDS))
+        return !word.is_empty()
+            && keys::is(word, SET_COMMANDS)
             && (line_start(b, i) || command_words_before(b, i));
     }
     false
 }
 
-/// The start of the word of at most `max` bytes that `accept` ends right before `i`, after at
-/// least one space or tab; `None` when no space comes first.
-fn word_before(b: &[u8], mut i: usize, max: usize, accept: impl Fn(u8) -> bool) -> Option<usize> {
+/// The word of at most `max` bytes of what `accept`s before `i`, past at least one space or tab
+/// (`None` when no space comes first), as `start..end`; empty when the spaces follow something
+/// else.
+fn word_before(
+    b: &[u8],
+    mut i: usize,
+    max: usize,
+    accept: impl Fn(u8) -> bool,
+) -> Option<(usize, usize)> {
     let e = i;
     while i > 0 && matches!(before(b, i), b' ' | b'\t') {
         i -= 1;
@@ -74,7 +75,7 @@ fn word_before(b: &[u8], mut i: usize, max: usize, accept: impl Fn(u8) -> bool) 
     while i > 0 && accept(before(b, i)) && we - i < max {
         i -= 1;
     }
-    Some(i)
+    Some((i, we))
 }
 
 /// Whether one or two lowercase words (a command and maybe its subcommand) are all there is
@@ -82,7 +83,7 @@ fn word_before(b: &[u8], mut i: usize, max: usize, accept: impl Fn(u8) -> bool) 
 fn command_words_before(b: &[u8], mut i: usize) -> bool {
     let command = |c: u8| c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, b'-' | b'_');
     for _ in 0..2 {
-        let Some(ws) = word_before(b, i, 24, command) else {
+        let Some((ws, _)) = word_before(b, i, 24, command) else {
             return false;
         };
         if !at(b, ws).is_ascii_lowercase() {
@@ -100,9 +101,33 @@ fn command_words_before(b: &[u8], mut i: usize) -> bool {
     false
 }
 
+/// The file of a key that names one (`--vault-password-file`, ending at `e`) when a process
+/// substitution makes it on the line: the value it echoes (`--vault-password-file=<(echo pw)`).
+pub(super) fn substituted(
+    text: &str,
+    e: usize,
+    kind: &'static str,
+    spans: &mut Vec<Span>,
+) -> Option<usize> {
+    let b = text.as_bytes();
+    let f = if at(b, e) == b'=' {
+        e + 1
+    } else {
+        spaces(b, e)
+    };
+    let command = [&b"<(echo "[..], b"<(printf '%s' ", b"<(printf \"%s\" "]
+        .into_iter()
+        .find(|c| b.get(f..f + c.len()) == Some(*c))?;
+    let parsed = parse_value(b, spaces(b, f + command.len())).ok()?;
+    let v = text.get(parsed.start..parsed.end)?.trim_end_matches(')');
+    if value::keyed(v) {
+        spans.push(Span::new(parsed.start, parsed.start + v.len(), kind, 3));
+    }
+    Some(parsed.end)
+}
+
 /// A value piped into a command whose flag says it reads it from standard input
-/// (`echo 'pw' | docker login --password-stdin`, `... --password-stdin <<< 'pw'`), or given as
-/// a file made by a process substitution (`--vault-password-file=<(echo pw)`).
+/// (`echo 'pw' | docker login --password-stdin`, `... --password-stdin <<< 'pw'`).
 pub(super) fn piped(
     text: &str,
     s: usize,
@@ -111,22 +136,6 @@ pub(super) fn piped(
     spans: &mut Vec<Span>,
 ) -> Option<usize> {
     let b = text.as_bytes();
-    // a process substitution as the file (`--password-file=<(echo pw)`)
-    let f = if at(b, e) == b'=' {
-        e + 1
-    } else {
-        spaces(b, e)
-    };
-    for command in [&b"<(echo "[..], b"<(printf '%s' ", b"<(printf \"%s\" "] {
-        if b.get(f..f + command.len()) == Some(command) {
-            let parsed = parse_value(b, spaces(b, f + command.len())).ok()?;
-            let v = text.get(parsed.start..parsed.end)?.trim_end_matches(')');
-            if value::keyed(v) {
-                spans.push(Span::new(parsed.start, parsed.start + v.len(), kind, 3));
-            }
-            return Some(parsed.end);
-        }
-    }
     // a here-string after the flag
     let h = spaces(b, e);
     if b.get(h..h + 3) == Some(b"<<<") {

@@ -34,7 +34,7 @@ pub(super) use parse::parse_arg;
 use super::keys::{could_name, named, Form, Test};
 use super::{at, before, value, Span, MARKER};
 use code::{call_before, labelled, pair, setter, typed};
-use flags::{after_setter, piped, plain_text, switch, user_before};
+use flags::{after_setter, piped, plain_text, substituted, switch, user_before};
 use parse::{copula, ends_line, line_start, parse_value, spaces, user_like};
 use structures::{block_scalar, cell};
 
@@ -118,6 +118,9 @@ fn assignment(
     };
     if named.test == Test::Stdin {
         return piped(text, s, e, named.kind, spans);
+    }
+    if named.test == Test::File {
+        return substituted(text, e, named.kind, spans);
     }
 
     // the separator
@@ -278,7 +281,7 @@ fn assignment(
         }
     }
     let ok = match named.test {
-        Test::Keyed | Test::Stdin => value::keyed(v),
+        Test::Keyed | Test::Stdin | Test::File => value::keyed(v),
         Test::Strict => value::strict(v),
         // (after `-u user` on the same command, `-p` is that user's password)
         Test::Password => {
@@ -320,9 +323,7 @@ fn assignment(
     };
     // a passphrase of words, with spaces when quoted (`GPG_PASSPHRASE="velvet orbit 36
     // lantern"`), joined by dashes or dots when bare (`signing.password=velvet.orbit.lantern`)
-    let ok = ok
-        || (matches!(named.kind, "password" | "passphrase" | "pre-shared key")
-            && value::passphrase(v));
+    let ok = ok || value::passphrase_for(named.kind, v);
     if ok {
         // (a value the key alone hardly vouches for ranks as a guess, like prose)
         let rank = if named.test == Test::Strict { 4 } else { 3 };

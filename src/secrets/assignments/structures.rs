@@ -176,7 +176,7 @@ fn table(text: &str, header: usize, sep: usize, spans: &mut Vec<Span>) -> Option
                     Test::Strict => value::strict(v),
                     Test::Password => value::password_like(v),
                     _ => value::keyed(v),
-                } || (matches!(kind, "password" | "passphrase") && value::passphrase(v));
+                } || value::passphrase_for(kind, v);
                 if ok {
                     spans.push(Span::new(cs, ce, kind, 3));
                 }

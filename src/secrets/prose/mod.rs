@@ -244,7 +244,7 @@ fn announced(word: &str, kind: &str) -> bool {
             || value::password_like(word)
             || value::word_password(word)
             || value::random_key(word)
-            || (matches!(kind, "password" | "passphrase") && value::passphrase(word)))
+            || value::passphrase_for(kind, word))
 }
 
 /// The first strict value among the next few words of the line after a trigger at
@@ -464,7 +464,7 @@ pub(super) fn bare(text: &str, spans: &mut Vec<Span>) {
         if word.contains(MARKER) {
             continue;
         }
-        if !value::assignment_like(word) && value::policy_password(word) {
+        if value::policy_password(word) {
             spans.push(Span::new(vs, ve, "password", 5));
         }
     }

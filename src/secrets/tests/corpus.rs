@@ -187,8 +187,15 @@ fn dev3_corpus_score() {
 }
 
 /// The fifth development set (`dev5.toml`, written blind on 2026-12-01): first measured at
-/// 103/118 masked and 1/42 changed, now at 113/118 and 0/42; it must not fall below that.
+/// 103/118 masked and 1/42 changed, tuned to 118/118 and 0/42.
 #[test]
 fn dev5_corpus_score() {
-    holds("dev5", Some(113));
+    holds("dev5", None);
+}
+
+/// The sixth development set (`dev6.toml`, lessons and notes written blind on 2026-12-02):
+/// first measured at 96/100 masked and 1/50 changed, tuned to 100/100 and 0/50.
+#[test]
+fn dev6_corpus_score() {
+    holds("dev6", None);
 }

@@ -30,6 +30,12 @@ use super::MARKER;
 use exclusions::{name_word, names_itself, structured};
 use strength::{switching, Classes};
 
+/// A passphrase ([`passphrase`]) where the kind of what is announced is one that people make of
+/// words: a password, a passphrase, a pre-shared key.
+pub(super) fn passphrase_for(kind: &str, v: &str) -> bool {
+    matches!(kind, "password" | "passphrase" | "pre-shared key") && passphrase(v)
+}
+
 /// Values longer than this are not parsed as one credential (vendor tokens have their own rules).
 pub(super) const MAX_VALUE: usize = 1024;
 
@@ -121,7 +127,7 @@ pub(super) fn passphrase(v: &str) -> bool {
         return false;
     }
     // words joined by dashes (`cinder-yarrow-lantern-krill-6`) when there is no space, by dots
-    // (`falcon.domino.yogurt`) when there is neither
+    // (`falcon.domino.yogurt`) when there is neither, else by underscores (`amber_sloth_Kettle`)
     let joiner = if v.contains(' ') {
         ' '
     } else if v.contains('-') || !v.contains(['.', '_']) {

@@ -143,16 +143,11 @@ pub(in crate::secrets) fn wordy(piece: &str) -> bool {
     camel_like(b) && consonants <= 4
 }
 
-/// Some run of letters in `b` has random-looking case (see [`camel_like`]), or mixes cases
-/// around five consonants in a row, which no word or name does (`qDfjm`).
+/// Some run of letters in `b` reads like letters drawn at random, not like a word ([`wordy`]):
+/// random-looking case (`hqUdCLKIxk`), or cases mixed around five consonants in a row (`qDfjm`).
 fn random_case(b: &[u8]) -> bool {
-    b.split(|x| !x.is_ascii_alphabetic()).any(|run| {
-        run.len() >= 3
-            && (!camel_like(run)
-                || (run.iter().any(u8::is_ascii_uppercase)
-                    && run.iter().any(u8::is_ascii_lowercase)
-                    && consonant_run(run) >= 5))
-    })
+    b.split(|x| !x.is_ascii_alphabetic())
+        .any(|run| run.len() >= 3 && std::str::from_utf8(run).is_ok_and(|r| !wordy(r)))
 }
 
 /// The longest run of consonants in a run of letters.
