@@ -2,11 +2,12 @@
 //! command's own syntax says which argument is the password (`htpasswd -b file user pw`,
 //! `rabbitmqctl change_password user pw`, `net user name pw /add`, `mc alias set name url
 //! access-key secret-key`). A table of such commands, each with the words that select the form
-//! and the place of the password among the arguments that are not flags.
+//! and the place of the password among the arguments that are not flags, or on its standard
+//! input (`echo pw | sudo -S cmd`, `chpasswd <<< user:pw`).
 
 #![deny(clippy::string_slice, clippy::indexing_slicing)]
 
-use super::assignments::parse_arg;
+use super::assignments::{parse_arg, stdin_value};
 use super::{at, before, value, Span, WordFilter};
 
 /// Which argument is the password.
@@ -17,21 +18,26 @@ enum Slot {
     /// The last argument that is not a flag (a command whose flags may take values first:
     /// `htpasswd -bB -C 12 file user pw`).
     Last,
+    /// What the command reads on standard input: piped in, or a here-string.
+    Stdin,
+    /// `user:password` lines on standard input (`chpasswd`).
+    StdinPair,
 }
 
 struct Command {
     name: &'static str,
     /// Words that must follow the name (a subcommand).
     sub: &'static [&'static str],
-    /// A short flag the form needs (`-b`: take the password from the command line).
-    flag: Option<u8>,
+    /// A flag the form needs: one letter is a short flag, alone or in a cluster (`b` in
+    /// `-nb`: take the password from the command line); more is a long flag (`--stdin`).
+    flag: Option<&'static str>,
     slot: Slot,
 }
 
 const fn c(
     name: &'static str,
     sub: &'static [&'static str],
-    flag: Option<u8>,
+    flag: Option<&'static str>,
     slot: Slot,
 ) -> Command {
     Command {
@@ -46,8 +52,8 @@ const fn c(
 #[rustfmt::skip]
 const COMMANDS: &[Command] = &[
     // `htpasswd -b[B] file user password`, `htpasswd -nb user password`
-    c("htpasswd", &[], Some(b'b'), Slot::Last),
-    c("mosquitto_passwd", &[], Some(b'b'), Slot::Last),
+    c("htpasswd", &[], Some("b"), Slot::Last),
+    c("mosquitto_passwd", &[], Some("b"), Slot::Last),
     // `rabbitmqctl add_user user password`
     c("rabbitmqctl", &["add_user"], None, Slot::Nth(1)),
     c("rabbitmqctl", &["change_password"], None, Slot::Nth(1)),
@@ -57,8 +63,22 @@ const COMMANDS: &[Command] = &[
     // MinIO client: `mc alias set name url access-key secret-key`
     c("mc", &["alias", "set"], None, Slot::Nth(3)),
     c("mc", &["config", "host", "add"], None, Slot::Nth(3)),
+    // Redis Sentinel's `sentinel auth-pass master-name password`
+    c("sentinel", &["auth-pass"], None, Slot::Nth(1)),
     // `wpa_passphrase ssid passphrase`
     c("wpa_passphrase", &[], None, Slot::Nth(1)),
+    // unixODBC `isql DSN user password`
+    c("isql", &[], None, Slot::Nth(2)),
+    // `db2 connect to DB user NAME using password`
+    c("db2", &["connect", "to"], None, Slot::Nth(4)),
+    // `echo pw | sudo -S cmd`, `echo pw | passwd --stdin user`, `vncpasswd -f <<< pw`
+    c("sudo", &[], Some("S"), Slot::Stdin),
+    c("passwd", &[], Some("--stdin"), Slot::Stdin),
+    c("vncpasswd", &[], Some("f"), Slot::Stdin),
+    // `echo token | gh auth login --with-token`
+    c("gh", &["auth", "login"], Some("--with-token"), Slot::Stdin),
+    // `echo 'user:pw' | chpasswd`
+    c("chpasswd", &[], None, Slot::StdinPair),
 ];
 
 /// The command names, as a filter (see [`WordFilter`]). Built at compile time: an index out of
@@ -151,12 +171,20 @@ pub(super) fn at_command(text: &str, s: usize, e: usize, spans: &mut Vec<Span>) 
                 .map(arg)
                 .filter(|a| a.first() == Some(&b'-') || switch(a))
         };
-        if let Some(f) = form.flag {
-            let short =
-                |a: &[u8]| a.get(1) != Some(&b'-') && a.get(1..).is_some_and(|r| r.contains(&f));
-            if !flags().any(short) {
+        if let Some(f) = form.flag.map(str::as_bytes) {
+            let given = |a: &[u8]| match f {
+                [letter] => {
+                    a.get(1) != Some(&b'-') && a.get(1..).is_some_and(|r| r.contains(letter))
+                }
+                long => a == long,
+            };
+            if !flags().any(given) {
                 continue;
             }
+        }
+        if matches!(form.slot, Slot::Stdin | Slot::StdinPair) {
+            stdin(text, s, p, form.slot, spans);
+            return;
         }
         let positional: Vec<usize> = (n..args.len())
             .filter(|&k| {
@@ -167,14 +195,36 @@ pub(super) fn at_command(text: &str, s: usize, e: usize, spans: &mut Vec<Span>) 
         let slot = match form.slot {
             Slot::Nth(k) => positional.get(k),
             Slot::Last if positional.len() >= 2 => positional.last(),
-            Slot::Last => None,
+            Slot::Last | Slot::Stdin | Slot::StdinPair => None,
         };
         let Some(&(vs, ve)) = slot.and_then(|&k| args.get(k)) else {
             continue;
         };
-        if text.get(vs..ve).is_some_and(value::keyed) {
+        if text
+            .get(vs..ve)
+            .is_some_and(|v| value::keyed(v) || value::passphrase(v))
+        {
             spans.push(Span::new(vs, ve, "password", 3));
             return;
         }
+    }
+}
+
+/// The password a command reads on standard input (see [`stdin_value`]), from the command at
+/// `s` whose arguments end at `end`: the whole value, or the part after `user:`.
+fn stdin(text: &str, s: usize, end: usize, slot: Slot, spans: &mut Vec<Span>) {
+    let Some((vs, ve, _)) = stdin_value(text.as_bytes(), s, end) else {
+        return;
+    };
+    let Some(v) = text.get(vs..ve) else {
+        return;
+    };
+    let (vs, v) = match (slot, v.split_once(':')) {
+        (Slot::StdinPair, Some((user, pass))) => (vs + user.len() + 1, pass),
+        (Slot::StdinPair, None) => return,
+        _ => (vs, v),
+    };
+    if value::keyed(v) {
+        spans.push(Span::new(vs, vs + v.len(), "password", 3));
     }
 }

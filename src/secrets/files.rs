@@ -19,6 +19,12 @@ enum Format {
     Field(usize),
     /// `selectors : TYPE "secret"` (`ipsec.secrets`), for the types that hold a secret.
     Ipsec,
+    /// `user:secret` as the n-th field (from 0): `[host]:port user:password` in Postfix's
+    /// `sasl_passwd`.
+    FieldColon(usize),
+    /// A user on the first line and the password on the second, nothing else (OpenVPN's
+    /// `auth-user-pass` file).
+    TwoLines,
 }
 
 /// Credential files by the end of their path, and their format.
@@ -29,6 +35,8 @@ const FILES: &[(&str, Format)] = &[
     ("pap-secrets", Format::Field(2)),
     ("davfs2/secrets", Format::Field(2)),
     ("ipsec.secrets", Format::Ipsec),
+    ("sasl_passwd", Format::FieldColon(1)),
+    ("auth-user-pass", Format::TwoLines),
 ];
 
 /// The types of `ipsec.secrets` entries whose value is a secret (not `RSA`, whose value is a
@@ -49,7 +57,7 @@ pub(super) struct Files {
 /// Whether the last word of a key run may end a credential file's name.
 #[inline]
 pub(super) fn may_name(last: &[u8]) -> bool {
-    matches!(last, b"secrets" | b"htpasswd")
+    matches!(last, b"secrets" | b"htpasswd" | b"passwd" | b"pass")
 }
 
 /// The key run `s..e` (see [`super::walk`]): if the text up to `e` names a credential file, the
@@ -57,22 +65,42 @@ pub(super) fn may_name(last: &[u8]) -> bool {
 pub(super) fn at_name(text: &str, e: usize, state: &mut Files, spans: &mut Vec<Span>) {
     let b = text.as_bytes();
     let head = b.get(..e).unwrap_or_default();
-    let Some(&(_, format)) = FILES.iter().find(|(name, _)| {
+    let Some(&(name, format)) = FILES.iter().find(|(name, _)| {
         let n = name.len();
         head.ends_with(name.as_bytes()) && {
             let c = before(b, e - n);
             // a path (`/etc/x`, `.htpasswd`), or a name with a dot or dash of its own
             matches!(c, b'/' | b'.')
-                || (name.contains(['.', '-', '/'])
+                || (name.contains(['.', '-', '/', '_'])
                     && !(c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-')))
         }
     }) else {
         return;
     };
+    let name_len = name.len();
     // the rest of the name's own line, after a `:` (`/etc/davfs2/secrets: url user pw`)
     let line_end = e + run_of(b, e, |c| c != b'\n');
     if at(b, e) == b':' && e >= state.read_until {
         entry(text, e + 1, line_end, format, spans);
+    }
+    // a line of the file quoted as code on the name's own line (`` `backup:pw` goes in
+    // /etc/rsyncd.secrets ``)
+    let mut line_start = e - name_len;
+    while line_start > 0 && e - line_start < MAX_LINE && before(b, line_start) != b'\n' {
+        line_start -= 1;
+    }
+    if line_end.saturating_sub(line_start) <= MAX_LINE {
+        code_spans(
+            text,
+            line_start.max(state.read_until),
+            line_end,
+            format,
+            spans,
+        );
+    }
+    if matches!(format, Format::TwoLines) {
+        two_lines(text, line_end + 1, spans);
+        return;
     }
     let mut start = (line_end + 1).max(state.read_until);
     for _ in 0..MAX_LINES {
@@ -92,6 +120,66 @@ pub(super) fn at_name(text: &str, e: usize, state: &mut Files, spans: &mut Vec<S
         start = end + 1;
     }
     state.read_until = state.read_until.max(start);
+}
+
+/// A file of two lines from `from`, perhaps in a code fence: a user, then a password (each one
+/// word, and the block ends after them). The password, if it is [`value::keyed`] or a
+/// passphrase.
+fn two_lines(text: &str, from: usize, spans: &mut Vec<Span>) {
+    let b = text.as_bytes();
+    let mut words: Vec<(usize, usize)> = Vec::new();
+    let mut start = from;
+    for k in 0..4 {
+        let n = run_of(b, start, |c| c != b'\n');
+        let line = b.get(start..start + n).unwrap_or_default();
+        let content = line.trim_ascii();
+        let fence = content.starts_with(b"```");
+        if content.is_empty() || (fence && k > 0) || start >= b.len() {
+            break;
+        }
+        if !fence {
+            if content.iter().any(u8::is_ascii_whitespace) {
+                return;
+            }
+            let lead = line.len() - line.trim_ascii_start().len();
+            words.push((start + lead, start + lead + content.len()));
+        }
+        start += n + 1;
+    }
+    if let [_, (vs, ve)] = *words.as_slice() {
+        if text
+            .get(vs..ve)
+            .is_some_and(|v| value::keyed(v) || value::passphrase(v))
+        {
+            spans.push(Span::new(vs, ve, "password", 3));
+        }
+    }
+}
+
+/// Each code span (`` `...` ``) in `s..e` read as a line of the file, unless it holds a name of
+/// one (`` `postmap /etc/postfix/sasl_passwd` ``).
+fn code_spans(text: &str, s: usize, e: usize, format: Format, spans: &mut Vec<Span>) {
+    let b = text.as_bytes();
+    let mut i = s;
+    while i < e {
+        if at(b, i) != b'`' {
+            i += 1;
+            continue;
+        }
+        let open = i + 1;
+        let close = open + run_of(b, open, |c| c != b'`' && c != b'\n');
+        if close >= e || at(b, close) != b'`' {
+            return;
+        }
+        let inside = b.get(open..close).unwrap_or_default();
+        let names_file = FILES
+            .iter()
+            .any(|(name, _)| inside.windows(name.len()).any(|w| w == name.as_bytes()));
+        if !names_file {
+            entry(text, open, close, format, spans);
+        }
+        i = close + 1;
+    }
 }
 
 fn run_of(b: &[u8], from: usize, f: impl Fn(u8) -> bool) -> usize {
@@ -119,6 +207,11 @@ fn entry(text: &str, s: usize, e: usize, format: Format, spans: &mut Vec<Span>) 
             (user_ok && !field.iter().any(u8::is_ascii_whitespace)).then_some((vs, ve))
         }
         Format::Field(k) => fields(b, s, e).get(k).copied(),
+        Format::TwoLines => None,
+        Format::FieldColon(k) => fields(b, s, e).get(k).and_then(|&(a, z)| {
+            let colon = b.get(a..z)?.iter().position(|&c| c == b':')?;
+            (colon > 0 && a + colon + 1 < z).then_some((a + colon + 1, z))
+        }),
         Format::Ipsec => {
             let f = fields(b, s, e);
             let colon = f
@@ -138,7 +231,10 @@ fn entry(text: &str, s: usize, e: usize, format: Format, spans: &mut Vec<Span>) 
     let Some((vs, ve)) = secret else {
         return;
     };
-    if text.get(vs..ve).is_some_and(value::keyed) {
+    if text
+        .get(vs..ve)
+        .is_some_and(|v| value::keyed(v) || value::passphrase(v))
+    {
         spans.push(Span::new(vs, ve, "password", 3));
     }
 }

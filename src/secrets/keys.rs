@@ -170,6 +170,8 @@ pub(super) const KEY_QUALIFIERS: &[&str] = &[
     "session", "shared", "consumer", "storage", "write", "deploy", "root", "aes", "cipher",
     "webhook", "server", "subscription", "integration", "ingest", "management", "personal", "bot",
     "sas", "crypto", "otp", "totp", "mfa", "recovery", "sdk", "preshared", "psk", "wifi", "wpa",
+    // SQLCipher's `PRAGMA key = '...'`
+    "pragma",
 ];
 
 /// The key words (not flags) and suffix endings, the tails, and the flag words, as filters
@@ -299,9 +301,24 @@ fn lookup(word: &[u8], flag: bool) -> Option<KeyWord> {
     })
 }
 
+/// Terraform's per-host credentials variable, `TF_TOKEN_<host with dots as underscores>`
+/// (`TF_TOKEN_app_terraform_io`): the host's words come after the key word, so its last word
+/// names no secret.
+pub(super) fn host_token(run: &[u8]) -> bool {
+    run.len() > 9 && run.starts_with(b"TF_TOKEN_")
+}
+
 /// Whether `key` names a secret; `before` is the last word of the word right before it in
 /// prose (`API` in `API key: ...`), if any.
 pub(super) fn named(key: &[u8], flag: bool, before: Option<&[u8]>) -> Option<Named> {
+    if host_token(key) {
+        return Some(Named {
+            word: "token",
+            kind: "token",
+            form: Form::Key,
+            test: Test::Keyed,
+        });
+    }
     let mut head: Option<KeyWord> = None;
     let mut qualifier: Option<&[u8]> = before;
     let mut previous: Option<&[u8]> = before;

@@ -18,8 +18,8 @@ pub(super) struct Lines {
 /// A key run followed by `:` (see [`super::walk`]). If it starts its line (after indentation
 /// or `*:` wildcard fields), the line may be a credential by its shape: a `.pgpass` line
 /// (`host:port:database:user:password`), or the `data:` of a Kubernetes Secret, whose values
-/// are base64. A `.pgpass` line may also stand in a code span (`` `h:5432:*:u:pw` ``), or in quotes
-/// on a line that names `.pgpass`.
+/// are base64. A `.pgpass` line may also stand in a code span (`` `h:5432:*:u:pw` ``), in quotes
+/// on a line that names `.pgpass`, or after a label that names it (`In .pgpass: h:5432:*:u:pw`).
 pub(super) fn line_run(text: &str, s: usize, state: &mut Lines, spans: &mut Vec<Span>) {
     let b = text.as_bytes();
     let mut i = s;
@@ -43,6 +43,19 @@ pub(super) fn line_run(text: &str, s: usize, state: &mut Lines, spans: &mut Vec<
         return;
     }
     if i > 0 && quote != b'\n' {
+        // after a label that names the file (`In .pgpass: h:5432:*:u:pw`)
+        if at(b, i) == b':' && matches!(at(b, i + 1), b' ' | b'\t') {
+            let mut ls = i;
+            while ls > 0 && i - ls < 256 && before(b, ls) != b'\n' {
+                ls -= 1;
+            }
+            let label = b.get(ls..i).unwrap_or_default();
+            if label.windows(6).any(|w| w == b"pgpass") {
+                let cs = i + 1 + run_of(b, i + 1, |c| c == b' ' || c == b'\t');
+                let ce = cs + run_of(b, cs, |c| c != b'\n');
+                pgpass(text, cs, b.get(cs..ce).unwrap_or_default(), spans);
+            }
+        }
         return;
     }
     let line_start = i;

@@ -329,7 +329,12 @@ fn walk(text: &str, spans: &mut Vec<Span>) {
         let last = run.get(ls..le).unwrap_or_default();
         let glued_p = at(run, 0) == b'-' && at(run, 1) == b'p';
         let cluster = at(run, 0) == b'-' && assignments::cluster(b, s, e);
-        if glued_p || cluster || GATE.may_be(last) || (last.len() > 3 && GATE.may_end(last)) {
+        if glued_p
+            || cluster
+            || GATE.may_be(last)
+            || (last.len() > 3 && GATE.may_end(last))
+            || keys::host_token(run)
+        {
             if s >= keys_from {
                 let before_word = prev
                     .filter(|&(_, end)| end + 1 == s && at(b, end) == b' ')

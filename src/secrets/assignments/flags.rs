@@ -135,18 +135,27 @@ pub(super) fn piped(
     kind: &'static str,
     spans: &mut Vec<Span>,
 ) -> Option<usize> {
-    let b = text.as_bytes();
-    // a here-string after the flag
-    let h = spaces(b, e);
+    let (vs, ve, here) = stdin_value(text.as_bytes(), s, e)?;
+    let v = text.get(vs..ve)?;
+    if value::keyed(v) {
+        spans.push(Span::new(vs, ve, kind, 3));
+    }
+    here.then_some(ve)
+}
+
+/// What a command reads on standard input, given on its line: a here-string at `after` (past
+/// spaces), or the value of an `echo value |` or `printf '%s' value |` before `s` on the line.
+/// Returns the value's range and whether it was a here-string.
+pub(in crate::secrets) fn stdin_value(
+    b: &[u8],
+    s: usize,
+    after: usize,
+) -> Option<(usize, usize, bool)> {
+    let h = spaces(b, after);
     if b.get(h..h + 3) == Some(b"<<<") {
         let parsed = parse_value(b, spaces(b, h + 3)).ok()?;
-        let v = text.get(parsed.start..parsed.end)?;
-        if value::keyed(v) {
-            spans.push(Span::new(parsed.start, parsed.end, kind, 3));
-        }
-        return Some(parsed.end);
+        return Some((parsed.start, parsed.end, true));
     }
-    // `echo value |` or `printf '%s' value |` earlier on the line
     let line = line_begin(b, s, 512);
     let mut i = line;
     while i < s {
@@ -181,11 +190,7 @@ pub(super) fn piped(
         if at(b, spaces(b, close)) != b'|' || close > s {
             return None;
         }
-        let v = text.get(parsed.start..parsed.end)?;
-        if value::keyed(v) {
-            spans.push(Span::new(parsed.start, parsed.end, kind, 3));
-        }
-        return None;
+        return Some((parsed.start, parsed.end, false));
     }
     None
 }

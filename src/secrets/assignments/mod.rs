@@ -28,7 +28,7 @@ mod flags;
 mod parse;
 mod structures;
 
-pub(super) use flags::cluster;
+pub(super) use flags::{cluster, stdin_value};
 pub(super) use parse::parse_arg;
 
 use super::keys::{could_name, named, Form, Test};
@@ -55,7 +55,8 @@ pub(super) fn in_run(
     let flag = at(b, s) == b'-' || switch(b, s, e);
     let glued_p = at(b, s) == b'-' && at(b, s + 1) == b'p';
     let alone = last.len() + 1 >= e - s;
-    if !(glued_p || cluster(b, s, e) || could_name(last, alone, flag)) {
+    let host_token = super::keys::host_token(b.get(s..e).unwrap_or_default());
+    if !(glued_p || cluster(b, s, e) || could_name(last, alone, flag) || host_token) {
         return None;
     }
     assignment(text, s, e, before_word, spans)
@@ -244,18 +245,23 @@ fn assignment(
         Err(to) => return (to.saturating_sub(p) > 128).then_some(to),
     };
     let was_quoted = parsed.start > p;
-    let (mut vs, ve) = (parsed.start, parsed.end);
+    let (mut vs, mut ve) = (parsed.start, parsed.end);
     let raw = text.get(vs..ve)?;
     // an element's text ends at its closing tag; `<password>@host` is a placeholder in a URL
     let close = ve + usize::from(was_quoted);
     if xml && !(at(b, close) == b'<' && at(b, close + 1) == b'/') {
         return None;
     }
-    // `key value` in prose: the next word, not another `key=value`
-    if loose && value::assignment_like(raw) {
+    // a directive's value ends its line, or comes before the setting command's flags (`aws
+    // configure set NAME value --profile x`)
+    let after_value = spaces(b, ve + usize::from(was_quoted));
+    let line_value = ends_line(b, after_value);
+    if directive && !line_value && !(at(b, after_value) == b'-' && after_setter(b, s)) {
         return None;
     }
-    if directive && !ends_line(b, ve + usize::from(was_quoted)) {
+    // `key value` in prose: the next word, not another `key=value` (a directive's whole
+    // value may hold a `=`: `AuthLDAPBindPassword pw=82`)
+    if loose && value::assignment_like(raw) && !(line_start(b, s) && line_value) {
         return None;
     }
     // a YAML block scalar (`password: >-` and the value on the next line)
@@ -282,7 +288,8 @@ fn assignment(
     }
     let ok = match named.test {
         Test::Keyed | Test::Stdin | Test::File => value::keyed(v),
-        Test::Strict => value::strict(v),
+        // (a bare `key` with a long random key after it: `key=<32 hex>`, `maps key: ...`)
+        Test::Strict => value::strict(v) || (named.word == "key" && value::long_key(v)),
         // (after `-u user` on the same command, `-p` is that user's password)
         Test::Password => {
             value::password_like(v)
@@ -295,8 +302,13 @@ fn assignment(
                 .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'+' | b'/' | b'='))
                 && value::keyed(v)
         }
-        // (a reference is no `user:password`: `vault:secret/app#key`, `ErrorCode::Auth`)
-        Test::UserPass | Test::MaybeUserPass if value::reference(v) || v.contains("::") => false,
+        // (a reference is no `user:password`: `vault:secret/app#key`, `ErrorCode::Auth`; a
+        // passphrase after the colon is: `admin:tundra_rhubarb_zephyr`)
+        Test::UserPass | Test::MaybeUserPass
+            if (value::reference(v) && !pass_phrase(v)) || v.contains("::") =>
+        {
+            false
+        }
         Test::UserPass | Test::MaybeUserPass => match v.split_once(':') {
             // `user:password`: the place says it is a password, so any real value counts
             Some((user, pass)) if user_like(user) => {
@@ -316,6 +328,18 @@ fn assignment(
                     vs += user.len() + 1;
                     v = pass;
                     true
+                }
+                _ if named.test == Test::UserPass && flag => {
+                    // lftp's `-u user,password`: a bare value stops at the comma
+                    match comma_pair(text, vs, ve, was_quoted) {
+                        Some((ps, pe)) => {
+                            vs = ps;
+                            v = text.get(ps..pe)?;
+                            ve = pe;
+                            true
+                        }
+                        None => false,
+                    }
                 }
                 _ => named.test == Test::MaybeUserPass && value::keyed(v),
             },
@@ -381,6 +405,33 @@ fn scheme(text: &str, vs: usize, ve: usize, quoted: bool, spans: &mut Vec<Span>)
         return Some(ce);
     }
     None
+}
+
+/// `user:passphrase` (a passphrase of three words or more after the colon).
+fn pass_phrase(v: &str) -> bool {
+    v.split_once(':')
+        .is_some_and(|(user, pass)| user_like(user) && value::passphrase(pass))
+}
+
+/// lftp's `-u user,password` (the user `vs..ve`, with the comma inside its quotes or right
+/// after it): the password's range, if the user looks like one and the password like a secret.
+fn comma_pair(text: &str, vs: usize, ve: usize, quoted: bool) -> Option<(usize, usize)> {
+    let b = text.as_bytes();
+    let (user, ps, pe) = if quoted {
+        let (user, pass) = text.get(vs..ve)?.split_once(',')?;
+        (user, vs + user.len() + 1, vs + user.len() + 1 + pass.len())
+    } else {
+        if at(b, ve) != b',' {
+            return None;
+        }
+        let parsed = parse_value(b, ve + 1).ok()?;
+        if parsed.start != ve + 1 {
+            return None;
+        }
+        (text.get(vs..ve)?, parsed.start, parsed.end)
+    };
+    let pass = text.get(ps..pe)?;
+    (user_like(user) && !pass.contains(',') && value::keyed(pass)).then_some((ps, pe))
 }
 
 /// A glued `-pVALUE` (mysql, 7z, unrar) at `s`: the rest of the word, if it is

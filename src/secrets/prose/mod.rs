@@ -21,7 +21,8 @@ const TRIGGERS: &[(&str, &str)] = &[
     ("password", "password"),
     ("passwd", "password"),
     ("passphrase", "passphrase"),
-    ("passcode", "password"),
+    ("passcode", "pin"),
+    ("pin", "pin"),
     ("pw", "password"),
     ("pwd", "password"),
     ("login", "password"),
@@ -68,6 +69,17 @@ const TRIGGERS: &[(&str, &str)] = &[
     ("密碼", "password"),
     ("パスワード", "password"),
     ("비밀번호", "password"),
+    ("токен", "token"),
+    ("토큰", "token"),
+    // "key" in other languages: like `key`, only with a qualifier (`API-Schlüssel`, `clé API`)
+    ("schlüssel", "api key"),
+    ("ключ", "api key"),
+    ("clé", "api key"),
+    ("chave", "api key"),
+    ("chiave", "api key"),
+    ("sleutel", "api key"),
+    ("klucz", "api key"),
+    ("anahtar", "api key"),
 ];
 
 /// How far after the trigger a value may be: words, and bytes.
@@ -76,19 +88,26 @@ const WINDOW_BYTES: usize = 240;
 /// How many words before the trigger a value may be (`use X as the password`).
 const WINDOW_BACK: usize = 6;
 
-/// Words that say the value comes next (`is`, and the same in other languages).
+/// Words that say the value comes next (`is`, a dash, and the same in other languages).
 #[rustfmt::skip]
 const COPULAS: &[&str] = &[
-    "is", "was", "are", "=", "/", "est", "était", "es", "era", "è", "é", "ist", "war", "lautet",
-    "är", "er", "jest", "je", "it's", "it’s",
+    "is", "was", "are", "=", "/", "—", "–", "-", "->", "=>", "→", "est", "était", "es", "era",
+    "è", "é", "ist", "war", "lautet", "är", "er", "jest", "je", "it's", "it’s",
 ];
 
 /// Words between an announcing word and the value that keep it announced: `the password is
-/// now X`, `I set the pass to X`, `pw was changed to X`.
+/// now X`, `I set the pass to X`, `pw was changed to X`; "now" in other languages too (`ist
+/// jetzt X`, `est maintenant X`).
 #[rustfmt::skip]
 const CONNECTIVES: &[&str] = &[
-    "now", "still", "currently", "temporarily", "just", "set", "reset", "changed", "to",
+    "now", "still", "currently", "temporarily", "just", "set", "reset", "changed", "to", "it",
+    "jetzt", "nun", "maintenant", "désormais", "ahora", "agora", "ora", "adesso", "nu", "teraz",
+    "теперь", "сейчас", "şimdi",
 ];
+
+/// Verbs that announce a new value later in a trigger's sentence, even after an old one: `the
+/// pw was X; I reset it to Y`, `rotated to Y`.
+const CHANGED: &[&str] = &["reset", "changed", "set", "rotated", "updated"];
 
 /// Word separators; a newline also closes a window.
 fn space(c: u8) -> bool {
@@ -207,10 +226,41 @@ pub(super) fn in_run(text: &str, s: usize, e: usize, windows: &mut Windows, span
         return;
     };
     // `key` counts after a qualifier only (`API key for X is ...`, not `the key is rotated`)
-    if kind == "api key" && te - ts == 3 && !qualified(b, ts) {
+    if needs_qualifier(kind, text.get(ts..te).unwrap_or_default())
+        && !qualified(b, ts)
+        && !qualified_after(text, te)
+    {
         return;
     }
     window(text, s, e, kind, windows, spans);
+}
+
+/// Whether a trigger is a word for "key", which names a secret only with a qualifier.
+fn needs_qualifier(kind: &str, word: &str) -> bool {
+    kind == "api key" && !word.eq_ignore_ascii_case("apikey")
+}
+
+/// Words after a word for "key" that make it a credential (`clé API`, `chave secreta`), with
+/// `de`/`da`/`d'` between when a language puts one there (`chave da API`).
+#[rustfmt::skip]
+const QUALIFIERS_AFTER: &[&str] = &[
+    "api", "secrète", "secreta", "secreto", "segreta", "segreto", "privée", "privada", "privata",
+    "secret", "d'api", "d’api",
+];
+
+/// Whether a qualifier of `key` follows `e` (see [`QUALIFIERS_AFTER`]).
+fn qualified_after(text: &str, e: usize) -> bool {
+    let rest = text.get(e..).unwrap_or_default();
+    let mut words = rest
+        .split_whitespace()
+        .take(2)
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'' && c != '’'));
+    let is = |w: &str| QUALIFIERS_AFTER.iter().any(|q| w.to_lowercase() == *q);
+    match words.next() {
+        Some("de" | "da" | "do" | "del" | "di") => words.next().is_some_and(is),
+        Some(w) => is(w),
+        None => false,
+    }
 }
 
 /// Whether the word before `s` (one space or dash between) is a qualifier of `key` (`API`,
@@ -238,6 +288,11 @@ fn candidate(word: &str) -> bool {
 /// reply): strict, or shaped like a password ([`value::password_like`], words and a number),
 /// like a random key (a hex key too), or, for a password, like a passphrase of dashed words.
 fn announced(word: &str, kind: &str) -> bool {
+    // a PIN or a passcode is four to eight digits (`pin` names pins of a board and of code
+    // too, so nothing else counts: `#[pin] field: Type<T>`)
+    if kind == "pin" {
+        return (4..=8).contains(&word.len()) && word.bytes().all(|c| c.is_ascii_digit());
+    }
     word.len() <= 256
         && !value::assignment_like(word)
         && (value::strict(word)
@@ -362,7 +417,8 @@ fn before_trigger(text: &str, start: usize, kind: &'static str, spans: &mut Vec<
             copula = true;
             continue;
         }
-        if copula && (candidate(word) || value::password_like(word) || announced(word, kind)) {
+        let shaped = kind != "pin" && (candidate(word) || value::password_like(word));
+        if copula && (shaped || announced(word, kind)) {
             spans.push(Span::new(vs, ve, kind, 4));
             return;
         }
@@ -389,16 +445,29 @@ fn after(
     // the word right after the trigger is announced by it (`password X`, `şifresi X`), as is
     // one after a `:` (`password: X`)
     let mut announcing = true;
+    // a value was found; the window goes on for a new one (`... I reset it to Y`)
+    let mut found = false;
     while words < WINDOW_WORDS && i < b.len() && i - from < WINDOW_BYTES {
         let c = at(b, i);
         if c == b'\n' {
-            return false;
+            return found;
         }
         if space(c) {
             i += 1;
             continue;
         }
         let s = i;
+        // a quoted passphrase, spaces and all (`pwd is "copper mango 71"`)
+        if announcing && s >= windows.tested_until {
+            if let Some((ps, pe)) = quoted_phrase(text, s, kind) {
+                spans.push(Span::new(ps, pe, kind, 4));
+                windows.tested_until = pe;
+                i = pe;
+                found = true;
+                announcing = false;
+                continue;
+            }
+        }
         let rest = b.get(s..).unwrap_or_default();
         i = s + rest
             .iter()
@@ -415,24 +484,89 @@ fn after(
         }
         let signalled = announcing;
         // the next word is announced by `label:` or a copula, and still after a word that
-        // only says when or how (`is now`, `was reset to`)
+        // only says when or how (`is now`, `was reset to`); a verb of change announces the
+        // new value even after an old one
         announcing = before(b, i) == b':'
             || COPULAS.contains(&word)
+            || CHANGED.contains(&word)
             || (signalled && CONNECTIVES.contains(&word));
         if s < windows.tested_until {
             continue;
         }
         windows.tested_until = i;
-        if candidate(word) || (signalled && announced(word, kind)) {
+        if found && !signalled {
+            continue;
+        }
+        // (a PIN only where announced: see `announced`)
+        if (kind != "pin" && candidate(word)) || (signalled && announced(word, kind)) {
             spans.push(Span::new(vs, ve, kind, 4));
-            return true;
+            found = true;
+            continue;
+        }
+        // `admin/X`, `user:X` where credentials are announced: the part after the user
+        if signalled && credentials(text, vs, ve, kind, spans) {
+            found = true;
+            continue;
         }
         // a sentence ends
         if matches!(before(b, i), b'.' | b';' | b'?') && i - s > 1 {
-            return false;
+            return found;
         }
     }
-    false
+    found
+}
+
+/// Quotes that may hold a passphrase with spaces, opening and closing.
+const QUOTES: &[(&str, &str)] = &[("\"", "\""), ("'", "'"), ("“", "”"), ("«", "»"), ("„", "“")];
+
+/// A quoted phrase with a space at `s`, on its line and at most 128 bytes, that is a
+/// passphrase: its inside (without spaces at its ends).
+fn quoted_phrase(text: &str, s: usize, kind: &str) -> Option<(usize, usize)> {
+    let rest = text.get(s..)?;
+    let &(open, close) = QUOTES.iter().find(|(o, _)| rest.starts_with(o))?;
+    let inside = rest.get(open.len()..)?;
+    let n = inside.find(close)?;
+    let phrase = inside.get(..n)?;
+    let trimmed = phrase.trim_matches(' ');
+    let lead = phrase.len() - phrase.trim_start_matches(' ').len();
+    let ps = s + open.len() + lead;
+    (n <= 128
+        && !phrase.contains('\n')
+        && trimmed.contains(' ')
+        && value::passphrase_for(kind, trimmed))
+    .then_some((ps, ps + trimmed.len()))
+}
+
+/// `user/password` or `user:password` at `vs..ve` where a sentence announces credentials or a
+/// password (`creds are admin/X`): the password, if it passes [`value::keyed`], as after a key
+/// (the pair's shape says as much), or after a word for credentials, if it is [`announced`] (a
+/// passphrase; after "pass", `cargo:rustc-link-lib` is none). Whether it was found.
+fn credentials(
+    text: &str,
+    vs: usize,
+    ve: usize,
+    kind: &'static str,
+    spans: &mut Vec<Span>,
+) -> bool {
+    if !matches!(kind, "credentials" | "password") {
+        return false;
+    }
+    let Some((user, pass)) = text.get(vs..ve).and_then(|w| w.split_once(['/', ':'])) else {
+        return false;
+    };
+    let user_ok = (1..=32).contains(&user.len())
+        && user
+            .bytes()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'.' | b'@'))
+        && user.bytes().any(|c| c.is_ascii_alphabetic());
+    let found = user_ok
+        && !pass.contains(['/', ':'])
+        && (value::keyed(pass) || (kind == "credentials" && announced(pass, "password")));
+    if found {
+        let ps = vs + user.len() + 1;
+        spans.push(Span::new(ps, ps + pass.len(), kind, 4));
+    }
+    found
 }
 
 /// The longest text [`bare`] reads word by word.

@@ -5,7 +5,9 @@
 
 #![deny(clippy::string_slice, clippy::indexing_slicing)]
 
-use super::{announced, space, trigger, trim, window, Windows};
+use super::{
+    announced, needs_qualifier, qualified, qualified_after, space, trigger, trim, window, Windows,
+};
 use crate::secrets::{at, before, Span};
 
 /// Triggers in scripts written without spaces between words (`测试环境的密码是`, `비밀번호는`):
@@ -20,6 +22,12 @@ const INSIDE: &[(&str, &str)] = &[
     ("암호", "password"),
     ("トークン", "token"),
     ("令牌", "token"),
+    ("密钥", "api key"),
+    ("密鑰", "api key"),
+    ("秘钥", "api key"),
+    ("金鑰", "api key"),
+    ("APIキー", "api key"),
+    ("シークレット", "secret"),
 ];
 
 /// Triggers in other scripts (`пароль`, `密码`): a walk over the words that are not ASCII.
@@ -43,8 +51,17 @@ pub(in crate::secrets) fn non_ascii(text: &str, windows: &mut Windows, spans: &m
             .get(ts..te)
             .filter(|w| !w.is_ascii())
             .unwrap_or_default();
-        if let Some(kind) = trigger(word) {
-            window(text, s, end, kind, windows, spans);
+        // (the last of words joined by dashes: `API-Schlüssel`)
+        let (head, tail) = word.rsplit_once('-').unwrap_or(("", word));
+        if let Some(kind) = trigger(tail) {
+            let qualified = || {
+                crate::secrets::keys::is(head.as_bytes(), crate::secrets::keys::KEY_QUALIFIERS)
+                    || qualified(b, ts)
+                    || qualified_after(text, te)
+            };
+            if !needs_qualifier(kind, tail) || qualified() {
+                window(text, s, end, kind, windows, spans);
+            }
         } else if let Some((k, t, kind)) = INSIDE
             .iter()
             .find_map(|&(t, kind)| word.find(t).map(|k| (k, t, kind)))

@@ -413,3 +413,44 @@ fn a_resource_named_after_its_secret_is_kept() {
     keeps("password: user@example.com");
     keeps("backup host: backups.internal.corp");
 }
+
+#[test]
+fn pragma_keys_directive_values_and_setters_with_flags() {
+    masks(
+        "PRAGMA key = 'Marble_otter_415';",
+        "PRAGMA key = '[secret]';",
+    );
+    masks(
+        "LdapBindPassword walrusquill=57",
+        "LdapBindPassword [secret]",
+    );
+    masks(
+        "aws configure set aws_secret_access_key /Qm4kT9vLx2ZpR7wNc3bHd8fGs1jKa6eYu5oPi0Ar --profile ci",
+        "aws configure set aws_secret_access_key [secret] --profile ci",
+    );
+    masks("SMTP_PASSWORD=wqzkrtvbnm", "SMTP_PASSWORD=[secret]");
+    // a word, or a key=value after a word in prose, is still no value
+    keeps("POSTGRES_PASSWORD=postgres");
+    keeps("the password option=strict is set in the form");
+    keeps("PRAGMA journal_mode = WAL;");
+}
+
+#[test]
+fn a_bare_key_with_an_api_key_after_it_and_terraform_host_tokens() {
+    masks(
+        "weather.key=5e8d2c7f1a9b4e3d6c0f8a2b7e5d1c94",
+        "weather.key=[secret]",
+    );
+    masks(
+        "export TF_TOKEN_tfe_example_net=Rk4mT9vLx2ZpQ7wN.atlasv1.Cb3HdfGs1jKa6eYu5oPi0Ar8",
+        "export TF_TOKEN_tfe_example_net=[secret]",
+    );
+    masks(
+        "echo Rk4mT9vLx2ZpQ7wNc3bHd8fGs1jKa6eY | gh auth login --with-token",
+        "echo [secret] | gh auth login --with-token",
+    );
+    // a cache key and a commit under a bare `key` stay
+    keeps("key: node-modules-9f1c3e5a7b2d4f6e8a0c1b3d5f7e9a2c4b6d8f0e1a3c5e7b9d2f4a6c8e0b1d3f");
+    keeps("key: 3f2a9c5e7b1d2468ace0f3a9c5e7b1d2468ace0f");
+    keeps("TF_TOKEN_ is followed by the host name with dots as underscores");
+}

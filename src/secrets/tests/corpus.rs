@@ -183,7 +183,7 @@ fn dev2_corpus_score() {
 /// the rules grow to cover it whole.
 #[test]
 fn dev3_corpus_score() {
-    holds("dev3", Some(278));
+    holds("dev3", Some(279));
 }
 
 /// The fifth development set (`dev5.toml`, written blind on 2026-12-01): first measured at
@@ -198,4 +198,12 @@ fn dev5_corpus_score() {
 #[test]
 fn dev6_corpus_score() {
     holds("dev6", None);
+}
+
+/// The seventh development set (`dev7.toml`, written blind on 2026-12-02, aimed at the families
+/// the held-out sets still miss): first measured at 114/133 masked and 1/65 changed, tuned to
+/// 133/133 and 1/65.
+#[test]
+fn dev7_corpus_score() {
+    holds("dev7", None);
 }

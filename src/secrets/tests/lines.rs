@@ -46,3 +46,44 @@ fn credential_files_and_remarks() {
     keeps("edit /etc/rsyncd.secrets and chmod 600 it\n\nbackup:see the wiki");
     keeps("ipsec.secrets\n: RSA server-key.pem");
 }
+
+#[test]
+fn a_credential_file_line_quoted_beside_its_name() {
+    masks(
+        "`mirror:t1mb3r.p0nd.r00st` goes in /etc/rsyncd.secrets, mode 600.",
+        "`mirror:[secret]` goes in /etc/rsyncd.secrets, mode 600.",
+    );
+    masks(
+        "Added to /etc/ppp/chap-secrets: `fieldtech  pptpd  Heron-maple-2291  *`.",
+        "Added to /etc/ppp/chap-secrets: `fieldtech  pptpd  [secret]  *`.",
+    );
+    masks(
+        "/etc/postfix/sasl_passwd holds `[mail.example.net]:587 relay@example.net:otter_quill_spruce` then run `postmap /etc/postfix/sasl_passwd`.",
+        "/etc/postfix/sasl_passwd holds `[mail.example.net]:587 relay@example.net:[secret]` then run `postmap /etc/postfix/sasl_passwd`.",
+    );
+    keeps("Run `chmod 600 /etc/rsyncd.secrets` and `systemctl restart rsync` after editing.");
+}
+
+#[test]
+fn credential_lines_after_a_label_that_names_their_file() {
+    masks(
+        "In ~/.pgpass: db07:5432:*:etl:Wv8nQz3tKp",
+        "In ~/.pgpass: db07:5432:*:etl:[secret]",
+    );
+    masks(
+        "sasl_passwd: [smtp.example.net]:587 alerts@example.net:otter-quill-spruce",
+        "sasl_passwd: [smtp.example.net]:587 alerts@example.net:[secret]",
+    );
+    keeps("See ~/.pgpass: the format is host:port:database:user:password");
+}
+
+#[test]
+fn an_openvpn_credentials_file_of_two_lines() {
+    masks(
+        "The client reads auth-user-pass from /etc/openvpn/creds.txt:\n```\nfield-tech\nQuarry.heron.418\n```",
+        "The client reads auth-user-pass from /etc/openvpn/creds.txt:\n```\nfield-tech\n[secret]\n```",
+    );
+    // directives after `auth-user-pass` in a config are no password
+    keeps("auth-user-pass\npersist-key\npersist-tun");
+    keeps("auth-user-pass /etc/openvpn/creds.txt\nremote vpn.example.net 1194\ncipher AES-256-GCM");
+}

@@ -235,3 +235,63 @@ fn a_password_file_made_by_a_process_substitution() {
     keeps("rsync --password-file=/etc/rsync.secret rsync://nas/data .");
     keeps("export DB_PASSWORD_FILE=/run/secrets/db_password");
 }
+
+#[test]
+fn passwords_a_command_reads_on_standard_input() {
+    masks(
+        "echo 'Gq7vLm2pRx' | sudo -S systemctl reload caddy",
+        "echo '[secret]' | sudo -S systemctl reload caddy",
+    );
+    masks(
+        "RUN echo \"builder:Wv8nQz3tKp\" | chpasswd",
+        "RUN echo \"builder:[secret]\" | chpasswd",
+    );
+    masks(
+        "echo Wv8nQz3tKp | passwd --stdin ci-runner",
+        "echo [secret] | passwd --stdin ci-runner",
+    );
+    masks(
+        "vncpasswd -f <<< 'Wv8nQz3tKp' > ~/.vnc/passwd",
+        "vncpasswd -f <<< '[secret]' > ~/.vnc/passwd",
+    );
+    // what is piped into sudo without `-S` is the command's input, not a password
+    keeps("echo 'Wv8nQz3tKp' | sudo tee /etc/hostname");
+    keeps("echo \"hello there\" | sudo -S tee /etc/motd");
+    keeps("echo \"$ROOT_PW\" | sudo -S true");
+}
+
+#[test]
+fn positional_passwords_of_more_commands() {
+    masks(
+        "isql -v ReportsDSN analyst Wv8nQz3tKp",
+        "isql -v ReportsDSN analyst [secret]",
+    );
+    masks(
+        "db2 connect to LEDGER user db2admin using Wv8nQz3tKp",
+        "db2 connect to LEDGER user db2admin using [secret]",
+    );
+    masks(
+        "sentinel auth-pass cache-primary copper-willow-ember-gale",
+        "sentinel auth-pass cache-primary [secret]",
+    );
+    keeps("sentinel monitor cache-primary 10.0.0.4 6379 2");
+}
+
+#[test]
+fn a_user_and_a_password_joined_by_a_comma_or_a_passphrase() {
+    masks(
+        "lftp -u mirror,Wv8nQz3tKp sftp://files.example.net",
+        "lftp -u mirror,[secret] sftp://files.example.net",
+    );
+    masks(
+        "lftp -u 'mirror,Wv8nQz3tKp' ftp.example.net",
+        "lftp -u 'mirror,[secret]' ftp.example.net",
+    );
+    masks(
+        "curl -u ops:walnut_tundra_meadow_pike https://ci.example.net/api",
+        "curl -u ops:[secret] https://ci.example.net/api",
+    );
+    // a list of users is no password
+    keeps("ps -u root,daemon -o pid,cmd");
+    keeps("docker run -u app:staff alpine id");
+}

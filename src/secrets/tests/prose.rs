@@ -160,3 +160,87 @@ fn a_policy_password_with_no_word_before_it() {
     keeps("x-amz-checksum-sha256: Xq7+Lm2/Kp9Rt4Vw8Yz1Bn5Cd3Ef6Gh9Jk0Lm2Qp7=");
     keeps("Driver={ODBC Driver 18 for SQL Server};Trusted_Connection=yes;");
 }
+
+#[test]
+fn leet_passphrases_new_values_and_pairs_in_sentences() {
+    masks(
+        "Guest wifi password for the offsite: m4pl3.c0rn3r.b1rd (ask at the desk).",
+        "Guest wifi password for the offsite: [secret] (ask at the desk).",
+    );
+    masks(
+        "The router pw was Gale1988!; we reset it to fennel-otter-quartz yesterday.",
+        "The router pw was [secret]; we reset it to [secret] yesterday.",
+    );
+    masks(
+        "Creds for the lab Kibana are viewer/sprucemoth_44 until Friday.",
+        "Creds for the lab Kibana are viewer/[secret] until Friday.",
+    );
+    masks(
+        "Das Passwort für das NAS ist jetzt k3lp.f1nch.m0ss.",
+        "Das Passwort für das NAS ist jetzt [secret].",
+    );
+    // a name with a number, a path or a phrase after a word of change is no new value
+    keeps("The password was reset to default after the audit.");
+    keeps("Extract the name to pass to cargo:rustc-link-lib from the file name.");
+    keeps("nodes are node1.rack2.dc3 and node2.rack2.dc3 in the password vault.");
+}
+
+#[test]
+fn words_for_key_and_token_in_other_languages() {
+    masks(
+        "Der API-Schlüssel für das Wetter-Widget lautet 4f9c2e7a81b3d6f05e2a9c7d3b1f8e64.",
+        "Der API-Schlüssel für das Wetter-Widget lautet [secret].",
+    );
+    masks(
+        "La clé API du service de cartes est 7b2e9f4c1a8d3e6f0b5c2a9e7d4f1c83.",
+        "La clé API du service de cartes est [secret].",
+    );
+    masks(
+        "地图服务的 API 密钥：9d3f7b1e5a2c8f4d6b0e3a7c9f1d5b28（生产环境）",
+        "地图服务的 API 密钥：[secret]（生产环境）",
+    );
+    masks(
+        "Токен для деплоя: Hq7TzW2mXk9LbV4rNc8pYs3dFg6jRa1u, хранится в vault.",
+        "Токен для деплоя: [secret], хранится в vault.",
+    );
+    // a key with no qualifier is a key of a map, a lock or a keyboard
+    keeps("Der Schlüssel liegt beim Empfang, Raum 4f9c2e7a81b3d6f05e2a9c7d3b1f8e64.");
+}
+
+#[test]
+fn pins_quoted_phrases_and_short_random_passwords() {
+    masks(
+        "The alarm panel PIN is 604218.",
+        "The alarm panel PIN is [secret].",
+    );
+    masks(
+        "passcode for the lab door: 73310",
+        "passcode for the lab door: [secret]",
+    );
+    masks(
+        "wifi password is \"Lichen harbor 58\" on the guest SSID",
+        "wifi password is \"[secret]\" on the guest SSID",
+    );
+    masks(
+        "The switch login is admin / Rz4-qk8W for now.",
+        "The switch login is admin / [secret] for now.",
+    );
+    masks(
+        "contraseña del router: naranja.lince.64",
+        "contraseña del router: [secret]",
+    );
+    masks(
+        "NAS admin password -> Gk2p-Wt7x",
+        "NAS admin password -> [secret]",
+    );
+    masks(
+        "Mailchimp API key — 3c9e1f7a5b2d8c4e6f0a9b3d7e1c5f28",
+        "Mailchimp API key — [secret]",
+    );
+    // a pin of a board or of code, a year, or a name with numbers in it stays
+    keeps("Connect the sensor to GPIO pin 17 and ground to pin 6.");
+    keeps("#[pin] inner: Pin<Box<dyn Future<Output = T>>>,");
+    keeps("The PIN policy changed in 2024.");
+    keeps("The password field is S3Bucket2 in the old schema.");
+    keeps("We pass env vars through to test-bench-http in CI.");
+}

@@ -45,6 +45,10 @@ pub(super) fn keyed(v: &str) -> bool {
     if generated_blob(v) {
         return true;
     }
+    // lowercase letters drawn at random are no word or name, which the exclusions look for
+    if strength::random_lowercase(v) {
+        return true;
+    }
     // quick: too short, or one kind of character only (a word, a number)
     if v.len() < 6
         || v.bytes().all(|c| c.is_ascii_lowercase())
@@ -114,8 +118,8 @@ const DOTTED_ENDS: &[&str] = &[
 /// A passphrase of words with spaces (`velvet orbit 36 lantern`, `correct horse battery
 /// staple`), dashes (`cinder-yarrow-lantern-krill-6`), dots (`velvet.orbit.lantern`) or
 /// underscores (`amber_sloth_Kettle`): three to eight short words, at least
-/// three of them of letters, none of them a word of a remark ([`STOP_WORDS`]), and no template
-/// or placeholder. Only where quotes and a key that names a password, or a sentence, say a
+/// three of them of letters (or two of four letters or more and a number), none of them a word
+/// of a remark ([`STOP_WORDS`]), and no template or placeholder. Only where quotes and a key that names a password, or a sentence, say a
 /// value is there.
 pub(super) fn passphrase(v: &str) -> bool {
     if v.len() < 12 || v.len() > 128 || v.contains(MARKER) || placeholder(v.as_bytes()) {
@@ -170,11 +174,33 @@ pub(super) fn passphrase(v: &str) -> bool {
         {
             return false;
         }
-        if n >= 3 && w.chars().all(char::is_alphabetic) {
+        if n >= 3 && (w.chars().all(char::is_alphabetic) || leet(w)) {
             letters += 1;
         }
     }
-    (3..=8).contains(&words) && letters >= 3
+    // (or two words of four letters or more and a number: `ciruela.tejon.77`)
+    let number = v
+        .split(joiner)
+        .any(|w| (2..=4).contains(&w.len()) && w.bytes().all(|c| c.is_ascii_digit()));
+    let long_words = v
+        .split(joiner)
+        .filter(|w| w.chars().count() >= 4 && w.chars().all(char::is_alphabetic))
+        .count();
+    ((3..=8).contains(&words) && letters >= 3) || (words == 3 && number && long_words == 2)
+}
+
+/// A word written in digits for some letters (`r0ck37`, `harv35t`, `v1p3r`): three letters or
+/// more, and digits with a letter on each side. A number at a word's end (`node1`, `rack2`) is
+/// a name's, not a letter's.
+fn leet(w: &str) -> bool {
+    let b = w.as_bytes();
+    // (past the first run of letters come digits, then a letter)
+    b.iter().all(u8::is_ascii_alphanumeric)
+        && b.iter().filter(|c| c.is_ascii_alphabetic()).count() >= 3
+        && b.first().is_some_and(u8::is_ascii_alphabetic)
+        && b.iter()
+            .skip_while(|c| c.is_ascii_alphabetic())
+            .any(u8::is_ascii_alphabetic)
 }
 
 /// A value with no key right before it: it must look generated (mixed case and digits,
@@ -228,6 +254,17 @@ pub(super) fn random_key(v: &str) -> bool {
         && certain(v)
 }
 
+/// A [`random_key`] of 32 to 48 letters and digits: an API key's shape. Not what a bare `key`
+/// also names: a cache key (`node-modules-<sha256>`, with separators), a short id, or a
+/// commit's or a file's digest (40 or 64 hex digits).
+pub(super) fn long_key(v: &str) -> bool {
+    let hex_digest = matches!(v.len(), 40 | 64) && v.bytes().all(|c| c.is_ascii_hexdigit());
+    (32..=48).contains(&v.len())
+        && v.bytes().all(|c| c.is_ascii_alphanumeric())
+        && !hex_digest
+        && random_key(v)
+}
+
 /// A value where the sentence says a password follows (`password for the NAS: X`, `pw ... is
 /// X`, `-p X`): it passes [`keyed`], is not [`structured`], and has a digit, and punctuation or
 /// letters and digits switching often (not `TokenStore3`).
@@ -236,7 +273,22 @@ pub(super) fn password_like(v: &str) -> bool {
         return false;
     }
     let c = Classes::of(v);
-    c.digit > 0 && (c.strong > 0 || switching(&c, v.as_bytes()))
+    c.digit > 0 && (c.strong > 0 || switching(&c, v.as_bytes()) || short_mix(&c, v))
+}
+
+/// Both cases and digits in runs of at most three letters, the digits in two places or more
+/// (`Qx7-pl2k`, `mR4t-9kzW`): a short password drawn at random. Names put whole words between
+/// their digits (`S3Bucket2`, `TokenStore3`).
+fn short_mix(c: &Classes, v: &str) -> bool {
+    let b = v.as_bytes();
+    let digit_runs = b
+        .split(|x| !x.is_ascii_digit())
+        .filter(|r| !r.is_empty())
+        .count();
+    c.upper > 0
+        && c.lower > 0
+        && digit_runs >= 2
+        && b.split(|x| !x.is_ascii_alphabetic()).all(|r| r.len() <= 3)
 }
 
 /// A password a person makes of words and a number, where a flag or a sentence says a password

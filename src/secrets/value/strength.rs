@@ -150,6 +150,19 @@ fn random_case(b: &[u8]) -> bool {
         .any(|run| run.len() >= 3 && std::str::from_utf8(run).is_ok_and(|r| !wordy(r)))
 }
 
+/// Lowercase letters drawn at random, not a word (`hzmqtrvwk`, not `postgres` or `strengths`):
+/// eight to 64, six of them different (not `xxxxxxxx`), with at most one vowel in five and five
+/// consonants or more in a row. Words in any Latin language have a vowel in every few letters.
+pub(super) fn random_lowercase(v: &str) -> bool {
+    let b = v.as_bytes();
+    let vowels = b.iter().filter(|c| b"aeiouy".contains(c)).count();
+    (8..=64).contains(&b.len())
+        && b.iter().all(u8::is_ascii_lowercase)
+        && distinct(b) >= 6
+        && vowels * 5 <= b.len()
+        && consonant_run(b) >= 5
+}
+
 /// The longest run of consonants in a run of letters.
 fn consonant_run(run: &[u8]) -> usize {
     run.split(|c| b"aeiouyAEIOUY".contains(c))
