@@ -1,6 +1,7 @@
 //! Credential files named in the text (`/etc/rsyncd.secrets`, `.htpasswd`,
-//! `/etc/ppp/chap-secrets`, `/etc/ipsec.secrets`, `/etc/davfs2/secrets`): the lines that follow
-//! the name (or the rest of its own line, after a `:`) are read in that file's format, and the
+//! `/etc/ppp/chap-secrets`, `/etc/ipsec.secrets`, `/etc/davfs2/secrets`, Postfix's
+//! `sasl_passwd`, OpenVPN's `auth-user-pass`): the lines that follow the name (or the rest of its
+//! own line, after a `:`, and code spans on that line) are read in that file's format, and the
 //! field that holds the secret is masked. A table of the files and their formats; the lines of a
 //! file whose name is not given are left to the shapes of [`lines`](super::lines).
 

@@ -95,6 +95,9 @@ const KEY_WORDS: &[KeyWord] = &[
     kw("sig", "signature", Form::Key, Test::Keyed),
     // a pre-shared key (`psk="..."` in wpa_supplicant.conf, `wpa_psk=`)
     kw("psk", "pre-shared key", Form::Key, Test::Keyed),
+    // OpenWeatherMap's `appid=` is its API key (an app's id elsewhere is short or a UUID, which
+    // the strict test and the key shape leave alone)
+    kw("appid", "api key", Form::Key, Test::Strict),
     // command-line flags: `curl -u user:pw`, `redis-cli -a pw`, `openssl -passin pass:pw`
     kw("u", "password", Form::Flag, Test::UserPass),
     kw("user", "password", Form::Flag, Test::UserPass),
@@ -153,7 +156,7 @@ fn end(word: &[u8]) -> Option<Test> {
 /// Words before the key word that make it something else: public halves, lookups, paging,
 /// tokenizers and counts.
 #[rustfmt::skip]
-const NOT_SECRET: &[&str] = &[
+pub(super) const NOT_SECRET: &[&str] = &[
     "public", "publishable", "pub", "cache", "foreign", "sort", "partition", "idempotency",
     "object", "hash", "routing", "lookup", "group", "row", "range", "index", "unique", "composite",
     "dedup", "dedupe", "map", "dict", "host", "site", "known", "page", "next", "prev", "previous",
@@ -171,7 +174,7 @@ pub(super) const KEY_QUALIFIERS: &[&str] = &[
     "webhook", "server", "subscription", "integration", "ingest", "management", "personal", "bot",
     "sas", "crypto", "otp", "totp", "mfa", "recovery", "sdk", "preshared", "psk", "wifi", "wpa",
     // SQLCipher's `PRAGMA key = '...'`
-    "pragma",
+    "pragma", "developer",
 ];
 
 /// The key words (not flags) and suffix endings, the tails, and the flag words, as filters

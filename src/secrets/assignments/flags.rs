@@ -1,7 +1,8 @@
 //! Keys on a command line: a cluster of short flags ending in `-u` (`curl -su user:pw`), a
 //! Windows switch (`cmdkey /pass:pw`), a shell command that sets a variable (`set -x KEY value`,
 //! `setenv`), a value piped or given as a here-string to a `--password-stdin` flag, and
-//! PowerShell's `ConvertTo-SecureString "pw" -AsPlainText`. These are the forms where no `=` or
+//! PowerShell's `ConvertTo-SecureString "pw" -AsPlainText`, and the commands whose flag of one
+//! letter always gives a password (`sshpass -p`, `zip -P`). These are the forms where no `=` or
 //! `:` ties the value to its key, so the command's own syntax has to.
 
 #![deny(clippy::string_slice, clippy::indexing_slicing)]
@@ -227,6 +228,54 @@ pub(super) fn plain_text(text: &str, s: usize, e: usize, spans: &mut Vec<Span>) 
         spans.push(Span::new(vs, ve, "password", 3));
     }
     None
+}
+
+/// Commands whose short flag (or Windows switch) of this letter gives a password, whatever the
+/// letter means to other commands (`-p` is a port to `ssh`, a parent to `mkdir`): its value
+/// then needs only to be a value ([`value::keyed`]) or a passphrase.
+#[rustfmt::skip]
+const PASSWORD_FLAGS: &[(&str, u8)] = &[
+    ("mysql", b'p'), ("mysqladmin", b'p'), ("mysqldump", b'p'), ("mysqlimport", b'p'),
+    ("mysqlcheck", b'p'), ("mysqlshow", b'p'), ("mariadb", b'p'), ("mariadb-dump", b'p'),
+    ("mariadb-admin", b'p'), ("sshpass", b'p'), ("7z", b'p'), ("7za", b'p'), ("7zz", b'p'),
+    ("rar", b'p'), ("unrar", b'p'), ("zip", b'P'), ("unzip", b'P'), ("zipcloak", b'P'),
+    ("ldapsearch", b'w'), ("ldapadd", b'w'), ("ldapmodify", b'w'), ("ldapdelete", b'w'),
+    ("ldappasswd", b'w'), ("ldapwhoami", b'w'), ("ldapmodrdn", b'w'), ("redis-cli", b'a'),
+    ("sqlcmd", b'P'), ("bcp", b'P'), ("ipmitool", b'P'), ("mosquitto_pub", b'P'),
+    ("mosquitto_sub", b'P'), ("cqlsh", b'p'), ("mongo", b'p'), ("mongosh", b'p'),
+    ("mongodump", b'p'), ("mongorestore", b'p'), ("mongoexport", b'p'), ("mongoimport", b'p'),
+    ("psexec", b'p'), ("rdesktop", b'p'), ("xfreerdp", b'p'), ("ncftp", b'p'), ("racadm", b'p'),
+    ("cypher-shell", b'p'), ("rabbitmqadmin", b'p'), ("oc", b'p'), ("smbpasswd", b'w'),
+];
+
+/// Whether the command of the segment `s` stands in (after `sudo` or `VAR=value` words) takes a
+/// password by the flag `letter` ([`PASSWORD_FLAGS`]).
+pub(super) fn password_flag(b: &[u8], s: usize, letter: u8) -> bool {
+    let line = line_begin(b, s, 512);
+    let mut i = s;
+    while i > line && !matches!(before(b, i), b'|' | b';' | b'&' | b'(' | b'`') {
+        i -= 1;
+    }
+    let mut p = spaces(b, i);
+    // past a prompt, `sudo`, `env` and assignments before the command
+    for _ in 0..4 {
+        let n = b
+            .get(p..s)
+            .unwrap_or_default()
+            .iter()
+            .take_while(|c| !c.is_ascii_whitespace())
+            .count();
+        let word = b.get(p..p + n).unwrap_or_default();
+        if matches!(word, b"$" | b"#" | b">" | b"sudo" | b"env") || word.contains(&b'=') {
+            p = spaces(b, p + n);
+            continue;
+        }
+        let name = word.rsplit(|&c| c == b'/').next().unwrap_or_default();
+        return PASSWORD_FLAGS
+            .iter()
+            .any(|&(c, l)| l == letter && name == c.as_bytes());
+    }
+    false
 }
 
 /// Flags that give a user name (`mysql -u admin`, `psql -U app`, `--username admin`).

@@ -9,7 +9,8 @@
 //! `- name: KEY` then `value: ...` or `<entry key="KEY">value</entry>` (a key as a label),
 //! `| Password |` (a Markdown table column) and `| KEY | value |` (a row),
 //! `Authorization: SSWS value` (any scheme), `echo value | ... --password-stdin` (a pipe) and
-//! `ConvertTo-SecureString "value" -AsPlainText`.
+//! `ConvertTo-SecureString "value" -AsPlainText`; and the default of a parameter expansion
+//! (`${DB_PASSWORD:-value}`).
 //!
 //! The whole value becomes one span: quoted, up to its closing quote; bare, up to a space, a
 //! quote, `,;<`, an unbalanced bracket or `&` before another `key=`. It must then pass the test
@@ -34,7 +35,7 @@ pub(super) use parse::parse_arg;
 use super::keys::{could_name, named, Form, Test};
 use super::{at, before, value, Span, MARKER};
 use code::{call_before, labelled, pair, setter, typed};
-use flags::{after_setter, piped, plain_text, substituted, switch, user_before};
+use flags::{after_setter, password_flag, piped, plain_text, substituted, switch, user_before};
 use parse::{copula, ends_line, line_start, parse_value, spaces, user_like};
 use structures::{block_scalar, cell};
 
@@ -79,9 +80,18 @@ fn assignment(
     if !switch && matches!(before(b, s), b'/' | b'@' | b'%' | b'\\' | b'#') {
         return None;
     }
-    // a name inside a shell parameter expansion (`${JWT_SECRET:?required}`) is a reference
+    // a name inside a shell parameter expansion (`${JWT_SECRET:?required}`) is a reference, but
+    // its default is the value (`${DB_PASSWORD:-X}`)
     if before(b, s) == b'{' && before(b, s - 1) == b'$' {
-        return None;
+        let close = e + b.get(e..)?.iter().take(256).position(|&c| c == b'}')?;
+        let (offset, default) = expansion_default(text.get(s - 2..=close)?)?;
+        let ds = s - 2 + offset;
+        if let Some(named) = named(b.get(s..e)?, false, None) {
+            if value::keyed(default) {
+                spans.push(Span::new(ds, ds + default.len(), named.kind, 3));
+            }
+        }
+        return Some(close + 1);
     }
     let variable = before(b, s) == b'$';
     // the marker's own word is not a key
@@ -273,6 +283,11 @@ fn assignment(
         vs += 5;
         v = rest;
     }
+    // the default of a parameter expansion: `${DB_PASSWORD:-X}`, Spring's `${api.key:X}`
+    if let Some((offset, default)) = expansion_default(v) {
+        vs += offset;
+        v = default;
+    }
     // an ODBC value in braces: `Pwd={...};` (not a format field: `{password!r}`)
     if let Some(inner) = v.strip_prefix('{').and_then(|r| r.strip_suffix('}')) {
         if !inner.contains(['{', '}']) && !was_quoted && !value::format_field(inner) {
@@ -289,12 +304,16 @@ fn assignment(
     let ok = match named.test {
         Test::Keyed | Test::Stdin | Test::File => value::keyed(v),
         // (a bare `key` with a long random key after it: `key=<32 hex>`, `maps key: ...`)
-        Test::Strict => value::strict(v) || (named.word == "key" && value::long_key(v)),
+        Test::Strict => value::strict(v) || (named.kind == "api key" && value::long_key(v)),
         // (after `-u user` on the same command, `-p` is that user's password)
         Test::Password => {
+            let letter = key.first().copied().unwrap_or_default();
             value::password_like(v)
                 || value::word_password(v)
                 || ((glued || user_before(b, s)) && value::keyed(v))
+                || (key.len() == 1
+                    && password_flag(b, s, letter)
+                    && (value::keyed(v) || value::passphrase(v)))
         }
         Test::Key => value::password_like(v) || value::random_key(v),
         Test::Base64 => {
@@ -323,7 +342,7 @@ fn assignment(
                 // `smbclient -U user%password`, also with a domain (`CORP\\user%password`)
                 Some((user, pass))
                     if user_like(user.rsplit('\\').next().unwrap_or(user))
-                        && value::keyed(pass) =>
+                        && (value::keyed(pass) || value::passphrase(pass)) =>
                 {
                     vs += user.len() + 1;
                     v = pass;
@@ -407,10 +426,33 @@ fn scheme(text: &str, vs: usize, ve: usize, quoted: bool, spans: &mut Vec<Span>)
     None
 }
 
-/// `user:passphrase` (a passphrase of three words or more after the colon).
+/// The default value of a parameter expansion (`${NAME:-default}`, `${NAME-default}`,
+/// `${NAME:=default}`, Spring's `${name.x:default}`), and where it starts in `v`; not an error
+/// message (`${NAME:?message}`) or another expansion.
+fn expansion_default(v: &str) -> Option<(usize, &str)> {
+    let inner = v.strip_prefix("${")?.strip_suffix('}')?;
+    let name = inner
+        .bytes()
+        .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.'))
+        .count();
+    let rest = inner.get(name..)?;
+    if rest.starts_with(":?") || rest.starts_with('?') {
+        return None;
+    }
+    let op = [":-", ":=", "-", "=", ":"]
+        .into_iter()
+        .find(|op| rest.starts_with(op))?;
+    let default = rest.get(op.len()..)?;
+    (name > 0 && !default.is_empty() && !default.contains(['$', '{', '}']))
+        .then_some((2 + name + op.len(), default))
+}
+
+/// `user:passphrase` (a passphrase of three words or more, or letters drawn at random, after
+/// the colon), which [`value::reference`] would read as `scheme:name`.
 fn pass_phrase(v: &str) -> bool {
-    v.split_once(':')
-        .is_some_and(|(user, pass)| user_like(user) && value::passphrase(pass))
+    v.split_once(':').is_some_and(|(user, pass)| {
+        user_like(user) && (value::passphrase(pass) || value::random_lowercase(pass))
+    })
 }
 
 /// lftp's `-u user,password` (the user `vs..ve`, with the comma inside its quotes or right
@@ -446,11 +488,14 @@ fn glued_password(text: &str, s: usize, spans: &mut Vec<Span>) -> Option<usize> 
             .take_while(|c| !c.is_ascii_whitespace())
             .count();
     let v = text.get(s + 2..end)?;
-    let stop = v.strip_suffix('.').filter(|rest| value::glued(rest));
+    // (to a command whose `-p` is always a password, any value is one: `mysql -pharbor91`)
+    let command = password_flag(b, s, b'p');
+    let glued = |w: &str| value::glued(w) || (command && (value::keyed(w) || value::passphrase(w)));
+    let stop = v.strip_suffix('.').filter(|rest| glued(rest));
     let end = match stop {
         Some(rest) if ends_line(b, end) => s + 2 + rest.len(),
         Some(_) => end,
-        None if value::glued(v) => end,
+        None if glued(v) => end,
         None => return None,
     };
     spans.push(Span::new(s + 2, end, "password", 3));

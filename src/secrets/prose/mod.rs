@@ -5,7 +5,9 @@
 //! copula (`is`, `est`, `è`, `lautet`), one that is [`announced`]: shaped like a password, a
 //! random key or a passphrase. Failing that, the reply on the next line when the trigger's line
 //! asks a question (`what's the pw?` then `tomas: X`), or a few words before the trigger with a
-//! copula between (`use X as the password`). Triggers in other scripts live in [`scripts`].
+//! copula between (`use X as the password`). Triggers in other scripts live in [`scripts`]. Two
+//! kinds admit only a shape of their own, where announced: a PIN or passcode (four to eight
+//! digits) and a word for key with no qualifier before or after it (an API key's shape).
 
 #![deny(clippy::string_slice, clippy::indexing_slicing)]
 
@@ -80,6 +82,7 @@ const TRIGGERS: &[(&str, &str)] = &[
     ("sleutel", "api key"),
     ("klucz", "api key"),
     ("anahtar", "api key"),
+    ("키", "api key"),
 ];
 
 /// How far after the trigger a value may be: words, and bytes.
@@ -225,14 +228,45 @@ pub(super) fn in_run(text: &str, s: usize, e: usize, windows: &mut Windows, span
     let Some(kind) = text.get(ts..te).and_then(trigger) else {
         return;
     };
-    // `key` counts after a qualifier only (`API key for X is ...`, not `the key is rotated`)
-    if needs_qualifier(kind, text.get(ts..te).unwrap_or_default())
+    // `key` counts as a credential's after a qualifier (`API key for X is ...`); without one,
+    // only an API key's shape counts (`uses key <32 hex>`, not `the key is rotated`)
+    let kind = if needs_qualifier(kind, text.get(ts..te).unwrap_or_default())
         && !qualified(b, ts)
         && !qualified_after(text, te)
     {
-        return;
-    }
+        if not_secret_before(b, ts) {
+            return;
+        }
+        "key"
+    } else {
+        kind
+    };
     window(text, s, e, kind, windows, spans);
+}
+
+/// Kinds whose value only an announcement and a shape of their own admit (see [`announced`]):
+/// nothing strict in the window counts by itself.
+fn narrow(kind: &str) -> bool {
+    matches!(kind, "pin" | "key")
+}
+
+/// Whether the word before `s` makes `key` something else (`cache key`, `sort key`; see
+/// [`NOT_SECRET`](super::keys::NOT_SECRET)).
+fn not_secret_before(b: &[u8], s: usize) -> bool {
+    word_before(b, s, b"-_ ").is_some_and(|w| super::keys::is(w, super::keys::NOT_SECRET))
+}
+
+/// The word of letters (at most 16) before `s`, with one of `joiners` between.
+fn word_before<'a>(b: &'a [u8], s: usize, joiners: &[u8]) -> Option<&'a [u8]> {
+    if s < 2 || !joiners.contains(&before(b, s)) {
+        return None;
+    }
+    let e = s - 1;
+    let mut i = e;
+    while i > 0 && before(b, i).is_ascii_alphabetic() && e - i < 16 {
+        i -= 1;
+    }
+    b.get(i..e).filter(|w| !w.is_empty())
 }
 
 /// Whether a trigger is a word for "key", which names a secret only with a qualifier.
@@ -266,16 +300,7 @@ fn qualified_after(text: &str, e: usize) -> bool {
 /// Whether the word before `s` (one space or dash between) is a qualifier of `key` (`API`,
 /// `license`, `access`, the header `X-Api-Key`).
 fn qualified(b: &[u8], s: usize) -> bool {
-    if s < 2 || !matches!(before(b, s), b' ' | b'-') {
-        return false;
-    }
-    let e = s - 1;
-    let mut i = e;
-    while i > 0 && before(b, i).is_ascii_alphabetic() && e - i < 16 {
-        i -= 1;
-    }
-    let word = b.get(i..e).unwrap_or_default();
-    !word.is_empty() && super::keys::is(word, super::keys::KEY_QUALIFIERS)
+    word_before(b, s, b" -").is_some_and(|w| super::keys::is(w, super::keys::KEY_QUALIFIERS))
 }
 
 /// A word that may be the value: not another `key=value` (the assignment rules read those),
@@ -292,6 +317,10 @@ fn announced(word: &str, kind: &str) -> bool {
     // too, so nothing else counts: `#[pin] field: Type<T>`)
     if kind == "pin" {
         return (4..=8).contains(&word.len()) && word.bytes().all(|c| c.is_ascii_digit());
+    }
+    // a `key` with no qualifier: only an API key's shape
+    if kind == "key" {
+        return value::long_key(word);
     }
     word.len() <= 256
         && !value::assignment_like(word)
@@ -417,7 +446,7 @@ fn before_trigger(text: &str, start: usize, kind: &'static str, spans: &mut Vec<
             copula = true;
             continue;
         }
-        let shaped = kind != "pin" && (candidate(word) || value::password_like(word));
+        let shaped = !narrow(kind) && (candidate(word) || value::password_like(word));
         if copula && (shaped || announced(word, kind)) {
             spans.push(Span::new(vs, ve, kind, 4));
             return;
@@ -497,8 +526,8 @@ fn after(
         if found && !signalled {
             continue;
         }
-        // (a PIN only where announced: see `announced`)
-        if (kind != "pin" && candidate(word)) || (signalled && announced(word, kind)) {
+        // (a PIN or a bare key only where announced: see `announced`)
+        if (!narrow(kind) && candidate(word)) || (signalled && announced(word, kind)) {
             spans.push(Span::new(vs, ve, kind, 4));
             found = true;
             continue;

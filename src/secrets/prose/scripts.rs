@@ -59,9 +59,13 @@ pub(in crate::secrets) fn non_ascii(text: &str, windows: &mut Windows, spans: &m
                     || qualified(b, ts)
                     || qualified_after(text, te)
             };
-            if !needs_qualifier(kind, tail) || qualified() {
-                window(text, s, end, kind, windows, spans);
-            }
+            // (a word for key with no qualifier: only an API key's shape, see `announced`)
+            let kind = if needs_qualifier(kind, tail) && !qualified() {
+                "key"
+            } else {
+                kind
+            };
+            window(text, s, end, kind, windows, spans);
         } else if let Some((k, t, kind)) = INSIDE
             .iter()
             .find_map(|&(t, kind)| word.find(t).map(|k| (k, t, kind)))

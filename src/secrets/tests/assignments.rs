@@ -454,3 +454,26 @@ fn a_bare_key_with_an_api_key_after_it_and_terraform_host_tokens() {
     keeps("key: 3f2a9c5e7b1d2468ace0f3a9c5e7b1d2468ace0f");
     keeps("TF_TOKEN_ is followed by the host name with dots as underscores");
 }
+
+#[test]
+fn defaults_of_parameter_expansions_and_app_ids_that_are_keys() {
+    masks(
+        "DB_PASSWORD: ${DB_PASSWORD:-Tr0ub4dor&3x}",
+        "DB_PASSWORD: ${DB_PASSWORD:-[secret]}",
+    );
+    masks(
+        "pg_dump \"postgres://etl:${ETL_PASS:-Wv8nQz3tKp}@db07/etl\"",
+        "pg_dump \"postgres://etl:${ETL_PASS:-[secret]}@db07/etl\"",
+    );
+    masks(
+        "weather.api.key=${WEATHER_KEY:5e8d2c7f1a9b4e3d6c0f8a2b7e5d1c94}",
+        "weather.api.key=${WEATHER_KEY:[secret]}",
+    );
+    masks(
+        "curl \"https://api.example.net/forecast?city=Oslo&appid=5e8d2c7f1a9b4e3d6c0f8a2b7e5d1c94\"",
+        "curl \"https://api.example.net/forecast?city=Oslo&appid=[secret]\"",
+    );
+    keeps("password: ${DB_PASSWORD:?set DB_PASSWORD first}");
+    keeps("token: ${GITHUB_TOKEN}");
+    keeps("appid: com.example.weather");
+}

@@ -295,3 +295,44 @@ fn a_user_and_a_password_joined_by_a_comma_or_a_passphrase() {
     keeps("ps -u root,daemon -o pid,cmd");
     keeps("docker run -u app:staff alpine id");
 }
+
+#[test]
+fn a_command_whose_flag_always_gives_a_password() {
+    masks(
+        "sshpass -p marlin77 ssh ops@bastion",
+        "sshpass -p [secret] ssh ops@bastion",
+    );
+    masks(
+        "zip -P tidepool2019 notes.zip notes/",
+        "zip -P [secret] notes.zip notes/",
+    );
+    masks(
+        "ldapwhoami -x -D uid=ops,dc=example -w Heronfield88",
+        "ldapwhoami -x -D uid=ops,dc=example -w [secret]",
+    );
+    masks(
+        "mysqladmin -u root -pgrebe2031 status",
+        "mysqladmin -u root -p[secret] status",
+    );
+    masks(
+        "sudo 7z x -pcinder-yarrow-lantern drop.7z",
+        "sudo 7z x -p[secret] drop.7z",
+    );
+    masks(
+        "xfreerdp /u:admin /p:plover1984 /v:jump01",
+        "xfreerdp /u:admin /p:[secret] /v:jump01",
+    );
+    masks(
+        "curl -u ops:xqzvbrtkwn https://ci.example.net",
+        "curl -u ops:[secret] https://ci.example.net",
+    );
+    masks(
+        "smbclient //fs/scans -U scan%heron-maple-quartz",
+        "smbclient //fs/scans -U scan%[secret]",
+    );
+    // the same letters mean other things to other commands
+    keeps("ssh -p 2222 ops@bastion");
+    keeps("mkdir -p build2024/out && cd build2024");
+    keeps("gcc -pthread -o app main.c");
+    keeps("curl -u ops:staff https://ci.example.net");
+}

@@ -244,3 +244,26 @@ fn pins_quoted_phrases_and_short_random_passwords() {
     keeps("The password field is S3Bucket2 in the old schema.");
     keeps("We pass env vars through to test-bench-http in CI.");
 }
+
+#[test]
+fn a_key_without_a_qualifier_counts_only_with_an_api_keys_shape() {
+    masks(
+        "The geocoder uses key 5e8d2c7f1a9b4e3d6c0f8a2b7e5d1c94 for now.",
+        "The geocoder uses key [secret] for now.",
+    );
+    masks(
+        "developer key Rk4mT9vLx2ZpQ7wNc3bHd8fGs1jKa6eY",
+        "developer key [secret]",
+    );
+    masks(
+        "Der Schlüssel für die Karten-API ist 5e8d2c7f1a9b4e3d6c0f8a2b7e5d1c94.",
+        "Der Schlüssel für die Karten-API ist [secret].",
+    );
+    masks(
+        "API 키: Rk4mT9vLx2ZpQ7wNc3bHd8fGs1jKa6eY",
+        "API 키: [secret]",
+    );
+    keeps("The cache key is 5d41402abc4b2a76b9719d911017c592.");
+    keeps("the key is rotated every 90 days by Rk4mT9vLx2ZpQ7wN policy");
+    keeps("Press the key labelled Fn2 twice.");
+}

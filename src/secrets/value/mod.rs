@@ -24,7 +24,7 @@ mod strength;
 
 pub(super) use exclusions::{excluded, placeholder, reference};
 pub(super) use identifiers::{assignment_like, format_field, identifier_like};
-pub(super) use strength::{entropy, wordy};
+pub(super) use strength::{entropy, random_lowercase, wordy};
 
 use super::MARKER;
 use exclusions::{name_word, names_itself, structured};

@@ -153,7 +153,7 @@ fn random_case(b: &[u8]) -> bool {
 /// Lowercase letters drawn at random, not a word (`hzmqtrvwk`, not `postgres` or `strengths`):
 /// eight to 64, six of them different (not `xxxxxxxx`), with at most one vowel in five and five
 /// consonants or more in a row. Words in any Latin language have a vowel in every few letters.
-pub(super) fn random_lowercase(v: &str) -> bool {
+pub(in crate::secrets) fn random_lowercase(v: &str) -> bool {
     let b = v.as_bytes();
     let vowels = b.iter().filter(|c| b"aeiouy".contains(c)).count();
     (8..=64).contains(&b.len())
