@@ -22,6 +22,8 @@ enum Slot {
     Stdin,
     /// `user:password` lines on standard input (`chpasswd`).
     StdinPair,
+    /// `user:password` as the n-th argument that is not a flag (HAProxy's `stats auth`).
+    NthPair(usize),
 }
 
 struct Command {
@@ -65,6 +67,8 @@ const COMMANDS: &[Command] = &[
     c("mc", &["config", "host", "add"], None, Slot::Nth(3)),
     // Redis Sentinel's `sentinel auth-pass master-name password`
     c("sentinel", &["auth-pass"], None, Slot::Nth(1)),
+    // HAProxy's `stats auth user:password`
+    c("stats", &["auth"], None, Slot::NthPair(0)),
     // `wpa_passphrase ssid passphrase`
     c("wpa_passphrase", &[], None, Slot::Nth(1)),
     // unixODBC `isql DSN user password`
@@ -193,13 +197,19 @@ pub(super) fn at_command(text: &str, s: usize, e: usize, spans: &mut Vec<Span>) 
             })
             .collect();
         let slot = match form.slot {
-            Slot::Nth(k) => positional.get(k),
+            Slot::Nth(k) | Slot::NthPair(k) => positional.get(k),
             Slot::Last if positional.len() >= 2 => positional.last(),
             Slot::Last | Slot::Stdin | Slot::StdinPair => None,
         };
-        let Some(&(vs, ve)) = slot.and_then(|&k| args.get(k)) else {
+        let Some(&(mut vs, ve)) = slot.and_then(|&k| args.get(k)) else {
             continue;
         };
+        if matches!(form.slot, Slot::NthPair(_)) {
+            let Some(colon) = text.get(vs..ve).and_then(|a| a.find(':')) else {
+                continue;
+            };
+            vs += colon + 1;
+        }
         if text
             .get(vs..ve)
             .is_some_and(|v| value::keyed(v) || value::passphrase(v))

@@ -120,6 +120,8 @@ const SUFFIXES: &[(&str, &str)] = &[
     ("passwd", "password"),
     ("pass", "password"),
     ("pwd", "password"),
+    // `rootpw` (slapd.conf, kickstart), `bindpw`
+    ("pw", "password"),
     ("secret", "secret"),
     ("token", "token"),
     ("apikey", "api key"),

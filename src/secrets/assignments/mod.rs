@@ -365,8 +365,11 @@ fn assignment(
         },
     };
     // a passphrase of words, with spaces when quoted (`GPG_PASSPHRASE="velvet orbit 36
-    // lantern"`), joined by dashes or dots when bare (`signing.password=velvet.orbit.lantern`)
-    let ok = ok || value::passphrase_for(named.kind, v);
+    // lantern"`), joined by dashes or dots when bare (`signing.password=velvet.orbit.lantern`);
+    // a short weak password after a key that names one (`DB_PASSWORD=hunter2`)
+    let ok = ok
+        || value::passphrase_for(named.kind, v)
+        || (named.kind == "password" && named.test == Test::Keyed && value::weak_password(v));
     if ok {
         // (a value the key alone hardly vouches for ranks as a guess, like prose)
         let rank = if named.test == Test::Strict { 4 } else { 3 };

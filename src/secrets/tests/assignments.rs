@@ -477,3 +477,25 @@ fn defaults_of_parameter_expansions_and_app_ids_that_are_keys() {
     keeps("token: ${GITHUB_TOKEN}");
     keeps("appid: com.example.weather");
 }
+
+#[test]
+fn a_short_weak_password_after_a_password_key() {
+    masks("DB_PASSWORD=walrus7", "DB_PASSWORD=[secret]");
+    masks("smtp_pass: 'm0ngo5'", "smtp_pass: '[secret]'");
+    // not a short name or version under another key, nor a placeholder under a password key
+    keeps("hash_algorithm=sha256");
+    keeps("DB_PASSWORD=changeme1");
+    keeps("api_version=v2beta1");
+}
+
+#[test]
+fn keys_ending_in_pw_and_haproxy_stats_auth() {
+    masks("rootpw Heron-maple-58", "rootpw [secret]");
+    masks("bindpw = 'Kq7!vM2xQ'", "bindpw = '[secret]'");
+    masks(
+        "    stats auth admin:Zq8vLm3Rt2",
+        "    stats auth admin:[secret]",
+    );
+    keeps("    stats uri /haproxy?stats");
+    keeps("the stats auth page needs a login");
+}

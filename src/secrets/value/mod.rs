@@ -31,7 +31,8 @@ use exclusions::{name_word, names_itself, structured};
 use strength::{switching, Classes};
 
 /// A passphrase ([`passphrase`]) where the kind of what is announced is one that people make of
-/// words: a password, a passphrase, a pre-shared key.
+/// words: a password, a passphrase, a pre-shared key. (Not credentials: code names its fields
+/// `credentials: git_cred_acquire_cb`.)
 pub(super) fn passphrase_for(kind: &str, v: &str) -> bool {
     matches!(kind, "password" | "passphrase" | "pre-shared key") && passphrase(v)
 }
@@ -263,6 +264,18 @@ pub(super) fn long_key(v: &str) -> bool {
         && v.bytes().all(|c| c.is_ascii_alphanumeric())
         && !hex_digest
         && random_key(v)
+}
+
+/// A short weak password after a key that names a password (`hunter2`, `s3cr3t`, `trustno1`):
+/// six or seven letters and digits, three letters or more and a digit, which [`keyed`] finds too
+/// short for two kinds of character. Not a placeholder or a name ([`excluded`]).
+pub(super) fn weak_password(v: &str) -> bool {
+    let b = v.as_bytes();
+    (6..8).contains(&b.len())
+        && b.iter().all(u8::is_ascii_alphanumeric)
+        && b.iter().filter(|c| c.is_ascii_alphabetic()).count() >= 3
+        && b.iter().any(u8::is_ascii_digit)
+        && !excluded(v)
 }
 
 /// A value where the sentence says a password follows (`password for the NAS: X`, `pw ... is
