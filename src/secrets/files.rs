@@ -79,8 +79,13 @@ pub(super) fn at_name(text: &str, e: usize, state: &mut Files, spans: &mut Vec<S
         return;
     };
     let name_len = name.len();
-    // the rest of the name's own line, after a `:` (`/etc/davfs2/secrets: url user pw`)
-    let line_end = e + run_of(b, e, |c| c != b'\n');
+    // the rest of the name's own line, after a `:` (`/etc/davfs2/secrets: url user pw`); a
+    // line longer than a file's line is prose or data, and is not read (which keeps the work
+    // for each name bounded)
+    let Some(rest) = line_len(b, e) else {
+        return;
+    };
+    let line_end = e + rest;
     if at(b, e) == b':' && e >= state.read_until {
         entry(text, e + 1, line_end, format, spans);
     }
@@ -131,7 +136,10 @@ fn two_lines(text: &str, from: usize, spans: &mut Vec<Span>) {
     let mut words: Vec<(usize, usize)> = Vec::new();
     let mut start = from;
     for k in 0..4 {
-        let n = run_of(b, start, |c| c != b'\n');
+        // (a line longer than a credential file's is none of its lines)
+        let Some(n) = line_len(b, start) else {
+            return;
+        };
         let line = b.get(start..start + n).unwrap_or_default();
         let content = line.trim_ascii();
         let fence = content.starts_with(b"```");
@@ -181,6 +189,18 @@ fn code_spans(text: &str, s: usize, e: usize, format: Format, spans: &mut Vec<Sp
         }
         i = close + 1;
     }
+}
+
+/// The length of the line from `from` to its end, if at most [`MAX_LINE`] (looking no further).
+fn line_len(b: &[u8], from: usize) -> Option<usize> {
+    let n = b
+        .get(from..)
+        .unwrap_or_default()
+        .iter()
+        .take(MAX_LINE + 1)
+        .take_while(|&&c| c != b'\n')
+        .count();
+    (n <= MAX_LINE).then_some(n)
 }
 
 fn run_of(b: &[u8], from: usize, f: impl Fn(u8) -> bool) -> usize {

@@ -5,6 +5,9 @@
 
 use super::{at, before, value, Span};
 
+/// The longest `.pgpass` line read after a label that names the file.
+const MAX_LABELLED: usize = 1024;
+
 /// What the line rules remember along one text.
 #[derive(Default)]
 pub(super) struct Lines {
@@ -52,7 +55,13 @@ pub(super) fn line_run(text: &str, s: usize, state: &mut Lines, spans: &mut Vec<
             let label = b.get(ls..i).unwrap_or_default();
             if label.windows(6).any(|w| w == b"pgpass") {
                 let cs = i + 1 + run_of(b, i + 1, |c| c == b' ' || c == b'\t');
-                let ce = cs + run_of(b, cs, |c| c != b'\n');
+                let ce = cs
+                    + b.get(cs..)
+                        .unwrap_or_default()
+                        .iter()
+                        .take(MAX_LABELLED)
+                        .take_while(|&&c| c != b'\n')
+                        .count();
                 pgpass(text, cs, b.get(cs..ce).unwrap_or_default(), spans);
             }
         }

@@ -284,7 +284,13 @@ const QUALIFIERS_AFTER: &[&str] = &[
 
 /// Whether a qualifier of `key` follows `e` (see [`QUALIFIERS_AFTER`]).
 fn qualified_after(text: &str, e: usize) -> bool {
+    // (two words: 64 bytes are enough, and keep the look bounded)
     let rest = text.get(e..).unwrap_or_default();
+    let end = (0..=rest.len().min(64))
+        .rev()
+        .find(|&i| rest.is_char_boundary(i))
+        .unwrap_or(0);
+    let rest = rest.get(..end).unwrap_or_default();
     let mut words = rest
         .split_whitespace()
         .take(2)
@@ -554,16 +560,19 @@ fn quoted_phrase(text: &str, s: usize, kind: &str) -> Option<(usize, usize)> {
     let rest = text.get(s..)?;
     let &(open, close) = QUOTES.iter().find(|(o, _)| rest.starts_with(o))?;
     let inside = rest.get(open.len()..)?;
-    let n = inside.find(close)?;
+    // (the closing quote within 128 bytes: the search is bounded whatever the text)
+    let near = inside
+        .as_bytes()
+        .get(..inside.len().min(128 + close.len()))?;
+    let n = near
+        .windows(close.len())
+        .position(|w| w == close.as_bytes())?;
     let phrase = inside.get(..n)?;
     let trimmed = phrase.trim_matches(' ');
     let lead = phrase.len() - phrase.trim_start_matches(' ').len();
     let ps = s + open.len() + lead;
-    (n <= 128
-        && !phrase.contains('\n')
-        && trimmed.contains(' ')
-        && value::passphrase_for(kind, trimmed))
-    .then_some((ps, ps + trimmed.len()))
+    (!phrase.contains('\n') && trimmed.contains(' ') && value::passphrase_for(kind, trimmed))
+        .then_some((ps, ps + trimmed.len()))
 }
 
 /// `user/password` or `user:password` at `vs..ve` where a sentence announces credentials or a

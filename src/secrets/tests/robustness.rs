@@ -92,7 +92,7 @@ fn random_bytes_do_not_panic() {
 fn nothing_quadratic() {
     // each completes in linear time; no timing asserted (4 MiB for the two worst cases, 1 MiB
     // for the others, to keep debug runs short)
-    let units: [(&str, usize); 29] = [
+    let units: [(&str, usize); 39] = [
         ("a=", 4),
         ("| password | x |\n", 1),
         ("| password ", 1),
@@ -123,6 +123,18 @@ fn nothing_quadratic() {
         ("eyJ-", 1),
         ("MT-", 1),
         ("LS0tLS1CRUdJTi+", 1),
+        // rules of the seventh set's passes: quoted phrases, qualifiers after a key, credential
+        // files and labels, stdin, command flags, expansions
+        ("password is \"a b ", 1),
+        ("clé ", 1),
+        ("key ", 1),
+        ("auth-user-pass\n", 1),
+        ("In .pgpass: a:", 1),
+        ("echo x | sudo -S ", 1),
+        ("sshpass -p ", 1),
+        ("${DB_PASSWORD:-", 1),
+        ("lftp -u a,", 1),
+        ("`a:b` /etc/rsyncd.secrets ", 1),
     ];
     for (unit, mib) in units {
         let text = unit.repeat((mib << 20) / unit.len());
