@@ -30,13 +30,13 @@ mod parse;
 mod structures;
 
 pub(super) use flags::{cluster, stdin_value};
-pub(super) use parse::parse_arg;
+pub(super) use parse::{parse_arg, user_like};
 
 use super::keys::{could_name, named, Form, Test};
 use super::{at, before, value, Span, MARKER};
 use code::{call_before, labelled, pair, setter, typed};
 use flags::{after_setter, password_flag, piped, plain_text, substituted, switch, user_before};
-use parse::{copula, ends_line, line_start, parse_value, spaces, user_like};
+use parse::{copula, ends_line, line_start, parse_value, spaces};
 use structures::{block_scalar, cell};
 
 /// The key run `s..e` (see [`super::walk`]): if its last word may name a secret and a value
@@ -303,7 +303,7 @@ fn assignment(
     }
     let ok = match named.test {
         Test::Keyed | Test::Stdin | Test::File => value::keyed(v),
-        // (a bare `key` with a long random key after it: `key=<32 hex>`, `maps key: ...`)
+        // (a bare `key` or `appid` with an API key's shape after it: `key=<32 hex>`)
         Test::Strict => value::strict(v) || (named.kind == "api key" && value::long_key(v)),
         // (after `-u user` on the same command, `-p` is that user's password)
         Test::Password => {
@@ -492,8 +492,9 @@ fn glued_password(text: &str, s: usize, spans: &mut Vec<Span>) -> Option<usize> 
             .count();
     let v = text.get(s + 2..end)?;
     // (to a command whose `-p` is always a password, any value is one: `mysql -pharbor91`)
-    let command = password_flag(b, s, b'p');
-    let glued = |w: &str| value::glued(w) || (command && (value::keyed(w) || value::passphrase(w)));
+    let glued = |w: &str| {
+        value::glued(w) || ((value::keyed(w) || value::passphrase(w)) && password_flag(b, s, b'p'))
+    };
     let stop = v.strip_suffix('.').filter(|rest| glued(rest));
     let end = match stop {
         Some(rest) if ends_line(b, end) => s + 2 + rest.len(),

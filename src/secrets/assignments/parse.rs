@@ -152,7 +152,7 @@ pub(super) fn copula(b: &[u8], p: usize) -> Option<usize> {
 }
 
 /// A user name before a password (`deploy` in `deploy:pw`, `backup` in `backup%pw`).
-pub(super) fn user_like(user: &str) -> bool {
+pub(in crate::secrets) fn user_like(user: &str) -> bool {
     !user.is_empty()
         && user.len() <= 64
         && user.bytes().all(|c| {

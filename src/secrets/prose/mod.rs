@@ -592,10 +592,8 @@ fn credentials(
     let Some((user, pass)) = text.get(vs..ve).and_then(|w| w.split_once(['/', ':'])) else {
         return false;
     };
-    let user_ok = (1..=32).contains(&user.len())
-        && user
-            .bytes()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'.' | b'@'))
+    let user_ok = user.len() <= 32
+        && super::assignments::user_like(user)
         && user.bytes().any(|c| c.is_ascii_alphabetic());
     let found = user_ok
         && !pass.contains(['/', ':'])
