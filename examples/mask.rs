@@ -23,6 +23,14 @@ const INPUTS: &[&str] = &[
     "`a:b` /etc/rsyncd.secrets ",
     "| password | x |\n",
     "://a:b@",
+    "a: mc alias set ",
+    "net use \\\\a\\b ",
+    "sqlplus a/",
+    "gh secret set a --body ",
+    "enable secret 0 ",
+    "key1 ",
+    "Şifresi ",
+    "Twilio 4be0c1d97a35f8e26b10d9c4a7e3f582 ",
 ];
 
 fn median_time(text: &str) -> Duration {

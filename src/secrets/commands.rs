@@ -24,6 +24,12 @@ enum Slot {
     StdinPair,
     /// `user:password` as the n-th argument that is not a flag (HAProxy's `stats auth`).
     NthPair(usize),
+    /// `user/password` or `user/password@database` as the n-th argument that is not a flag
+    /// (Oracle's `sqlplus scott/pw@orcl`, `expdp system/pw`).
+    NthSlash(usize),
+    /// The value of one of these flags, as the next argument or after `=` (`gh secret set NAME
+    /// --body pw`).
+    After(&'static [&'static str]),
 }
 
 struct Command {
@@ -83,6 +89,39 @@ const COMMANDS: &[Command] = &[
     c("gh", &["auth", "login"], Some("--with-token"), Slot::Stdin),
     // `echo 'user:pw' | chpasswd`
     c("chpasswd", &[], None, Slot::StdinPair),
+    // OpenConnect's `--passwd-on-stdin`; secret stores that read the value on stdin (`echo pw |
+    // wrangler secret put NAME`, `vercel env add NAME production <<< pw`, `docker secret create
+    // NAME -`)
+    c("openconnect", &[], Some("--passwd-on-stdin"), Slot::Stdin),
+    c("wrangler", &["secret", "put"], None, Slot::Stdin),
+    c("vercel", &["env", "add"], None, Slot::Stdin),
+    c("docker", &["secret", "create"], None, Slot::Stdin),
+    c("podman", &["secret", "create"], None, Slot::Stdin),
+    // `gh secret set NAME --body pw` (or the value on stdin)
+    c("gh", &["secret", "set"], None, Slot::After(&["-b", "--body"])),
+    c("gh", &["secret", "set"], None, Slot::Stdin),
+    // `aws ssm put-parameter --name x --value pw --type SecureString`
+    c("aws", &["ssm", "put-parameter"], Some("SecureString"), Slot::After(&["--value"])),
+    // NetworkManager's secrets as properties (`nmcli con modify wifi wifi-sec.psk pw`)
+    c("nmcli", &[], None, Slot::After(&["wifi-sec.psk", "802-11-wireless-security.psk",
+        "802-1x.password", "wifi-sec.leap-password"])),
+    // Windows `net use Z: \\server\share pw /user:name`: the first argument that is neither a
+    // drive nor a share
+    c("net", &["use"], None, Slot::Nth(0)),
+    // Poetry's `poetry config http-basic.repo user pw`
+    c("poetry", &["config"], None, Slot::Nth(2)),
+    // Oracle's tools: `sqlplus scott/pw@orcl`, `expdp system/pw directory=d`, `rman target
+    // sys/pw@prod`, and `connect user/pw` at the SQL*Plus prompt
+    c("sqlplus", &[], None, Slot::NthSlash(0)),
+    c("expdp", &[], None, Slot::NthSlash(0)),
+    c("impdp", &[], None, Slot::NthSlash(0)),
+    c("exp", &[], None, Slot::NthSlash(0)),
+    c("imp", &[], None, Slot::NthSlash(0)),
+    c("dgmgrl", &[], None, Slot::NthSlash(0)),
+    c("rman", &["target"], None, Slot::NthSlash(0)),
+    c("rman", &["catalog"], None, Slot::NthSlash(0)),
+    c("connect", &[], None, Slot::NthSlash(0)),
+    c("conn", &[], None, Slot::NthSlash(0)),
 ];
 
 /// The command names, as a filter (see [`WordFilter`]). Built at compile time: an index out of
@@ -101,8 +140,11 @@ pub(super) const FILTER: WordFilter = {
 /// The most arguments read after a command.
 const MAX_ARGS: usize = 16;
 
+/// Commands that run the command after them.
+const RUNNERS: &[&str] = &["sudo", "doas", "npx", "bunx", "env", "time", "exec"];
+
 /// Whether `s` is where a command starts: the line's start, or after a prompt (`$`, `#`, `>`),
-/// a shell operator (`;`, `|`, `&`, `(`, `` ` ``) or `sudo`.
+/// a shell operator (`;`, `|`, `&`, `(`, `` ` ``), a runner (`sudo`, `npx`) or a label (`minio:`).
 fn command_position(b: &[u8], s: usize) -> bool {
     let mut i = s;
     while i > 0 && matches!(before(b, i), b' ' | b'\t') {
@@ -119,7 +161,39 @@ fn command_position(b: &[u8], s: usize) -> bool {
     while i > 0 && before(b, i).is_ascii_alphabetic() && e - i < 8 {
         i -= 1;
     }
-    b.get(i..e) == Some(b"sudo") && command_position(b, i)
+    // (after a command that runs the next one: `sudo`, `npx wrangler ...`)
+    if b.get(i..e)
+        .is_some_and(|w| RUNNERS.iter().any(|r| w == r.as_bytes()))
+    {
+        return command_position(b, i);
+    }
+    // a label of one word at the line's start (`minio: mc alias set ...`)
+    c == b':' && labelled(b, s)
+}
+
+/// Whether a label of one word and its colon (`minio:`, `- prod:`) are all that comes before
+/// `s` on its line, with a space after the colon.
+pub(super) fn labelled(b: &[u8], s: usize) -> bool {
+    let mut i = s;
+    while i > 0 && matches!(before(b, i), b' ' | b'\t') {
+        i -= 1;
+    }
+    if i == s || before(b, i) != b':' {
+        return false;
+    }
+    i -= 1;
+    let e = i;
+    while i > 0
+        && e - i <= 24
+        && (before(b, i).is_ascii_alphanumeric() || matches!(before(b, i), b'-' | b'_' | b'.'))
+    {
+        i -= 1;
+    }
+    let w = i;
+    while i > 0 && w - i < 16 && matches!(before(b, i), b' ' | b'\t' | b'-' | b'*') {
+        i -= 1;
+    }
+    i < e && matches!(before(b, i), 0 | b'\n')
 }
 
 /// A Windows switch (`/add`, `/domain`, `/active:yes`), not a path (`/etc/nginx/.htpasswd`).
@@ -154,9 +228,24 @@ pub(super) fn at_command(text: &str, s: usize, e: usize, spans: &mut Vec<Span>) 
         if p == q || matches!(at(b, p), 0 | b'\n' | b'\r' | b';' | b'|' | b'&' | b'#') {
             break;
         }
-        let Some((start, end, next)) = parse_arg(b, p) else {
+        // (a share `\\server\team` is one word, whatever escapes it seems to hold)
+        let share = at(b, p) == b'\\' && at(b, p + 1) == b'\\';
+        let word = || {
+            let n = b
+                .get(p..)?
+                .iter()
+                .take(256)
+                .take_while(|c| !c.is_ascii_whitespace())
+                .count();
+            Some((p, p + n, p + n))
+        };
+        let Some((start, end, mut next)) = (if share { word() } else { parse_arg(b, p) }) else {
             break;
         };
+        // (past what a bare argument's end leaves off: the colon of a drive `Z:`)
+        while matches!(at(b, next), b'.' | b':' | b',') {
+            next += 1;
+        }
         args.push((start, end));
         p = next;
     }
@@ -176,13 +265,14 @@ pub(super) fn at_command(text: &str, s: usize, e: usize, spans: &mut Vec<Span>) 
                 .filter(|a| a.first() == Some(&b'-') || switch(a))
         };
         if let Some(f) = form.flag.map(str::as_bytes) {
-            let given = |a: &[u8]| match f {
-                [letter] => {
+            let given = match f {
+                [letter] => flags().any(|a| {
                     a.get(1) != Some(&b'-') && a.get(1..).is_some_and(|r| r.contains(letter))
-                }
-                long => a == long,
+                }),
+                // a long flag, or a word the form needs (`--type SecureString`)
+                long => (n..args.len()).any(|k| arg(k) == long),
             };
-            if !flags().any(given) {
+            if !given {
                 continue;
             }
         }
@@ -190,25 +280,46 @@ pub(super) fn at_command(text: &str, s: usize, e: usize, spans: &mut Vec<Span>) 
             stdin(text, s, p, form.slot, spans);
             return;
         }
+        if let Slot::After(names) = form.slot {
+            if let Some((vs, ve)) = flag_value(text, &args, n, names) {
+                spans.push(Span::new(vs, ve, "password", 3));
+                return;
+            }
+            continue;
+        }
+        // (a drive `Z:` and a share `\\server\share` are no passwords: `net use`)
+        let drive = |k: usize| {
+            args.get(k)
+                .is_some_and(|&(a, z)| z == a + 1 && at(b, z) == b':')
+        };
         let positional: Vec<usize> = (n..args.len())
             .filter(|&k| {
                 let a = arg(k);
-                a.first() != Some(&b'-') && !switch(a)
+                a.first() != Some(&b'-') && !switch(a) && !a.starts_with(b"\\\\") && !drive(k)
             })
             .collect();
         let slot = match form.slot {
-            Slot::Nth(k) | Slot::NthPair(k) => positional.get(k),
+            Slot::Nth(k) | Slot::NthPair(k) | Slot::NthSlash(k) => positional.get(k),
             Slot::Last if positional.len() >= 2 => positional.last(),
-            Slot::Last | Slot::Stdin | Slot::StdinPair => None,
+            _ => None,
         };
-        let Some(&(mut vs, ve)) = slot.and_then(|&k| args.get(k)) else {
+        let Some(&(mut vs, mut ve)) = slot.and_then(|&k| args.get(k)) else {
             continue;
         };
-        if matches!(form.slot, Slot::NthPair(_)) {
-            let Some(colon) = text.get(vs..ve).and_then(|a| a.find(':')) else {
-                continue;
-            };
-            vs += colon + 1;
+        match form.slot {
+            Slot::NthPair(_) => {
+                let Some(colon) = text.get(vs..ve).and_then(|a| a.find(':')) else {
+                    continue;
+                };
+                vs += colon + 1;
+            }
+            Slot::NthSlash(_) => {
+                let Some((ps, pe)) = slash_password(text, vs, ve) else {
+                    continue;
+                };
+                (vs, ve) = (ps, pe);
+            }
+            _ => {}
         }
         if text
             .get(vs..ve)
@@ -218,6 +329,55 @@ pub(super) fn at_command(text: &str, s: usize, e: usize, spans: &mut Vec<Span>) 
             return;
         }
     }
+}
+
+/// The value of the flag named by one of `names` among the arguments after the `n`-th: the
+/// argument after it, or what follows its `=`, if it is [`value::keyed`] or a passphrase.
+fn flag_value(
+    text: &str,
+    args: &[(usize, usize)],
+    n: usize,
+    names: &[&str],
+) -> Option<(usize, usize)> {
+    let b = text.as_bytes();
+    let arg = |k: usize| -> &[u8] {
+        args.get(k)
+            .and_then(|&(a, z)| b.get(a..z))
+            .unwrap_or_default()
+    };
+    let (vs, ve) = (n..args.len()).find_map(|k| {
+        let a = arg(k);
+        let (start, _) = *args.get(k)?;
+        names.iter().find_map(|name| {
+            let name = name.as_bytes();
+            if a == name {
+                args.get(k + 1).copied()
+            } else if a.starts_with(name) && a.get(name.len()) == Some(&b'=') {
+                Some((start + name.len() + 1, start + a.len()))
+            } else {
+                None
+            }
+        })
+    })?;
+    let v = text.get(vs..ve)?;
+    (value::keyed(v) || value::passphrase(v)).then_some((vs, ve))
+}
+
+/// The password of a `user/password` or `user/password@database` argument at `vs..ve`
+/// (quoted or not: `"sys/pw as sysdba"`, `system/"pw"@db`), as a range.
+fn slash_password(text: &str, vs: usize, ve: usize) -> Option<(usize, usize)> {
+    let a = text.get(vs..ve)?;
+    let (user, rest) = a.split_once('/')?;
+    if user.is_empty() || !user.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_') {
+        return None;
+    }
+    let ps = vs + user.len() + 1;
+    if let Some(quoted) = rest.strip_prefix('"') {
+        let close = quoted.find('"')?;
+        return Some((ps + 1, ps + 1 + close));
+    }
+    let len = rest.find(['@', ' ']).unwrap_or(rest.len());
+    (len > 0).then_some((ps, ps + len))
 }
 
 /// The password a command reads on standard input (see [`stdin_value`]), from the command at

@@ -33,6 +33,9 @@ pub(super) enum Test {
     UserPass,
     /// `user:password` if there is a colon, else the whole value (`redis-cli -a`, `auth:`).
     MaybeUserPass,
+    /// A flag that gives a password only to the commands that say so (`snmpwalk -X pw`; see
+    /// `PASSWORD_FLAGS`): then [`value::keyed`](super::value::keyed) or a passphrase.
+    Command,
     /// The key says the value comes on standard input (`--password-stdin`): the value echoed
     /// into the pipe or given as a here-string on the same line.
     Stdin,
@@ -110,6 +113,8 @@ const KEY_WORDS: &[KeyWord] = &[
     kw("k", "encryption key", Form::Flag, Test::Key),
     // `doctl auth init -t <token>` (`docker build -t app:1.2`, `sort -t ,` fail the strict test)
     kw("t", "token", Form::Flag, Test::Strict),
+    // `snmpwalk -X pw` (SNMPv3's privacy passphrase)
+    kw("x", "password", Form::Flag, Test::Command),
     kw("passin", "password", Form::Flag, Test::Keyed),
     kw("passout", "password", Form::Flag, Test::Keyed),
 ];
@@ -147,6 +152,9 @@ const NOT_PASS: &[&str] = &[
 /// (`--password-stdin`), or read from a file, which may be a process substitution
 /// (`--password-file <(echo pw)`).
 const ENDS: &[(&str, Test)] = &[("stdin", Test::Stdin), ("file", Test::File)];
+
+/// Words between a key word and its ending (`--passwd-on-stdin`, `--password-from-file`).
+const LEADS: &[&str] = &["on", "from"];
 
 /// The test an ending of [`ENDS`] gives a key, if `word` is one.
 fn end(word: &[u8]) -> Option<Test> {
@@ -289,6 +297,14 @@ pub(super) struct Named {
 }
 
 fn lookup(word: &[u8], flag: bool) -> Option<KeyWord> {
+    // a numbered key (`key1`, `password2`, `token_2`): the word without its number
+    let numbered = numbered(word);
+    if numbered.len() < word.len() {
+        return KEY_WORDS
+            .iter()
+            .find(|k| k.form != Form::Flag && numbered.eq_ignore_ascii_case(k.word.as_bytes()))
+            .copied();
+    }
     if let Some(k) = KEY_WORDS
         .iter()
         .find(|k| word.eq_ignore_ascii_case(k.word.as_bytes()))
@@ -304,6 +320,16 @@ fn lookup(word: &[u8], flag: bool) -> Option<KeyWord> {
         let tail = word.get(n..)?;
         (n > 0 && tail.eq_ignore_ascii_case(s)).then_some(kw(suffix, kind, Form::Key, Test::Keyed))
     })
+}
+
+/// `word` without a number of one or two digits at its end (`key` of `key1`), when a word of
+/// three letters or more stays.
+pub(super) fn numbered(word: &[u8]) -> &[u8] {
+    let digits = word.iter().rev().take_while(|c| c.is_ascii_digit()).count();
+    match word.len().checked_sub(digits) {
+        Some(n) if (1..=2).contains(&digits) && n >= 3 => word.get(..n).unwrap_or(word),
+        _ => word,
+    }
 }
 
 /// Terraform's per-host credentials variable, `TF_TOKEN_<host with dots as underscores>`
@@ -331,6 +357,8 @@ pub(super) fn named(key: &[u8], flag: bool, before: Option<&[u8]>) -> Option<Nam
     // where an ending says the value comes from (`--password-stdin`, `--password-file`)
     let mut ended: Option<Test> = None;
     let mut aws = false;
+    // a word of [`LEADS`] came, and no ending after it yet
+    let mut led = false;
     let mut count = 0;
     for w in words(key) {
         count += 1;
@@ -341,13 +369,16 @@ pub(super) fn named(key: &[u8], flag: bool, before: Option<&[u8]>) -> Option<Nam
             tails_ok = true;
             ended = None;
         } else if head.is_some() {
-            // an ending ends a key (`--password-stdin`); a tail may come before it
-            tails_ok &= ended.is_none() && (is(w, TAILS) || end(w).is_some());
+            // an ending ends a key (`--password-stdin`); a tail may come before it, and a
+            // word that leads to the ending (`--passwd-on-stdin`, `--password-from-file`)
+            let leads = ended.is_none() && is(w, LEADS);
+            tails_ok &= ended.is_none() && (is(w, TAILS) || end(w).is_some() || leads);
             ended = ended.or(end(w));
+            led = leads || (led && ended.is_none());
         }
         previous = Some(w);
     }
-    let head = head.filter(|_| tails_ok)?;
+    let head = head.filter(|_| tails_ok && !led)?;
     if qualifier.is_some_and(|q| is(q, NOT_SECRET)) {
         return None;
     }

@@ -326,7 +326,8 @@ fn walk(text: &str, spans: &mut Vec<Span>) {
         } else {
             keys::last_word(run)
         };
-        let last = run.get(ls..le).unwrap_or_default();
+        // (a numbered key is its word: `key1`, `password2`)
+        let last = keys::numbered(run.get(ls..le).unwrap_or_default());
         let glued_p = at(run, 0) == b'-' && at(run, 1) == b'p';
         let cluster = at(run, 0) == b'-' && assignments::cluster(b, s, e);
         if glued_p

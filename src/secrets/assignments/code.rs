@@ -10,8 +10,10 @@
 use super::parse::{line_start, parse_value, spaces, user_like};
 use crate::secrets::{at, before, keys, value, Span};
 
-/// Words that, first in a key followed by `(`, make it a setter (`setPassword("...")`).
-const SETTERS: &[&str] = &["set", "with", "use", "put", "add"];
+/// Words that, first in a key followed by `(`, make it a setter (`setPassword("...")`), or a
+/// call that hashes the secret it is given (`make_password("...")`). (Not a check: a test
+/// checks a wrong password as often as the right one.)
+const SETTERS: &[&str] = &["set", "with", "use", "put", "add", "make", "hash"];
 
 /// Words that name the field a key's value is in, when the key is itself a value
 /// (`- name: DB_PASSWORD` then `value: ...`, `<entry key="db.password">...</entry>`,

@@ -246,6 +246,9 @@ const PASSWORD_FLAGS: &[(&str, u8)] = &[
     ("mongodump", b'p'), ("mongorestore", b'p'), ("mongoexport", b'p'), ("mongoimport", b'p'),
     ("psexec", b'p'), ("rdesktop", b'p'), ("xfreerdp", b'p'), ("ncftp", b'p'), ("racadm", b'p'),
     ("cypher-shell", b'p'), ("rabbitmqadmin", b'p'), ("oc", b'p'), ("smbpasswd", b'w'),
+    ("openssl", b'k'), ("ccrypt", b'K'), ("snmpwalk", b'X'), ("snmpget", b'X'),
+    ("snmpgetnext", b'X'), ("snmpset", b'X'), ("snmpbulkwalk", b'X'), ("snmpbulkget", b'X'),
+    ("snmptable", b'X'), ("snmptrap", b'X'),
 ];
 
 /// Whether the command of the segment `s` stands in (after `sudo` or `VAR=value` words) takes a
@@ -266,7 +269,9 @@ pub(super) fn password_flag(b: &[u8], s: usize, letter: u8) -> bool {
             .take_while(|c| !c.is_ascii_whitespace())
             .count();
         let word = b.get(p..p + n).unwrap_or_default();
-        if matches!(word, b"$" | b"#" | b">" | b"sudo" | b"env") || word.contains(&b'=') {
+        // (and a label: `backup: 7z a -ppw ...`)
+        let label = word.ends_with(b":") && p == spaces(b, line) && word.len() > 1;
+        if matches!(word, b"$" | b"#" | b">" | b"sudo" | b"env") || word.contains(&b'=') || label {
             p = spaces(b, p + n);
             continue;
         }

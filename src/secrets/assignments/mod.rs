@@ -138,6 +138,8 @@ fn assignment(
     let mut p = e;
     let open = before(b, s);
     let quoted = matches!(open, b'"' | b'\'');
+    // a code span holds a line of its own (`` `requirepass pw` ``)
+    let span = open == b'`';
     let mut closed = false;
     if quoted {
         if at(b, p) == b'\\' && at(b, p + 1) == open {
@@ -228,7 +230,7 @@ fn assignment(
         // a quoted value glued to its flag: `-p'pw'`
         loose = true;
         glued = true;
-    } else if gap && !quoted && !variable && (line_start(b, s) || after_setter(b, s)) {
+    } else if gap && !quoted && !variable && (line_start(b, s) || span || after_setter(b, s)) {
         loose = true;
         directive = true;
     } else {
@@ -236,6 +238,14 @@ fn assignment(
             .or_else(|| cell(text, s, e, named.kind, spans));
     }
     p = spaces(b, p);
+    // Cisco's type of what follows (`enable secret 0 pw`, `username x password 7 0822455D0A16`)
+    if loose
+        && matches!(at(b, p), b'0' | b'5' | b'7' | b'8' | b'9')
+        && at(b, p + 1) == b' '
+        && !matches!(at(b, spaces(b, p + 1)), b'\n' | b'\r' | 0)
+    {
+        p = spaces(b, p + 1);
+    }
     if matches!(at(b, p), b'\n' | b'\r' | 0) {
         return None;
     }
@@ -265,7 +275,7 @@ fn assignment(
     // a directive's value ends its line, or comes before the setting command's flags (`aws
     // configure set NAME value --profile x`)
     let after_value = spaces(b, ve + usize::from(was_quoted));
-    let line_value = ends_line(b, after_value);
+    let line_value = ends_line(b, after_value) || (span && at(b, after_value) == b'`');
     if directive && !line_value && !(at(b, after_value) == b'-' && after_setter(b, s)) {
         return None;
     }
@@ -315,7 +325,21 @@ fn assignment(
                     && password_flag(b, s, letter)
                     && (value::keyed(v) || value::passphrase(v)))
         }
-        Test::Key => value::password_like(v) || value::random_key(v),
+        Test::Key => {
+            let letter = key.first().copied().unwrap_or_default();
+            value::password_like(v)
+                || value::random_key(v)
+                || value::word_password(v)
+                || (key.len() == 1
+                    && password_flag(b, s, letter)
+                    && (value::keyed(v) || value::passphrase(v)))
+        }
+        Test::Command => {
+            let letter = key.first().copied().unwrap_or_default();
+            key.len() == 1
+                && password_flag(b, s, letter)
+                && (value::keyed(v) || value::passphrase(v))
+        }
         Test::Base64 => {
             v.bytes()
                 .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'+' | b'/' | b'='))
@@ -368,7 +392,7 @@ fn assignment(
     // lantern"`), joined by dashes or dots when bare (`signing.password=velvet.orbit.lantern`);
     // a short weak password after a key that names one (`DB_PASSWORD=hunter2`)
     let ok = ok
-        || value::passphrase_for(named.kind, v)
+        || (named.test != Test::Command && value::passphrase_for(named.kind, v))
         || (named.kind == "password" && named.test == Test::Keyed && value::weak_password(v));
     if ok {
         // (a value the key alone hardly vouches for ranks as a guess, like prose)

@@ -241,7 +241,49 @@ pub(super) fn in_run(text: &str, s: usize, e: usize, windows: &mut Windows, span
     } else {
         kind
     };
-    window(text, s, e, kind, windows, spans);
+    let firm = kind == "password"
+        && !text
+            .get(ts..te)
+            .is_some_and(|w| ENGLISH.iter().any(|e| w.eq_ignore_ascii_case(e)));
+    let trigger = Trigger {
+        kind,
+        firm,
+        to_is: text.get(ts..te).is_some_and(to_is),
+    };
+    window(text, s, e, trigger, windows, spans);
+}
+
+/// Whether `to` is a copula after this trigger: the word for password in Polish, Czech, Slovak
+/// and Slovenian, whose sentences say "the password, that is X" (`hasło to X`).
+fn to_is(word: &str) -> bool {
+    ["hasło", "heslo", "geslo"]
+        .iter()
+        .any(|t| word.to_lowercase().starts_with(t))
+}
+
+/// English words for a password. After them, the key rules read `password is X` and
+/// `password X`; a sentence that goes on (`the password field is S3Bucket2`) needs a password's
+/// shape.
+const ENGLISH: &[&str] = &[
+    "password",
+    "passwd",
+    "passphrase",
+    "pass",
+    "pw",
+    "pwd",
+    "login",
+];
+
+/// What a trigger announces.
+#[derive(Clone, Copy)]
+pub(super) struct Trigger {
+    pub kind: &'static str,
+    /// A word for a password in another language than English (see [`ENGLISH`]): the word
+    /// right after it or after a copula of letters, with two digits or more, is a password if it
+    /// could be one after a key (`şifresi X`, `Passwort ... lautet X`, as `password: X`).
+    pub firm: bool,
+    /// `to` is a copula after it (see [`to_is`]).
+    pub to_is: bool,
 }
 
 /// Kinds whose value only an announcement and a shape of their own admit (see [`announced`]):
@@ -344,11 +386,12 @@ fn window(
     text: &str,
     start: usize,
     from: usize,
-    kind: &'static str,
+    trigger: Trigger,
     windows: &mut Windows,
     spans: &mut Vec<Span>,
 ) {
-    if !after(text, from, kind, windows, spans) && !reply(text, from, kind, spans) {
+    let kind = trigger.kind;
+    if !after(text, from, trigger, windows, spans) && !reply(text, from, kind, spans) {
         before_trigger(text, start, kind, spans);
     }
 }
@@ -470,12 +513,15 @@ fn before_trigger(text: &str, start: usize, kind: &'static str, spans: &mut Vec<
 fn after(
     text: &str,
     from: usize,
-    kind: &'static str,
+    trigger: Trigger,
     windows: &mut Windows,
     spans: &mut Vec<Span>,
 ) -> bool {
+    let kind = trigger.kind;
     let b = text.as_bytes();
     let mut i = from;
+    // the next word comes right after the trigger or a copula
+    let mut copula_next = true;
     let mut words = 0;
     // the word right after the trigger is announced by it (`password X`, `şifresi X`), as is
     // one after a `:` (`password: X`)
@@ -518,11 +564,19 @@ fn after(
             return true;
         }
         let signalled = announcing;
+        // (a word of its own, not code: `password: &str) -> Result<...>`, `<password>@host`)
+        let firm = trigger.firm
+            && copula_next
+            && space(before(b, s))
+            && before(b, i) != b':'
+            && !word.contains(['(', ')', '[', ']', '{', '}', '<', '>']);
+        let copula = COPULAS.contains(&word) || (trigger.to_is && word == "to");
+        copula_next = copula && word.starts_with(char::is_alphabetic);
         // the next word is announced by `label:` or a copula, and still after a word that
         // only says when or how (`is now`, `was reset to`); a verb of change announces the
         // new value even after an old one
         announcing = before(b, i) == b':'
-            || COPULAS.contains(&word)
+            || copula
             || CHANGED.contains(&word)
             || (signalled && CONNECTIVES.contains(&word));
         if s < windows.tested_until {
@@ -533,7 +587,13 @@ fn after(
             continue;
         }
         // (a PIN or a bare key only where announced: see `announced`)
-        if (!narrow(kind) && candidate(word)) || (signalled && announced(word, kind)) {
+        if (!narrow(kind) && candidate(word))
+            || (signalled && announced(word, kind))
+            || (firm
+                && word.bytes().filter(u8::is_ascii_digit).count() >= 2
+                && value::keyed(word)
+                && !value::assignment_like(word))
+        {
             spans.push(Span::new(vs, ve, kind, 4));
             found = true;
             continue;

@@ -6,7 +6,8 @@
 #![deny(clippy::string_slice, clippy::indexing_slicing)]
 
 use super::{
-    announced, needs_qualifier, qualified, qualified_after, space, trigger, trim, window, Windows,
+    announced, needs_qualifier, qualified, qualified_after, space, to_is, trigger, trim, window,
+    Trigger, Windows,
 };
 use crate::secrets::{at, before, Span};
 
@@ -65,7 +66,12 @@ pub(in crate::secrets) fn non_ascii(text: &str, windows: &mut Windows, spans: &m
             } else {
                 kind
             };
-            window(text, s, end, kind, windows, spans);
+            let trigger = Trigger {
+                kind,
+                firm: kind == "password",
+                to_is: to_is(tail),
+            };
+            window(text, s, end, trigger, windows, spans);
         } else if let Some((k, t, kind)) = INSIDE
             .iter()
             .find_map(|&(t, kind)| word.find(t).map(|k| (k, t, kind)))
@@ -83,7 +89,12 @@ pub(in crate::secrets) fn non_ascii(text: &str, windows: &mut Windows, spans: &m
                         .get(c..)
                         .map_or(1, |r| r.chars().next().map_or(1, char::len_utf8))
             });
-            window(text, s, from.min(end), kind, windows, spans);
+            let trigger = Trigger {
+                kind,
+                firm: false,
+                to_is: false,
+            };
+            window(text, s, from.min(end), trigger, windows, spans);
         }
     }
 }

@@ -336,3 +336,130 @@ fn a_command_whose_flag_always_gives_a_password() {
     keeps("gcc -pthread -o app main.c");
     keeps("curl -u ops:staff https://ci.example.net");
 }
+
+#[test]
+fn passwords_in_the_syntax_of_oracle_windows_and_secret_stores() {
+    masks(
+        "sqlplus -s reports/Quokka7741@ledger",
+        "sqlplus -s reports/[secret]@ledger",
+    );
+    masks(
+        "expdp admin/Quokka7741 directory=dumps dumpfile=full.dmp",
+        "expdp admin/[secret] directory=dumps dumpfile=full.dmp",
+    );
+    masks(
+        "SQL> connect hr/Quokka7741@pdb2",
+        "SQL> connect hr/[secret]@pdb2",
+    );
+    keeps("sqlplus / as sysdba");
+    keeps("rman target / nocatalog");
+    masks(
+        "net use S: \\\\files\\team /user:corp\\mia Otter-Reef-31",
+        "net use S: \\\\files\\team /user:corp\\mia [secret]",
+    );
+    keeps("net use S: \\\\files\\team /persistent:yes");
+    masks(
+        "gh secret set SMTP_PASSWORD --body 'Otter-Reef-31' --repo acme/site",
+        "gh secret set SMTP_PASSWORD --body '[secret]' --repo acme/site",
+    );
+    masks(
+        "echo 'Otter-Reef-31' | npx wrangler secret put SMTP_PASSWORD",
+        "echo '[secret]' | npx wrangler secret put SMTP_PASSWORD",
+    );
+    keeps("gh secret set SMTP_PASSWORD < smtp.txt");
+    masks(
+        "aws ssm put-parameter --name /mail/pw --value Otter-Reef-31 --type SecureString",
+        "aws ssm put-parameter --name /mail/pw --value [secret] --type SecureString",
+    );
+    // a parameter that is not secure is configuration
+    keeps("aws ssm put-parameter --name /mail/host --value smtp2.example.net --type String");
+    masks(
+        "nmcli con modify cafe wifi-sec.psk Otter-Reef-31",
+        "nmcli con modify cafe wifi-sec.psk [secret]",
+    );
+    masks(
+        "poetry config http-basic.mirror ci Otter-Reef-31",
+        "poetry config http-basic.mirror ci [secret]",
+    );
+    keeps("poetry config virtualenvs.create false");
+}
+
+#[test]
+fn stdin_and_encryption_flags_and_labelled_commands() {
+    masks(
+        "printf '%s' 'Gannet4410' | openconnect -u mia --passwd-on-stdin vpn.example.org",
+        "printf '%s' '[secret]' | openconnect -u mia --passwd-on-stdin vpn.example.org",
+    );
+    masks(
+        "openssl enc -d -aes-256-cbc -k Gannet4410 -in db.enc",
+        "openssl enc -d -aes-256-cbc -k [secret] -in db.enc",
+    );
+    masks(
+        "snmpget -v3 -u mon -l authPriv -a SHA -A Gannet4410 -x AES -X Petrel9902 sw1 sysUpTime.0",
+        "snmpget -v3 -u mon -l authPriv -a SHA -A [secret] -x AES -X [secret] sw1 sysUpTime.0",
+    );
+    // `-X` is a request's method to curl, `-x` a proxy
+    keeps("curl -X POST -x proxy2.example.net:3128 https://api.example.net");
+    keeps("set -x PYTHONPATH src_lib_2");
+    masks(
+        "archive: 7z a -pGannet4410 notes.7z notes/",
+        "archive: 7z a -p[secret] notes.7z notes/",
+    );
+    masks(
+        "storage: mc alias set lab http://127.0.0.1:9000 labadmin Gannet4410x",
+        "storage: mc alias set lab http://127.0.0.1:9000 labadmin [secret]",
+    );
+    masks(
+        "user = make_password('Gannet4410')",
+        "user = make_password('[secret]')",
+    );
+    keeps("ok = user.check_password('Gannet4410')");
+}
+
+#[test]
+fn cisco_types_code_spans_numbered_keys_and_twilio() {
+    masks("enable secret 0 Wr3n.Hollow", "enable secret 0 [secret]");
+    masks(
+        "username ops privilege 15 password 0 Wr3nHollow#2",
+        "username ops privilege 15 password 0 [secret]",
+    );
+    masks(
+        "the cache uses `masterauth Wr3n.Hollow.77` on replicas",
+        "the cache uses `masterauth [secret]` on replicas",
+    );
+    keeps("set `requirepass` in redis.conf, never on the command line");
+    let key = "n8Qe2RkVt7Lw1Pz4Xs9Ya3Hc6Jd0Mf5Gb2Nu8Kq4Tr7Vw1Zx3Ly6Oa9Sd2Fg5Hj8Ke1Wm4Pt7Rb0Cn3==";
+    masks(&format!("key2: {key}"), "key2: [secret]");
+    keeps("step2: run the migrations, then key2: see the table");
+    masks(
+        "Twilio.init(SID, \"4be0c1d97a35f8e26b10d9c4a7e3f582\")",
+        "Twilio.init(SID, \"[secret]\")",
+    );
+    // a digest elsewhere on a line with no Twilio is left alone
+    keeps("etag \"4be0c1d97a35f8e26b10d9c4a7e3f582\" matches");
+}
+
+#[test]
+fn passwords_of_words_and_announced_in_other_languages() {
+    masks(
+        "PGPASSWORD=Fennel-Walrus psql -h db -U ops",
+        "PGPASSWORD=[secret] psql -h db -U ops",
+    );
+    masks(
+        "--smtp-password 'Heron_Quarry_Lilac'",
+        "--smtp-password '[secret]'",
+    );
+    keeps("password_policy: Read-Only");
+    masks(
+        "Şifresi marten72 olarak değiştirildi.",
+        "Şifresi [secret] olarak değiştirildi.",
+    );
+    masks(
+        "Das Kennwort für den Build-Server lautet lemur5531.",
+        "Das Kennwort für den Build-Server lautet [secret].",
+    );
+    masks("Hasło do bazy to Kestrel882.", "Hasło do bazy to [secret].");
+    keeps("Kennwort vergessen? Hier zurücksetzen.");
+    keeps("Please enter a password [red](8 characters or more)");
+    keeps("fn login(user: &str, password: &str) -> Result<Session, Error>");
+}

@@ -271,6 +271,21 @@ const ANNOUNCERS: &[(Rule, &str)] = &[
     (r("", "SK", AnyHex, 32, 32), "twilio api secret"),
 ];
 
+/// How far before a value `Twilio` may name it.
+const TWILIO_BEFORE: usize = 160;
+
+/// Whether the word `twilio` (any case) comes before `s` on its line, at most
+/// [`TWILIO_BEFORE`] bytes back.
+fn twilio_before(b: &[u8], s: usize) -> bool {
+    let from = s.saturating_sub(TWILIO_BEFORE);
+    let line = b.get(from..s).unwrap_or_default();
+    let line = match line.iter().rposition(|&c| c == b'\n') {
+        Some(n) => line.get(n + 1..).unwrap_or_default(),
+        None => line,
+    };
+    line.windows(6).any(|w| w.eq_ignore_ascii_case(b"twilio"))
+}
+
 /// The secret after an announcing id: among the next few words on the line, the first that
 /// passes [`super::value::keyed`] and is at least 16 characters.
 fn companion(text: &str, from: usize, kind: &'static str, spans: &mut Vec<Span>) {
@@ -481,6 +496,17 @@ fn tokens_in_run(text: &str, s: usize, e: usize, spans: &mut Vec<Span>) -> Optio
             })
             .take(INNER_TRIES)
             .find_map(|(k, _)| token_at(b, s + k).map(|(n, kind)| (s + k, n, kind)));
+    }
+    // a Twilio auth token is 32 hex digits; `Twilio` before it on its line names it
+    // (`Twilio.init(ACCOUNT_SID, "<hex>")`)
+    if found.is_none() && e - s == 32 && twilio_before(b, s) {
+        let hex = b.get(s..e)?;
+        if hex
+            .iter()
+            .all(|c| c.is_ascii_digit() || matches!(c, b'a'..=b'f'))
+        {
+            found = Some((s, 32, "twilio auth token"));
+        }
     }
     let rest = b.get(s..).unwrap_or_default();
     for (rule, kind) in ANNOUNCERS {

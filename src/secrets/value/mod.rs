@@ -34,7 +34,24 @@ use strength::{switching, Classes};
 /// words: a password, a passphrase, a pre-shared key. (Not credentials: code names its fields
 /// `credentials: git_cred_acquire_cb`.)
 pub(super) fn passphrase_for(kind: &str, v: &str) -> bool {
-    matches!(kind, "password" | "passphrase" | "pre-shared key") && passphrase(v)
+    matches!(kind, "password" | "passphrase" | "pre-shared key")
+        && (passphrase(v) || capitalized_words(v))
+}
+
+/// Two or three capitalized words of four letters or more joined by one `-`, `_` or `.`
+/// (`Compass-Heron`, `Amber_Kettle_Fjord`): where a password is announced, a password a person
+/// makes of words. Names of things joined so are rarely given as a password's value.
+fn capitalized_words(v: &str) -> bool {
+    let Some(joiner) = v.chars().find(|c| matches!(c, '-' | '_' | '.')) else {
+        return false;
+    };
+    let words: Vec<&str> = v.split(joiner).collect();
+    (2..=3).contains(&words.len())
+        && words.iter().all(|w| {
+            w.chars().count() >= 4
+                && w.chars().next().is_some_and(|c| c.is_ascii_uppercase())
+                && w.chars().skip(1).all(|c| c.is_ascii_lowercase())
+        })
 }
 
 /// Values longer than this are not parsed as one credential (vendor tokens have their own rules).
