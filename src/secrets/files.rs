@@ -38,6 +38,8 @@ const FILES: &[(&str, Format)] = &[
     ("ipsec.secrets", Format::Ipsec),
     ("sasl_passwd", Format::FieldColon(1)),
     ("auth-user-pass", Format::TwoLines),
+    // PgBouncer's `auth_file`: `"user" "password"` (or its `md5`/SCRAM hash)
+    ("userlist.txt", Format::Field(1)),
 ];
 
 /// The types of `ipsec.secrets` entries whose value is a secret (not `RSA`, whose value is a
@@ -58,7 +60,10 @@ pub(super) struct Files {
 /// Whether the last word of a key run may end a credential file's name.
 #[inline]
 pub(super) fn may_name(last: &[u8]) -> bool {
-    matches!(last, b"secrets" | b"htpasswd" | b"passwd" | b"pass")
+    matches!(
+        last,
+        b"secrets" | b"htpasswd" | b"passwd" | b"pass" | b"txt"
+    )
 }
 
 /// The key run `s..e` (see [`super::walk`]): if the text up to `e` names a credential file, the
@@ -87,7 +92,11 @@ pub(super) fn at_name(text: &str, e: usize, state: &mut Files, spans: &mut Vec<S
     };
     let line_end = e + rest;
     if at(b, e) == b':' && e >= state.read_until {
-        entry(text, e + 1, line_end, format, spans);
+        let mut from = e + 1;
+        while matches!(at(b, from), b' ' | b'\t') && from < line_end {
+            from += 1;
+        }
+        entry(text, from, line_end, format, spans);
     }
     // a line of the file quoted as code on the name's own line (`` `backup:pw` goes in
     // /etc/rsyncd.secrets ``)

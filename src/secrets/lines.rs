@@ -22,7 +22,8 @@ pub(super) struct Lines {
 /// or `*:` wildcard fields), the line may be a credential by its shape: a `.pgpass` line
 /// (`host:port:database:user:password`), or the `data:` of a Kubernetes Secret, whose values
 /// are base64. A `.pgpass` line may also stand in a code span (`` `h:5432:*:u:pw` ``), in quotes
-/// on a line that names `.pgpass`, or after a label that names it (`In .pgpass: h:5432:*:u:pw`).
+/// on a line that names `.pgpass`, or after a label or words on its line that name it (`In
+/// .pgpass: h:5432:*:u:pw`).
 pub(super) fn line_run(text: &str, s: usize, state: &mut Lines, spans: &mut Vec<Span>) {
     let b = text.as_bytes();
     let mut i = s;
@@ -46,8 +47,10 @@ pub(super) fn line_run(text: &str, s: usize, state: &mut Lines, spans: &mut Vec<
         return;
     }
     if i > 0 && quote != b'\n' {
-        // after a label that names the file (`In .pgpass: h:5432:*:u:pw`)
-        if at(b, i) == b':' && matches!(at(b, i + 1), b' ' | b'\t') {
+        // after a label or words that name the file (`In .pgpass: h:5432:*:u:pw`, `the .pgpass
+        // line is h:5432:*:u:pw`)
+        let label = at(b, i) == b':' && matches!(at(b, i + 1), b' ' | b'\t');
+        if label || matches!(at(b, i), b' ' | b'\t') {
             let mut ls = i;
             while ls > 0 && i - ls < 256 && before(b, ls) != b'\n' {
                 ls -= 1;

@@ -241,10 +241,14 @@ pub(super) fn in_run(text: &str, s: usize, e: usize, windows: &mut Windows, span
     } else {
         kind
     };
-    let firm = kind == "password"
-        && !text
-            .get(ts..te)
-            .is_some_and(|w| ENGLISH.iter().any(|e| w.eq_ignore_ascii_case(e)));
+    let word = text.get(ts..te).unwrap_or_default();
+    let firm = if kind != "password" || ["pass", "login"].contains(&word.to_lowercase().as_str()) {
+        Firm::No
+    } else if ENGLISH.iter().any(|e| word.eq_ignore_ascii_case(e)) {
+        Firm::English
+    } else {
+        Firm::Foreign
+    };
     let trigger = Trigger {
         kind,
         firm,
@@ -261,27 +265,33 @@ fn to_is(word: &str) -> bool {
         .any(|t| word.to_lowercase().starts_with(t))
 }
 
-/// English words for a password. After them, the key rules read `password is X` and
-/// `password X`; a sentence that goes on (`the password field is S3Bucket2`) needs a password's
-/// shape.
-const ENGLISH: &[&str] = &[
-    "password",
-    "passwd",
-    "passphrase",
-    "pass",
-    "pw",
-    "pwd",
-    "login",
-];
+/// English words for a password (see [`Firm`]).
+const ENGLISH: &[&str] = &["password", "passwd", "passphrase", "pw", "pwd"];
+
+/// Where, after a word that names nothing but a password (not `pass`, a verb too, or
+/// `login`), a word with two digits or more is a password if it could be one after a key.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Firm {
+    No,
+    /// An English word (see [`ENGLISH`]): only where nothing but copulas and words of time or
+    /// change stand between (`password to X`, `password is now X`). The key rules read
+    /// `password is X`; a sentence that goes on (`the password field is S3Bucket2`) needs a
+    /// password's shape.
+    English,
+    /// A word in another language: right after it, or after a copula of letters, a dash or a
+    /// label's colon (`şifresi X`, `Passwort ... lautet X`, `Пароль для стенда — X`).
+    Foreign,
+}
+
+/// Copulas of letters in languages whose word for "is" is not in [`COPULAS`] (Finnish and
+/// Estonian `on`), counted only after a [`Firm::Foreign`] trigger.
+const FOREIGN_COPULAS: &[&str] = &["on", "—", "–"];
 
 /// What a trigger announces.
 #[derive(Clone, Copy)]
 pub(super) struct Trigger {
     pub kind: &'static str,
-    /// A word for a password in another language than English (see [`ENGLISH`]): the word
-    /// right after it or after a copula of letters, with two digits or more, is a password if it
-    /// could be one after a key (`şifresi X`, `Passwort ... lautet X`, as `password: X`).
-    pub firm: bool,
+    pub firm: Firm,
     /// `to` is a copula after it (see [`to_is`]).
     pub to_is: bool,
 }
@@ -522,6 +532,9 @@ fn after(
     let mut i = from;
     // the next word comes right after the trigger or a copula
     let mut copula_next = true;
+    // only copulas and words of time or change since the trigger, and one of them at least
+    let mut chain = true;
+    let mut linked = false;
     let mut words = 0;
     // the word right after the trigger is announced by it (`password X`, `şifresi X`), as is
     // one after a `:` (`password: X`)
@@ -565,13 +578,22 @@ fn after(
         }
         let signalled = announcing;
         // (a word of its own, not code: `password: &str) -> Result<...>`, `<password>@host`)
-        let firm = trigger.firm
-            && copula_next
+        let placed = match trigger.firm {
+            Firm::No => false,
+            Firm::English => chain && linked,
+            Firm::Foreign => copula_next,
+        };
+        let firm = placed
             && space(before(b, s))
             && before(b, i) != b':'
             && !word.contains(['(', ')', '[', ']', '{', '}', '<', '>']);
         let copula = COPULAS.contains(&word) || (trigger.to_is && word == "to");
-        copula_next = copula && word.starts_with(char::is_alphabetic);
+        let link = copula || CONNECTIVES.contains(&word) || CHANGED.contains(&word);
+        chain &= link;
+        linked |= link;
+        copula_next = (copula && word.starts_with(char::is_alphabetic))
+            || FOREIGN_COPULAS.contains(&word)
+            || (trigger.firm == Firm::Foreign && before(b, i) == b':');
         // the next word is announced by `label:` or a copula, and still after a word that
         // only says when or how (`is now`, `was reset to`); a verb of change announces the
         // new value even after an old one

@@ -7,7 +7,7 @@
 
 use super::{
     announced, needs_qualifier, qualified, qualified_after, space, to_is, trigger, trim, window,
-    Trigger, Windows,
+    Firm, Trigger, Windows,
 };
 use crate::secrets::{at, before, Span};
 
@@ -68,7 +68,11 @@ pub(in crate::secrets) fn non_ascii(text: &str, windows: &mut Windows, spans: &m
             };
             let trigger = Trigger {
                 kind,
-                firm: kind == "password",
+                firm: if kind == "password" {
+                    Firm::Foreign
+                } else {
+                    Firm::No
+                },
                 to_is: to_is(tail),
             };
             window(text, s, end, trigger, windows, spans);
@@ -91,7 +95,11 @@ pub(in crate::secrets) fn non_ascii(text: &str, windows: &mut Windows, spans: &m
             });
             let trigger = Trigger {
                 kind,
-                firm: false,
+                firm: if kind == "password" {
+                    Firm::Foreign
+                } else {
+                    Firm::No
+                },
                 to_is: false,
             };
             window(text, s, from.min(end), trigger, windows, spans);

@@ -463,3 +463,68 @@ fn passwords_of_words_and_announced_in_other_languages() {
     keeps("Please enter a password [red](8 characters or more)");
     keeps("fn login(user: &str, password: &str) -> Result<Session, Error>");
 }
+
+#[test]
+fn credential_files_after_a_label_and_their_new_layouts() {
+    masks(
+        "/etc/rsyncd.secrets: mirror:Vole-Cairn-58",
+        "/etc/rsyncd.secrets: mirror:[secret]",
+    );
+    masks(
+        "the .pgpass line is db2.lan:5432:*:reader:Vole-Cairn-58",
+        "the .pgpass line is db2.lan:5432:*:reader:[secret]",
+    );
+    keeps("the .pgpass line is hostname:port:database:username:password");
+    masks(
+        "pgbouncer userlist.txt: \"reader\" \"Vole-Cairn-58\"",
+        "pgbouncer userlist.txt: \"reader\" \"[secret]\"",
+    );
+    keeps("see requirements.txt: \"numpy\" \"pandas\"");
+}
+
+#[test]
+fn more_vendor_prefixes() {
+    for (token, kind) in [
+        (
+            "rubygems_0c9a7e5b3d1f8a6c4e2b0d9f7a5c3e1b8d6f4a2c0e9b7d5f",
+            "rubygems key",
+        ),
+        (
+            "pul-5e3c1a9f7d5b3e1c9a7f5d3b1e9c7a5f3d1b9e7c",
+            "pulumi token",
+        ),
+        ("dckr_pat_Qm7vR2xK9pL4wT8nZ3bH6cJ1dF5", "docker hub token"),
+    ] {
+        let out = super::mask(&format!("publish with {token} from CI"));
+        assert_eq!(out.text, "publish with [secret] from CI");
+        assert_eq!(out.found.first().map(|f| f.kind), Some(kind));
+    }
+}
+
+#[test]
+fn a_password_announced_by_a_chain_of_copulas_or_a_dash_or_a_label() {
+    masks(
+        "I set the kiosk password to mallard4417 this morning.",
+        "I set the kiosk password to [secret] this morning.",
+    );
+    masks(
+        "the guest password is now heron2290",
+        "the guest password is now [secret]",
+    );
+    keeps("the password field is S3Bucket2 in the old schema");
+    keeps("the password is hashed with sha256 since v2.14");
+    masks(
+        "Пароль для стенда — mallard4417",
+        "Пароль для стенда — [secret]",
+    );
+    masks(
+        "Salasana testikoneelle on mallard4417.",
+        "Salasana testikoneelle on [secret].",
+    );
+    masks(
+        "Kennwort für das Wiki: mallard4417",
+        "Kennwort für das Wiki: [secret]",
+    );
+    masks("构建机的密码是 mallard4417。", "构建机的密码是 [secret]。");
+    keeps("Passwort-Richtlinie: mindestens 12 Zeichen");
+}

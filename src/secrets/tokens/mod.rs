@@ -223,6 +223,12 @@ pub(super) const RULES: &[Rule] = &[
     r("fly token", "fo1_", Url, 30, 100),
     r("mapbox secret token", "sk.eyJ", UrlDot, 50, ANY),
     r("dynatrace token", "dt0c01.", UrlDot, 80, 100),
+    r("doppler token", "dp.st.", UrlDot, 40, 100),
+    r("pulumi token", "pul-", Hex, 40, 40),
+    r("docker hub token", "dckr_pat_", Url, 20, 100),
+    r("docker swarm token", "SWMTKN-1-", AlnumDash, 60, 120),
+    r("rubygems key", "rubygems_", Hex, 48, 48),
+    r("brevo key", "xkeysib-", AlnumDash, 70, 100),
     // Password hashes (htpasswd, shadow): crackable, so as sensitive as the password
     r("password hash", "$apr1$", Crypt, 20, 200),
     r("password hash", "$2a$", Crypt, 50, 60),
