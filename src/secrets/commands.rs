@@ -16,8 +16,10 @@ enum Slot {
     /// The n-th argument that is not a flag, after the subcommand (from 0).
     Nth(usize),
     /// The last argument that is not a flag (a command whose flags may take values first:
-    /// `htpasswd -bB -C 12 file user pw`).
+    /// `htpasswd -bB -C 12 file user pw`), if there are two or more.
     Last,
+    /// The last argument that is not a flag, even alone (Redis's `AUTH [user] pw`).
+    Final,
     /// What the command reads on standard input: piped in, or a here-string.
     Stdin,
     /// `user:password` lines on standard input (`chpasswd`).
@@ -110,6 +112,16 @@ const COMMANDS: &[Command] = &[
     c("net", &["use"], None, Slot::Nth(0)),
     // Poetry's `poetry config http-basic.repo user pw`
     c("poetry", &["config"], None, Slot::Nth(2)),
+    // Redis's `AUTH [user] pw`, at its prompt or given to redis-cli
+    c("auth", &[], None, Slot::Final),
+    c("redis-cli", &["auth"], None, Slot::Final),
+    // LUKS passphrases on stdin (`cryptsetup open dev name <<< pw`)
+    c("cryptsetup", &["open"], None, Slot::Stdin),
+    c("cryptsetup", &["luksOpen"], None, Slot::Stdin),
+    c("cryptsetup", &["luksFormat"], None, Slot::Stdin),
+    // rclone's `config create name type key value ...`
+    c("rclone", &["config", "create"], None, Slot::After(RCLONE)),
+    c("rclone", &["config", "update"], None, Slot::After(RCLONE)),
     // Oracle's tools: `sqlplus scott/pw@orcl`, `expdp system/pw directory=d`, `rman target
     // sys/pw@prod`, and `connect user/pw` at the SQL*Plus prompt
     c("sqlplus", &[], None, Slot::NthSlash(0)),
@@ -122,6 +134,17 @@ const COMMANDS: &[Command] = &[
     c("rman", &["catalog"], None, Slot::NthSlash(0)),
     c("connect", &[], None, Slot::NthSlash(0)),
     c("conn", &[], None, Slot::NthSlash(0)),
+];
+
+/// rclone's options that hold a secret.
+const RCLONE: &[&str] = &[
+    "pass",
+    "password",
+    "secret_access_key",
+    "client_secret",
+    "key",
+    "account_key",
+    "token",
 ];
 
 /// The command names, as a filter (see [`WordFilter`]). Built at compile time: an index out of
@@ -301,6 +324,7 @@ pub(super) fn at_command(text: &str, s: usize, e: usize, spans: &mut Vec<Span>) 
         let slot = match form.slot {
             Slot::Nth(k) | Slot::NthPair(k) | Slot::NthSlash(k) => positional.get(k),
             Slot::Last if positional.len() >= 2 => positional.last(),
+            Slot::Final => positional.last(),
             _ => None,
         };
         let Some(&(mut vs, mut ve)) = slot.and_then(|&k| args.get(k)) else {

@@ -113,8 +113,9 @@ const KEY_WORDS: &[KeyWord] = &[
     kw("k", "encryption key", Form::Flag, Test::Key),
     // `doctl auth init -t <token>` (`docker build -t app:1.2`, `sort -t ,` fail the strict test)
     kw("t", "token", Form::Flag, Test::Strict),
-    // `snmpwalk -X pw` (SNMPv3's privacy passphrase)
+    // `snmpwalk -X pw` (SNMPv3's privacy passphrase), `ssh-keygen -N pw` (a new passphrase)
     kw("x", "password", Form::Flag, Test::Command),
+    kw("n", "password", Form::Flag, Test::Command),
     kw("passin", "password", Form::Flag, Test::Keyed),
     kw("passout", "password", Form::Flag, Test::Keyed),
 ];

@@ -328,7 +328,7 @@ fn walk(text: &str, spans: &mut Vec<Span>) {
         };
         // (a numbered key is its word: `key1`, `password2`)
         let last = keys::numbered(run.get(ls..le).unwrap_or_default());
-        let glued_p = at(run, 0) == b'-' && at(run, 1) == b'p';
+        let glued_p = at(run, 0) == b'-' && matches!(at(run, 1), b'p' | b'P');
         let cluster = at(run, 0) == b'-' && assignments::cluster(b, s, e);
         if glued_p
             || cluster
@@ -352,6 +352,10 @@ fn walk(text: &str, spans: &mut Vec<Span>) {
                 prose::in_run(text, s + ls, e, &mut windows, spans);
             }
         }
+        // JDBC's `getConnection(url, "user", "password")`
+        if run.ends_with(b"getConnection") {
+            assignments::connection_call(text, e, spans);
+        }
         // a command that takes a password as an argument (`htpasswd -b file user pw`)
         if commands::FILTER.may_be(run) {
             commands::at_command(text, s, e, spans);
@@ -366,6 +370,7 @@ fn walk(text: &str, spans: &mut Vec<Span>) {
                 urls::at_scheme(text, e, spans);
             } else {
                 lines::line_run(text, s, &mut lines, spans);
+                urls::go_dsn(text, s, e, spans);
             }
         }
         // `user/password@host` (sqlplus and the like)

@@ -1,5 +1,7 @@
 //! Credentials in URLs: `scheme://user:password@host` keeps the user and the host and masks
-//! the password; `scheme://token@host` masks a user part that is itself a generated token.
+//! the password; `scheme://token@host` masks a user part that is itself a generated token. Also
+//! the URL-like logins with no scheme: Go's MySQL DSN (`user:password@tcp(host)/db`) and
+//! Oracle's `user/password@host`.
 
 #![deny(clippy::string_slice, clippy::indexing_slicing)]
 
@@ -75,6 +77,38 @@ pub(super) fn at_scheme(text: &str, k: usize, spans: &mut Vec<Span>) {
                     spans.push(Span::new(start, at_sign, "url credentials", 2));
                 }
             }
+        }
+    }
+}
+
+/// The protocols of a Go MySQL DSN (`user:password@tcp(host:3306)/db`).
+const DSN_PROTOCOLS: &[&[u8]] = &[b"tcp(", b"unix(", b"tcp6("];
+
+/// `user:password@tcp(` at the run `s..e` followed by `:` (go-sql-driver's DSN): the password,
+/// if the place vouches for it ([`value::embedded`]).
+pub(super) fn go_dsn(text: &str, s: usize, e: usize, spans: &mut Vec<Span>) {
+    let b = text.as_bytes();
+    let ps = e + 1;
+    let n = b
+        .get(ps..)
+        .unwrap_or_default()
+        .iter()
+        .take(129)
+        .take_while(|&&c| !c.is_ascii_whitespace() && !matches!(c, b'@' | b'"' | b'\'' | b'`'))
+        .count();
+    let at_sign = ps + n;
+    let rest = b.get(at_sign + 1..).unwrap_or_default();
+    if n == 0
+        || n > 128
+        || at(b, at_sign) != b'@'
+        || !DSN_PROTOCOLS.iter().any(|p| rest.starts_with(p))
+    {
+        return;
+    }
+    let user = text.get(s..e).unwrap_or_default();
+    if let Some(pass) = text.get(ps..at_sign) {
+        if value::embedded(pass, user) {
+            spans.push(Span::new(ps, at_sign, "url credentials", 2));
         }
     }
 }

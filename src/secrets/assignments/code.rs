@@ -30,8 +30,8 @@ const LABELS: &[&str] = &[
     "id",
 ];
 
-/// The fields that hold a labelled key's value.
-const VALUE_FIELDS: &[&str] = &["value", "default"];
+/// The fields that hold a labelled key's value (`content` of an HTML `<meta name="...">`).
+const VALUE_FIELDS: &[&str] = &["value", "default", "content"];
 
 /// After `key:` at `p`, a type and then `=` (`: &str = `, `: Option<String> = `): where the
 /// value after the `=` starts.
@@ -138,6 +138,32 @@ pub(super) fn pair(
         spans.push(Span::new(ps, pe, kind, 3));
     }
     Some(pe + 1)
+}
+
+/// JDBC's `DriverManager.getConnection(url, "user", "password")` with `(` at `p`: the
+/// password, after a first argument of at most 256 bytes on the line.
+pub(in crate::secrets) fn connection_call(text: &str, p: usize, spans: &mut Vec<Span>) {
+    let b = text.as_bytes();
+    if at(b, p) != b'(' {
+        return;
+    }
+    let mut i = p + 1;
+    let mut quote = None;
+    while i - p <= 256 {
+        let c = at(b, i);
+        match (quote, c) {
+            (_, 0 | b'\n') => return,
+            (None, b'"' | b'\'') => quote = Some(c),
+            (Some(q), _) if c == q => quote = None,
+            (None, b'(' | b')') => return,
+            (None, b',') => break,
+            _ => {}
+        }
+        i += 1;
+    }
+    if at(b, i) == b',' {
+        pair(text, i, "password", false, spans);
+    }
 }
 
 /// The word before `s` (past a quote, spaces and a `:` or `=` separator) is a label that

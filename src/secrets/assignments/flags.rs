@@ -248,7 +248,8 @@ const PASSWORD_FLAGS: &[(&str, u8)] = &[
     ("cypher-shell", b'p'), ("rabbitmqadmin", b'p'), ("oc", b'p'), ("smbpasswd", b'w'),
     ("openssl", b'k'), ("ccrypt", b'K'), ("snmpwalk", b'X'), ("snmpget", b'X'),
     ("snmpgetnext", b'X'), ("snmpset", b'X'), ("snmpbulkwalk", b'X'), ("snmpbulkget", b'X'),
-    ("snmptable", b'X'), ("snmptrap", b'X'),
+    ("snmptable", b'X'), ("snmptrap", b'X'), ("ssh-keygen", b'N'), ("ssh-keygen", b'P'),
+    ("sqlcmd", b'P'), ("osql", b'P'),
 ];
 
 /// Whether the command of the segment `s` stands in (after `sudo` or `VAR=value` words) takes a

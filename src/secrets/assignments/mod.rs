@@ -34,6 +34,7 @@ pub(super) use parse::{parse_arg, user_like};
 
 use super::keys::{could_name, named, Form, Test};
 use super::{at, before, value, Span, MARKER};
+pub(super) use code::connection_call;
 use code::{call_before, labelled, pair, setter, typed};
 use flags::{after_setter, password_flag, piped, plain_text, substituted, switch, user_before};
 use parse::{copula, ends_line, line_start, parse_value, spaces};
@@ -54,7 +55,7 @@ pub(super) fn in_run(
 ) -> Option<usize> {
     let b = text.as_bytes();
     let flag = at(b, s) == b'-' || switch(b, s, e);
-    let glued_p = at(b, s) == b'-' && at(b, s + 1) == b'p';
+    let glued_p = at(b, s) == b'-' && matches!(at(b, s + 1), b'p' | b'P');
     let alone = last.len() + 1 >= e - s;
     let host_token = super::keys::host_token(b.get(s..e).unwrap_or_default());
     if !(glued_p || cluster(b, s, e) || could_name(last, alone, flag) || host_token) {
@@ -109,7 +110,7 @@ fn assignment(
         return None;
     }
     let mut key = run.get(dashes..)?;
-    let glued_p = dashes == 1 && key.len() > 1 && key.first() == Some(&b'p');
+    let glued_p = dashes == 1 && key.len() > 1 && matches!(key.first(), Some(b'p' | b'P'));
     if key.is_empty() || matches!(key.last(), Some(b'.' | b'-' | b'_')) {
         return glued_p.then(|| glued_password(text, s, spans)).flatten();
     }
@@ -515,10 +516,11 @@ fn glued_password(text: &str, s: usize, spans: &mut Vec<Span>) -> Option<usize> 
             .take_while(|c| !c.is_ascii_whitespace())
             .count();
     let v = text.get(s + 2..end)?;
-    // (to a command whose `-p` is always a password, any value is one: `mysql -pharbor91`)
-    let glued = |w: &str| {
-        value::glued(w) || ((value::keyed(w) || value::passphrase(w)) && password_flag(b, s, b'p'))
-    };
+    // (to a command whose `-p` is always a password, any value is one: `mysql -pharbor91`; a
+    // glued `-P` only to such a command: `sqlcmd -Ppw`, not Gradle's `-Pversion=2`)
+    let letter = at(b, s + 1);
+    let listed = |w: &str| (value::keyed(w) || value::passphrase(w)) && password_flag(b, s, letter);
+    let glued = |w: &str| (letter == b'p' && value::glued(w)) || listed(w);
     let stop = v.strip_suffix('.').filter(|rest| glued(rest));
     let end = match stop {
         Some(rest) if ends_line(b, end) => s + 2 + rest.len(),

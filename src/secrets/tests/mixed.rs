@@ -528,3 +528,47 @@ fn a_password_announced_by_a_chain_of_copulas_or_a_dash_or_a_label() {
     masks("构建机的密码是 mallard4417。", "构建机的密码是 [secret]。");
     keeps("Passwort-Richtlinie: mindestens 12 Zeichen");
 }
+
+#[test]
+fn logins_in_driver_calls_dsns_and_more_commands() {
+    masks(
+        "dsn := \"svc:Tern-Gorse-83@tcp(db:3306)/ledger?parseTime=true\"",
+        "dsn := \"svc:[secret]@tcp(db:3306)/ledger?parseTime=true\"",
+    );
+    keeps("dsn := fmt.Sprintf(\"%s:%s@tcp(%s)/%s\", user, pass, host, name)");
+    masks(
+        "conn = DriverManager.getConnection(url, \"svc\", \"Tern-Gorse-83\");",
+        "conn = DriverManager.getConnection(url, \"svc\", \"[secret]\");",
+    );
+    keeps("conn = DriverManager.getConnection(url, user, password);");
+    masks(
+        "<meta name=\"api-key\" content=\"Tq4Ns8Vw2Xk6Lp0Rz3Bm7Cf1Dh5Gj9Ya\">",
+        "<meta name=\"api-key\" content=\"[secret]\">",
+    );
+    keeps("<meta name=\"description\" content=\"Notes for the team\">");
+    masks(
+        "127.0.0.1:6379> AUTH svc Tern-Gorse-83",
+        "127.0.0.1:6379> AUTH svc [secret]",
+    );
+    masks("redis-cli AUTH Tern-Gorse-83", "redis-cli AUTH [secret]");
+    keeps("AUTH failed: WRONGPASS invalid username-password pair");
+    masks(
+        "ssh-keygen -t ed25519 -N 'Tern-Gorse-83' -f deploy_key",
+        "ssh-keygen -t ed25519 -N '[secret]' -f deploy_key",
+    );
+    keeps("ssh-keygen -t ed25519 -N '' -f deploy_key");
+    keeps("kubectl -n kube-system rollout restart deploy/coredns");
+    masks(
+        "sqlcmd -S db -U sa -PTern-Gorse-83 -Q \"select 1\"",
+        "sqlcmd -S db -U sa -P[secret] -Q \"select 1\"",
+    );
+    keeps("gradle publish -Pversion=2.4.1 -PreleaseBuild");
+    masks(
+        "cryptsetup open /dev/sdb2 vault <<< 'Tern-Gorse-83'",
+        "cryptsetup open /dev/sdb2 vault <<< '[secret]'",
+    );
+    masks(
+        "rclone config create b2 b2 account 0012ab key Tern-Gorse-83",
+        "rclone config create b2 b2 account 0012ab key [secret]",
+    );
+}

@@ -92,7 +92,7 @@ fn random_bytes_do_not_panic() {
 fn nothing_quadratic() {
     // each completes in linear time; no timing asserted (4 MiB for the two worst cases, 1 MiB
     // for the others, to keep debug runs short)
-    let units: [(&str, usize); 52] = [
+    let units: [(&str, usize); 55] = [
         ("a=", 4),
         ("| password | x |\n", 1),
         ("| password ", 1),
@@ -150,6 +150,9 @@ fn nothing_quadratic() {
         ("userlist.txt: ", 1),
         ("Пароль — ", 1),
         ("password to ", 1),
+        ("a:b@tcp(", 1),
+        ("getConnection(a, ", 1),
+        ("AUTH ", 1),
     ];
     for (unit, mib) in units {
         let text = unit.repeat((mib << 20) / unit.len());
