@@ -112,6 +112,8 @@ const COMMANDS: &[Command] = &[
     c("net", &["use"], None, Slot::Nth(0)),
     // Poetry's `poetry config http-basic.repo user pw`
     c("poetry", &["config"], None, Slot::Nth(2)),
+    // an SNMP community in Cisco's config (`snmp-server community X RO`)
+    c("snmp-server", &["community"], None, Slot::Nth(0)),
     // Redis's `AUTH [user] pw`, at its prompt or given to redis-cli
     c("auth", &[], None, Slot::Final),
     c("redis-cli", &["auth"], None, Slot::Final),

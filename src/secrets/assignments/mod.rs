@@ -168,11 +168,21 @@ fn assignment(
     let pairs = matches!(named.test, Test::UserPass | Test::MaybeUserPass);
     // a Markdown table cell (`| Password |`)
     let q = spaces(b, p);
-    if at(b, q) == b'|' || (at(b, q) == b'`' && at(b, spaces(b, q + 1)) == b'|') {
+    let bar = at(b, q) == b'|' && at(b, q + 1) != b'|';
+    if bar || (at(b, q) == b'`' && at(b, spaces(b, q + 1)) == b'|') {
         return cell(text, s, e, named.kind, spans);
     }
     if xml {
         p += 1;
+        // the value in a child element (Windows' unattend.xml: `<AdministratorPassword><Value>`)
+        if b.get(p..p + 7)
+            .is_some_and(|w| w.eq_ignore_ascii_case(b"<Value>"))
+        {
+            p += 7;
+        }
+    } else if at(b, p) == b'|' && at(b, p + 1) == b'|' && at(b, p + 2) == b'=' {
+        // Ruby's `ENV["KEY"] ||= "value"`
+        p += 3;
     } else if at(b, p) == b'=' && at(b, p + 1) != b'=' {
         p += if at(b, p + 1) == b'>' { 2 } else { 1 };
     } else if matches!(at(b, p), b'?' | b'+') && at(b, p + 1) == b'=' && at(b, p + 2) != b'=' {
@@ -185,8 +195,9 @@ fn assignment(
         // R's `key <- "value"`
         p += 2;
     } else if at(b, p) == b':' && at(b, p + 1) != b':' {
-        // a segment of a colon chain (`arn:aws:...:secret:name`) is not a key
-        if before(b, s) == b':' && at(b, p + 1) != b'=' {
+        // a segment of a colon chain (`arn:aws:...:secret:name`) is not a key; a name after a
+        // namespace is (Puppet's `mysql::server::root_password:`)
+        if before(b, s) == b':' && before(b, s - 1) != b':' && at(b, p + 1) != b'=' {
             return None;
         }
         p += if at(b, p + 1) == b'=' { 2 } else { 1 };

@@ -572,3 +572,27 @@ fn logins_in_driver_calls_dsns_and_more_commands() {
         "rclone config create b2 b2 account 0012ab key [secret]",
     );
 }
+
+#[test]
+fn config_forms_of_other_tools() {
+    masks(
+        "<AdministratorPassword><Value>Plover-Sedge-62</Value><PlainText>true</PlainText></AdministratorPassword>",
+        "<AdministratorPassword><Value>[secret]</Value><PlainText>true</PlainText></AdministratorPassword>",
+    );
+    keeps("<AdministratorPassword><Value></Value></AdministratorPassword>");
+    masks(
+        "ENV[\"SESSION_SECRET\"] ||= \"Plover-Sedge-62\"",
+        "ENV[\"SESSION_SECRET\"] ||= \"[secret]\"",
+    );
+    masks(
+        "profile::db::admin_password: 'Plover-Sedge-62'",
+        "profile::db::admin_password: '[secret]'",
+    );
+    // a segment of a colon chain stays a name
+    keeps("arn:aws:secretsmanager:eu-west-1:123456789012:secret:prod-db-AbCdEf");
+    masks(
+        "snmp-server community Plover-Sedge-62 RO",
+        "snmp-server community [secret] RO",
+    );
+    keeps("snmp-server community public RO");
+}
