@@ -181,15 +181,19 @@ fn store_one(path: &str, data: &Path, text: &str, folder: &Path, part: usize) {
 /// `dev4` are being tuned (`dev3` first measured at 234/280, now 279/280; `dev4` at 38/49, now
 /// 46/49); the held-out sets stay at least as good as they are: test at 100/101,
 /// test2 at 182/184, test3 at 264/266 (233/266 when first measured, before dev3's tuning), test4
-/// at 48/49 (45/49 before dev4's tuning), test5 at 112/118 (103/118 before dev5's tuning), test6
+/// at 48/49 (45/49 before dev4's tuning), test5 at 114/118 (103/118 before dev5's tuning), test6
 /// at 100/100 (96/100 before dev6's tuning), test7 at 128/132 (117/132 before dev7's tuning),
-/// test8 at 147/150 (141/150 before dev8's tuning).
+/// test8 at 147/150 (141/150 before dev8's tuning), test9 at 140/150 (139/150 before dev9's).
+/// `dev9` (first measured at 136/150) is at 148/150: its two misses are a password with a colon
+/// after `ldapsearch -w` and one with a `$` at the end of a long sentence.
 fn floor(half: &str) -> usize {
     match half {
         "dev" | "dev2" | "dev5" | "dev6" | "dev7" | "dev8" | "test6" => 100,
         "dev3" => 99,
+        "dev9" => 98,
+        "test9" => 93,
         "dev4" => 93,
-        "test5" => 94,
+        "test5" => 96,
         "test7" => 96,
         "test4" => 97,
         "test2" | "test8" => 98,
@@ -200,15 +204,15 @@ fn floor(half: &str) -> usize {
 
 /// Whether `changed` of `lookalikes` is few enough: at most 2% in the sets tuned on; in the
 /// held-out sets, no more than when they were last measured (test 0, test2 1 of its 162, test3 1
-/// of its 193, test4 1 of its 17, test5 0 of its 41, test6 1 of its 50, test7 1 of its 65 and
-/// test8 0 of its 75;
+/// of its 193, test4 1 of its 17, test5 0 of its 41, test6 1 of its 50, test7 1 of its 65,
+/// test8 0 of its 75 and test9 1 of its 75;
 /// each of these but test7's was changed before any rule was written for its half; test7's is
 /// changed by a rule of the third pass on dev7 and probes, which moved two secrets of test5 and
 /// test7 into the masked).
 fn few_changed(half: &str, changed: usize, lookalikes: usize) -> bool {
     match half {
         "test" | "test5" | "test8" => changed == 0,
-        "test2" | "test3" | "test4" | "test6" | "test7" => changed <= 1,
+        "test2" | "test3" | "test4" | "test6" | "test7" | "test9" => changed <= 1,
         _ => changed * 50 <= lookalikes,
     }
 }
@@ -218,8 +222,8 @@ fn every_write_path_masks_every_secret_and_keeps_look_alikes() {
     let root = tempfile::tempdir().unwrap();
     let mut failures = Vec::new();
     for half in [
-        "dev", "dev2", "dev3", "dev4", "dev5", "dev6", "dev7", "dev8", "test", "test2", "test3",
-        "test4", "test5", "test6", "test7", "test8",
+        "dev", "dev2", "dev3", "dev4", "dev5", "dev6", "dev7", "dev8", "dev9", "test", "test2",
+        "test3", "test4", "test5", "test6", "test7", "test8", "test9",
     ] {
         let cases = cases(&corpus(half));
         let secrets = cases.iter().filter(|c| !c.secrets.is_empty()).count();

@@ -349,7 +349,7 @@ pub(super) fn at_command(text: &str, s: usize, e: usize, spans: &mut Vec<Span>) 
         }
         if text
             .get(vs..ve)
-            .is_some_and(|v| value::keyed(v) || value::passphrase(v))
+            .is_some_and(|v| value::keyed(v) || value::phrase_password(v))
         {
             spans.push(Span::new(vs, ve, "password", 3));
             return;
@@ -386,7 +386,7 @@ fn flag_value(
         })
     })?;
     let v = text.get(vs..ve)?;
-    (value::keyed(v) || value::passphrase(v)).then_some((vs, ve))
+    (value::keyed(v) || value::phrase_password(v)).then_some((vs, ve))
 }
 
 /// The password of a `user/password` or `user/password@database` argument at `vs..ve`

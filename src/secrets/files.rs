@@ -263,7 +263,7 @@ fn entry(text: &str, s: usize, e: usize, format: Format, spans: &mut Vec<Span>) 
     };
     if text
         .get(vs..ve)
-        .is_some_and(|v| value::keyed(v) || value::passphrase(v))
+        .is_some_and(|v| value::keyed(v) || value::phrase_password(v))
     {
         spans.push(Span::new(vs, ve, "password", 3));
     }

@@ -79,6 +79,17 @@ const KEY_WORDS: &[KeyWord] = &[
     kw("passphrase", "passphrase", Form::Prose, Test::Keyed),
     kw("passcode", "password", Form::Prose, Test::Keyed),
     kw("pass", "password", Form::Key, Test::Keyed),
+    // the word for password as a key in other languages (`contrasena: X`, `Kennwort=X`)
+    kw("passwort", "password", Form::Key, Test::Keyed),
+    kw("kennwort", "password", Form::Key, Test::Keyed),
+    kw("contrasena", "password", Form::Key, Test::Keyed),
+    kw("senha", "password", Form::Key, Test::Keyed),
+    kw("wachtwoord", "password", Form::Key, Test::Keyed),
+    kw("haslo", "password", Form::Key, Test::Keyed),
+    kw("heslo", "password", Form::Key, Test::Keyed),
+    kw("salasana", "password", Form::Key, Test::Keyed),
+    kw("losenord", "password", Form::Key, Test::Keyed),
+    kw("motdepasse", "password", Form::Key, Test::Keyed),
     kw("pwd", "password", Form::Key, Test::Keyed),
     kw("pw", "password", Form::Key, Test::Keyed),
     kw("secret", "secret", Form::Prose, Test::Keyed),
@@ -146,7 +157,7 @@ const TAILS: &[&str] = &[
 #[rustfmt::skip]
 const NOT_PASS: &[&str] = &[
     "bypass", "buypass", "compass", "overpass", "underpass", "surpass", "trespass", "encompass",
-    "multipass", "renderpass", "subpass",
+    "multipass", "renderpass", "subpass", "getpass",
 ];
 
 /// Words after the key word that say where the value comes from instead: piped in

@@ -333,9 +333,14 @@ fn assignment(
             value::password_like(v)
                 || value::word_password(v)
                 || ((glued || user_before(b, s)) && value::keyed(v))
+                // (words joined with a number, or quoted: after mysql's spaced `-p`, a bare
+                // `orders_archive` is the database, the password being asked for)
                 || (key.len() == 1
                     && password_flag(b, s, letter)
-                    && (value::keyed(v) || value::passphrase(v)))
+                    && (value::keyed(v)
+                        || value::passphrase(v)
+                        || value::capitalized_words(v)
+                        || value::joined_words(v, was_quoted)))
         }
         Test::Key => {
             let letter = key.first().copied().unwrap_or_default();
@@ -403,8 +408,12 @@ fn assignment(
     // a passphrase of words, with spaces when quoted (`GPG_PASSPHRASE="velvet orbit 36
     // lantern"`), joined by dashes or dots when bare (`signing.password=velvet.orbit.lantern`);
     // a short weak password after a key that names one (`DB_PASSWORD=hunter2`)
+    // (a value is a literal when quoted, or after `=` or `:` on a line of its own: `.env`,
+    // compose's `- KEY=v`, a directive; not `password is case-sensitive`)
+    let literal = was_quoted || ((line_start(b, s) || after_item(b, s)) && (!loose || directive));
     let ok = ok
         || (named.test != Test::Command && value::passphrase_for(named.kind, v))
+        || (named.kind == "password" && value::joined_words(v, literal))
         || (named.kind == "password" && named.test == Test::Keyed && value::weak_password(v));
     if ok {
         // (a value the key alone hardly vouches for ranks as a guess, like prose)
@@ -422,6 +431,19 @@ fn assignment(
     // for keys of its own (`Authorization: Bearer ...`)
     let long = ve - p > 128 && !raw.bytes().any(|c| c == b' ');
     long.then_some(ve)
+}
+
+/// Whether a list item's dash or `export` alone comes before `s` on its line (`- KEY=value`,
+/// `export KEY=value`).
+fn after_item(b: &[u8], s: usize) -> bool {
+    let mut i = s;
+    while i > 0 && matches!(before(b, i), b' ' | b'\t') {
+        i -= 1;
+    }
+    if before(b, i) == b'-' {
+        return line_start(b, i - 1);
+    }
+    i >= 6 && b.get(i - 6..i) == Some(b"export") && line_start(b, i - 6)
 }
 
 /// `<scheme> <credentials>` as the value of `Authorization` (a quoted `"SSWS token"`, or the

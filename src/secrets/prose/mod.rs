@@ -608,6 +608,10 @@ fn after(
         if found && !signalled {
             continue;
         }
+        // (a word that ends in a colon is a label, not a value: `max_login_attempts: 5`)
+        if before(b, i) == b':' {
+            continue;
+        }
         // (a PIN or a bare key only where announced: see `announced`)
         if (!narrow(kind) && candidate(word))
             || (signalled && announced(word, kind))

@@ -596,3 +596,42 @@ fn config_forms_of_other_tools() {
     );
     keeps("snmp-server community public RO");
 }
+
+#[test]
+fn passwords_of_lowercase_words_joined_where_the_place_says_so() {
+    masks(
+        "export VAULT_ADMIN_PASSWORD='tansy.quill.wren42'",
+        "export VAULT_ADMIN_PASSWORD='[secret]'",
+    );
+    masks(
+        "15 2 * * * PGPASSWORD=bramble.otter.kiln7 pg_dump -h db -U bk app",
+        "15 2 * * * PGPASSWORD=[secret] pg_dump -h db -U bk app",
+    );
+    masks(
+        "      - MYSQL_PASSWORD=heron_quince",
+        "      - MYSQL_PASSWORD=[secret]",
+    );
+    masks(
+        "  root_password => 'wren_tansy',",
+        "  root_password => '[secret]',",
+    );
+    masks(
+        "sshpass -p 'kiln.wren31' ssh ops@bastion",
+        "sshpass -p '[secret]' ssh ops@bastion",
+    );
+    masks(
+        "keytool -list -keystore ks.jks -storepass quince.bram4",
+        "keytool -list -keystore ks.jks -storepass [secret]",
+    );
+    masks("contrasena: \"Quince4471\"", "contrasena: \"[secret]\"");
+    // names in code, paths, remarks and stand-ins stay
+    keeps("conn = connect(host=db_host, password=db_pass)");
+    keeps("pwd = self.pwd");
+    keeps("paths: ['user.password', 'headers.cookie']");
+    keeps("password is case-sensitive and must be rotated every 90 days");
+    keeps("password: your-password-here");
+    keeps("password_file: config_file_path");
+    keeps("getpass = fallback_getpass");
+    // mysql's spaced `-p` asks for the password; the word after it is the database
+    keeps("mysql -u root -p orders_archive");
+}

@@ -92,7 +92,7 @@ fn random_bytes_do_not_panic() {
 fn nothing_quadratic() {
     // each completes in linear time; no timing asserted (4 MiB for the two worst cases, 1 MiB
     // for the others, to keep debug runs short)
-    let units: [(&str, usize); 57] = [
+    let units: [(&str, usize); 59] = [
         ("a=", 4),
         ("| password | x |\n", 1),
         ("| password ", 1),
@@ -155,6 +155,8 @@ fn nothing_quadratic() {
         ("AUTH ", 1),
         ("a ||= ", 1),
         ("<Password><Value>", 1),
+        ("PASSWORD=a_b_c ", 1),
+        ("contrasena: ", 1),
     ];
     for (unit, mib) in units {
         let text = unit.repeat((mib << 20) / unit.len());

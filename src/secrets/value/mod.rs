@@ -38,10 +38,68 @@ pub(super) fn passphrase_for(kind: &str, v: &str) -> bool {
         && (passphrase(v) || capitalized_words(v))
 }
 
+/// A password where the place says one is there and that it is a literal (a command's
+/// argument, a credential file's field): [`passphrase`], [`capitalized_words`] or
+/// [`joined_words`].
+pub(super) fn phrase_password(v: &str) -> bool {
+    passphrase(v) || capitalized_words(v) || joined_words(v, true)
+}
+
+/// Two to five words joined by one kind of `-`, `_` or `.`, the last perhaps ending in a
+/// number of one to four digits (`olive.rake55`, `saw-cliff84`, `lupine_caliper_moss18`), or
+/// a number as the last part (`ciruela.tejon.77`): a password a person makes of words, where a
+/// key, a flag or a sentence says a password is there. The words are lowercase or capitalized
+/// (not `throwDeprecation`, `USERINFO_CHARS`). Without a number it must be `quoted` (a literal,
+/// not a name in code: `password => 'otter_pine'`, not `password=db_pass`) and not dotted
+/// (`self.pwd`, `headers.cookie` are paths in code). Not a name of code, a host, a file, a
+/// remark or a stand-in (`config_file_path`, `db.internal.lan`, `your-password`).
+pub(super) fn joined_words(v: &str, quoted: bool) -> bool {
+    if v.len() < 8 || v.len() > 64 || placeholder(v.as_bytes()) || names_itself(v) {
+        return false;
+    }
+    let Some(joiner) = v.chars().find(|c| matches!(c, '-' | '_' | '.')) else {
+        return false;
+    };
+    let parts: Vec<&str> = v.split(joiner).collect();
+    if !(2..=5).contains(&parts.len()) {
+        return false;
+    }
+    let last = parts.len() - 1;
+    let mut number = false;
+    for (k, part) in parts.iter().enumerate() {
+        let letters = part.bytes().take_while(u8::is_ascii_alphabetic).count();
+        let digits = part.len() - letters;
+        let digits_only = letters == 0 && (2..=4).contains(&digits);
+        let word = leet(part)
+            || (letters >= 3
+                && (digits == 0
+                    || (k == last
+                        && digits <= 4
+                        && part.bytes().skip(letters).all(|c| c.is_ascii_digit()))));
+        if !(word || (k == last && k > 1 && digits_only)) {
+            return false;
+        }
+        number |= digits > 0;
+        let stem = part.get(..letters).unwrap_or(part);
+        let cased = stem.bytes().skip(1).all(|c| c.is_ascii_lowercase());
+        if !cased {
+            return false;
+        }
+        let listed = |list: &[&str]| list.iter().any(|w| stem.eq_ignore_ascii_case(w));
+        if name_word(stem) || listed(STOP_WORDS) || listed(CODE_WORDS) {
+            return false;
+        }
+    }
+    if joiner == '.' && DOTTED_ENDS.iter().any(|e| parts.get(last) == Some(e)) {
+        return false;
+    }
+    number || (quoted && joiner != '.')
+}
+
 /// Two or three capitalized words of four letters or more joined by one `-`, `_` or `.`
 /// (`Compass-Heron`, `Amber_Kettle_Fjord`): where a password is announced, a password a person
 /// makes of words. Names of things joined so are rarely given as a password's value.
-fn capitalized_words(v: &str) -> bool {
+pub(super) fn capitalized_words(v: &str) -> bool {
     let Some(joiner) = v.chars().find(|c| matches!(c, '-' | '_' | '.')) else {
         return false;
     };
