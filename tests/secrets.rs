@@ -181,19 +181,19 @@ fn store_one(path: &str, data: &Path, text: &str, folder: &Path, part: usize) {
 /// `dev4` are being tuned (`dev3` first measured at 234/280, now 279/280; `dev4` at 38/49, now
 /// 46/49); the held-out sets stay at least as good as they are: test at 100/101,
 /// test2 at 182/184, test3 at 264/266 (233/266 when first measured, before dev3's tuning), test4
-/// at 48/49 (45/49 before dev4's tuning), test5 at 114/118 (103/118 before dev5's tuning), test6
+/// at 48/49 (45/49 before dev4's tuning), test5 at 115/118 (103/118 before dev5's tuning), test6
 /// at 100/100 (96/100 before dev6's tuning), test7 at 128/132 (117/132 before dev7's tuning),
 /// test8 at 147/150 (141/150 before dev8's tuning), test9 at 140/150 (139/150 before dev9's).
-/// `dev9` (first measured at 136/150) is at 148/150: its two misses are a password with a colon
-/// after `ldapsearch -w` and one with a `$` at the end of a long sentence.
+/// `dev9` (first measured at 136/150) is at 149/150: its miss is a password with a `$` at the end
+/// of a long sentence.
 fn floor(half: &str) -> usize {
     match half {
         "dev" | "dev2" | "dev5" | "dev6" | "dev7" | "dev8" | "test6" => 100,
         "dev3" => 99,
-        "dev9" => 98,
+        "dev9" => 99,
         "test9" => 93,
         "dev4" => 93,
-        "test5" => 96,
+        "test5" => 97,
         "test7" => 96,
         "test4" => 97,
         "test2" | "test8" => 98,

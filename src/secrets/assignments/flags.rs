@@ -255,6 +255,37 @@ const PASSWORD_FLAGS: &[(&str, u8)] = &[
 /// Whether the command of the segment `s` stands in (after `sudo` or `VAR=value` words) takes a
 /// password by the flag `letter` ([`PASSWORD_FLAGS`]).
 pub(super) fn password_flag(b: &[u8], s: usize, letter: u8) -> bool {
+    password_command(b, s, letter).is_some()
+}
+
+/// Commands of [`PASSWORD_FLAGS`] whose password is glued to its flag (`mysql -ppw`, `7z
+/// -ppw`): a word after a space is something else (mysql's database, 7z's archive).
+const GLUED_ONLY: &[&str] = &[
+    "mysql",
+    "mysqladmin",
+    "mysqldump",
+    "mysqlimport",
+    "mysqlcheck",
+    "mysqlshow",
+    "mariadb",
+    "mariadb-dump",
+    "mariadb-admin",
+    "7z",
+    "7za",
+    "7zz",
+    "rar",
+    "unrar",
+];
+
+/// Whether the flag `letter` of the command at `s` gives a password, and any value after a
+/// space or `=` is that password (`ldapsearch -w Sage:2733`), not another argument.
+pub(super) fn spaced_password_flag(b: &[u8], s: usize, letter: u8) -> bool {
+    password_command(b, s, letter).is_some_and(|c| !GLUED_ONLY.contains(&c))
+}
+
+/// The command of [`PASSWORD_FLAGS`] that the segment `s` stands in, if its flag `letter`
+/// gives a password.
+fn password_command(b: &[u8], s: usize, letter: u8) -> Option<&'static str> {
     let line = line_begin(b, s, 512);
     let mut i = s;
     while i > line && !matches!(before(b, i), b'|' | b';' | b'&' | b'(' | b'`') {
@@ -279,9 +310,10 @@ pub(super) fn password_flag(b: &[u8], s: usize, letter: u8) -> bool {
         let name = word.rsplit(|&c| c == b'/').next().unwrap_or_default();
         return PASSWORD_FLAGS
             .iter()
-            .any(|&(c, l)| l == letter && name == c.as_bytes());
+            .find(|&&(c, l)| l == letter && name == c.as_bytes())
+            .map(|&(c, _)| c);
     }
-    false
+    None
 }
 
 /// Flags that give a user name (`mysql -u admin`, `psql -U app`, `--username admin`).

@@ -36,7 +36,10 @@ use super::keys::{could_name, named, Form, Test};
 use super::{at, before, value, Span, MARKER};
 pub(super) use code::connection_call;
 use code::{call_before, labelled, pair, setter, typed};
-use flags::{after_setter, password_flag, piped, plain_text, substituted, switch, user_before};
+use flags::{
+    after_setter, password_flag, piped, plain_text, spaced_password_flag, substituted, switch,
+    user_before,
+};
 use parse::{copula, ends_line, line_start, parse_value, spaces};
 use structures::{block_scalar, cell};
 
@@ -341,6 +344,13 @@ fn assignment(
                         || value::passphrase(v)
                         || value::capitalized_words(v)
                         || value::joined_words(v, was_quoted)))
+                // (a command that takes its password after a space: any literal value)
+                || (key.len() == 1
+                    && spaced_password_flag(b, s, letter)
+                    && value::embedded(v, "")
+                    && !v.starts_with(['-', '%'])
+                    && !value::reference(v)
+                    && !value::assignment_like(v))
         }
         Test::Key => {
             let letter = key.first().copied().unwrap_or_default();

@@ -635,3 +635,19 @@ fn passwords_of_lowercase_words_joined_where_the_place_says_so() {
     // mysql's spaced `-p` asks for the password; the word after it is the database
     keeps("mysql -u root -p orders_archive");
 }
+
+#[test]
+fn any_literal_after_a_flag_that_always_takes_a_password_after_a_space() {
+    masks(
+        "ldapwhoami -x -D cn=ro,dc=lan -w Marten:4471",
+        "ldapwhoami -x -D cn=ro,dc=lan -w [secret]",
+    );
+    masks(
+        "oc login -u dev -p Marten:4471 https://api.lan:6443",
+        "oc login -u dev -p [secret] https://api.lan:6443",
+    );
+    keeps("oc process -f template.yaml -p NAME=web");
+    keeps("sqlcmd -S sql01 -U sa -P %SA_PASSWORD% -i migrate.sql");
+    keeps("ldapsearch -x -w \"$LDAP_PW\" -b dc=lan");
+    keeps("ldapsearch -x -W -b dc=lan");
+}
