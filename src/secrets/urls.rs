@@ -89,13 +89,7 @@ const DSN_PROTOCOLS: &[&[u8]] = &[b"tcp(", b"unix(", b"tcp6("];
 pub(super) fn go_dsn(text: &str, s: usize, e: usize, spans: &mut Vec<Span>) {
     let b = text.as_bytes();
     let ps = e + 1;
-    let n = b
-        .get(ps..)
-        .unwrap_or_default()
-        .iter()
-        .take(129)
-        .take_while(|&&c| !c.is_ascii_whitespace() && !matches!(c, b'@' | b'"' | b'\'' | b'`'))
-        .count();
+    let n = password_run(b, ps, b"@\"'`");
     let at_sign = ps + n;
     let rest = b.get(at_sign + 1..).unwrap_or_default();
     if n == 0
@@ -111,6 +105,17 @@ pub(super) fn go_dsn(text: &str, s: usize, e: usize, spans: &mut Vec<Span>) {
             spans.push(Span::new(ps, at_sign, "url credentials", 2));
         }
     }
+}
+
+/// How many bytes from `ps` (at most 129) are neither a space nor one of `stops`: a password
+/// up to the `@` after it.
+fn password_run(b: &[u8], ps: usize, stops: &[u8]) -> usize {
+    b.get(ps..)
+        .unwrap_or_default()
+        .iter()
+        .take(129)
+        .take_while(|&&c| !c.is_ascii_whitespace() && !stops.contains(&c))
+        .count()
 }
 
 fn before_is_scheme(b: &[u8], k: usize) -> bool {
@@ -142,15 +147,7 @@ pub(super) fn slash_login(text: &str, s: usize, e: usize, spans: &mut Vec<Span>)
         return;
     }
     let ps = e + 1;
-    let n = b
-        .get(ps..)
-        .unwrap_or_default()
-        .iter()
-        .take(129)
-        .take_while(|&&c| {
-            !c.is_ascii_whitespace() && !matches!(c, b'/' | b'@' | b'"' | b'\'' | b'`')
-        })
-        .count();
+    let n = password_run(b, ps, b"/@\"'`");
     let at_sign = ps + n;
     let host = at(b, at_sign + 1);
     if n == 0

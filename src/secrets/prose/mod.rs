@@ -296,6 +296,18 @@ pub(super) struct Trigger {
     pub to_is: bool,
 }
 
+impl Trigger {
+    /// A trigger in another language than English (see [`Firm::Foreign`]).
+    pub(super) fn foreign(kind: &'static str, to_is: bool) -> Trigger {
+        let firm = if kind == "password" {
+            Firm::Foreign
+        } else {
+            Firm::No
+        };
+        Trigger { kind, firm, to_is }
+    }
+}
+
 /// Kinds whose value only an announcement and a shape of their own admit (see [`announced`]):
 /// nothing strict in the window counts by itself.
 fn narrow(kind: &str) -> bool {

@@ -7,7 +7,7 @@
 
 use super::{
     announced, needs_qualifier, qualified, qualified_after, space, to_is, trigger, trim, window,
-    Firm, Trigger, Windows,
+    Trigger, Windows,
 };
 use crate::secrets::{at, before, Span};
 
@@ -66,16 +66,14 @@ pub(in crate::secrets) fn non_ascii(text: &str, windows: &mut Windows, spans: &m
             } else {
                 kind
             };
-            let trigger = Trigger {
-                kind,
-                firm: if kind == "password" {
-                    Firm::Foreign
-                } else {
-                    Firm::No
-                },
-                to_is: to_is(tail),
-            };
-            window(text, s, end, trigger, windows, spans);
+            window(
+                text,
+                s,
+                end,
+                Trigger::foreign(kind, to_is(tail)),
+                windows,
+                spans,
+            );
         } else if let Some((k, t, kind)) = INSIDE
             .iter()
             .find_map(|&(t, kind)| word.find(t).map(|k| (k, t, kind)))
@@ -93,15 +91,7 @@ pub(in crate::secrets) fn non_ascii(text: &str, windows: &mut Windows, spans: &m
                         .get(c..)
                         .map_or(1, |r| r.chars().next().map_or(1, char::len_utf8))
             });
-            let trigger = Trigger {
-                kind,
-                firm: if kind == "password" {
-                    Firm::Foreign
-                } else {
-                    Firm::No
-                },
-                to_is: false,
-            };
+            let trigger = Trigger::foreign(kind, false);
             window(text, s, from.min(end), trigger, windows, spans);
         }
     }
