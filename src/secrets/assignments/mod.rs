@@ -562,7 +562,10 @@ fn glued_password(text: &str, s: usize, spans: &mut Vec<Span>) -> Option<usize> 
     // (to a command whose `-p` is always a password, any value is one: `mysql -pharbor91`; a
     // glued `-P` only to such a command: `sqlcmd -Ppw`, not Gradle's `-Pversion=2`)
     let letter = at(b, s + 1);
-    let listed = |w: &str| (value::keyed(w) || value::passphrase(w)) && password_flag(b, s, letter);
+    let listed = |w: &str| {
+        (value::keyed(w) || value::phrase_password(w) || value::weak_password(w))
+            && password_flag(b, s, letter)
+    };
     let glued = |w: &str| (letter == b'p' && value::glued(w)) || listed(w);
     let stop = v.strip_suffix('.').filter(|rest| glued(rest));
     let end = match stop {

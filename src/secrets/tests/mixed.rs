@@ -650,4 +650,14 @@ fn any_literal_after_a_flag_that_always_takes_a_password_after_a_space() {
     keeps("sqlcmd -S sql01 -U sa -P %SA_PASSWORD% -i migrate.sql");
     keeps("ldapsearch -x -w \"$LDAP_PW\" -b dc=lan");
     keeps("ldapsearch -x -W -b dc=lan");
+    // glued to a flag that always gives a password: words joined, or a short weak one
+    masks(
+        "mysql -uroot -pwren_quince41 shop",
+        "mysql -uroot -p[secret] shop",
+    );
+    masks(
+        "sshpass -pkiln88 ssh ops@bastion",
+        "sshpass -p[secret] ssh ops@bastion",
+    );
+    keeps("gcc -pthread -o app main.c");
 }
