@@ -166,7 +166,7 @@ pub(super) const FILTER: WordFilter = {
 const MAX_ARGS: usize = 16;
 
 /// Commands that run the command after them.
-const RUNNERS: &[&str] = &["sudo", "doas", "npx", "bunx", "env", "time", "exec"];
+pub(super) const RUNNERS: &[&str] = &["sudo", "doas", "npx", "bunx", "env", "time", "exec"];
 
 /// Whether `s` is where a command starts: the line's start, or after a prompt (`$`, `#`, `>`),
 /// a shell operator (`;`, `|`, `&`, `(`, `` ` ``), a runner (`sudo`, `npx`) or a label (`minio:`).
@@ -198,7 +198,7 @@ fn command_position(b: &[u8], s: usize) -> bool {
 
 /// Whether a label of one word and its colon (`minio:`, `- prod:`) are all that comes before
 /// `s` on its line, with a space after the colon.
-pub(super) fn labelled(b: &[u8], s: usize) -> bool {
+fn labelled(b: &[u8], s: usize) -> bool {
     let mut i = s;
     while i > 0 && matches!(before(b, i), b' ' | b'\t') {
         i -= 1;
@@ -349,7 +349,7 @@ pub(super) fn at_command(text: &str, s: usize, e: usize, spans: &mut Vec<Span>) 
         }
         if text
             .get(vs..ve)
-            .is_some_and(|v| value::keyed(v) || value::phrase_password(v))
+            .is_some_and(|v| value::keyed(v) || value::phrase_password(v, true))
         {
             spans.push(Span::new(vs, ve, "password", 3));
             return;
@@ -386,7 +386,7 @@ fn flag_value(
         })
     })?;
     let v = text.get(vs..ve)?;
-    (value::keyed(v) || value::phrase_password(v)).then_some((vs, ve))
+    (value::keyed(v) || value::phrase_password(v, true)).then_some((vs, ve))
 }
 
 /// The password of a `user/password` or `user/password@database` argument at `vs..ve`

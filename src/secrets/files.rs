@@ -92,11 +92,8 @@ pub(super) fn at_name(text: &str, e: usize, state: &mut Files, spans: &mut Vec<S
     };
     let line_end = e + rest;
     if at(b, e) == b':' && e >= state.read_until {
-        let mut from = e + 1;
-        while matches!(at(b, from), b' ' | b'\t') && from < line_end {
-            from += 1;
-        }
-        entry(text, from, line_end, format, spans);
+        let from = e + 1 + run_of(b, e + 1, |c| c == b' ' || c == b'\t');
+        entry(text, from.min(line_end), line_end, format, spans);
     }
     // a line of the file quoted as code on the name's own line (`` `backup:pw` goes in
     // /etc/rsyncd.secrets ``)
@@ -164,6 +161,7 @@ fn two_lines(text: &str, from: usize, spans: &mut Vec<Span>) {
         }
         start += n + 1;
     }
+    // (not words joined without a number: the second line may be an option, `persist-tun`)
     if let [_, (vs, ve)] = *words.as_slice() {
         if text
             .get(vs..ve)
@@ -263,7 +261,7 @@ fn entry(text: &str, s: usize, e: usize, format: Format, spans: &mut Vec<Span>) 
     };
     if text
         .get(vs..ve)
-        .is_some_and(|v| value::keyed(v) || value::phrase_password(v))
+        .is_some_and(|v| value::keyed(v) || value::phrase_password(v, true))
     {
         spans.push(Span::new(vs, ve, "password", 3));
     }

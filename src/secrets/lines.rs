@@ -213,7 +213,7 @@ fn pgpass(text: &str, start: usize, content: &[u8], spans: &mut Vec<Span>) {
     if host_ok
         && port_ok
         && !hex_groups
-        && (space.is_none() || value::keyed(pass) || value::phrase_password(pass))
+        && (space.is_none() || value::keyed(pass) || value::phrase_password(pass, true))
         && value::embedded(pass, user)
     {
         spans.push(Span::new(start + p, start + end, "password", 3));

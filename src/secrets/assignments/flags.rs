@@ -8,6 +8,7 @@
 #![deny(clippy::string_slice, clippy::indexing_slicing)]
 
 use super::parse::{line_begin, line_start, parse_value, spaces};
+use crate::secrets::commands::RUNNERS;
 use crate::secrets::{at, before, keys, value, Span};
 
 /// A cluster of short flags ending in `-u` (`curl -su user:pw`, `-fsSLu`).
@@ -249,7 +250,7 @@ const PASSWORD_FLAGS: &[(&str, u8)] = &[
     ("openssl", b'k'), ("ccrypt", b'K'), ("snmpwalk", b'X'), ("snmpget", b'X'),
     ("snmpgetnext", b'X'), ("snmpset", b'X'), ("snmpbulkwalk", b'X'), ("snmpbulkget", b'X'),
     ("snmptable", b'X'), ("snmptrap", b'X'), ("ssh-keygen", b'N'), ("ssh-keygen", b'P'),
-    ("sqlcmd", b'P'), ("osql", b'P'),
+    ("osql", b'P'),
 ];
 
 /// Whether the command of the segment `s` stands in (after `sudo` or `VAR=value` words) takes a
@@ -277,22 +278,22 @@ const GLUED_ONLY: &[&str] = &[
     "unrar",
 ];
 
-/// Whether the flag `letter` of the command at `s` gives a password, and any value after a
-/// space or `=` is that password (`ldapsearch -w Sage:2733`), not another argument.
-pub(super) fn spaced_password_flag(b: &[u8], s: usize, letter: u8) -> bool {
-    password_command(b, s, letter).is_some_and(|c| !GLUED_ONLY.contains(&c))
+/// Whether `command`'s password is glued to its flag ([`GLUED_ONLY`]); for the others, any
+/// value after a space or `=` is the password (`ldapsearch -w Sage:2733`).
+pub(super) fn glued_only(command: &str) -> bool {
+    GLUED_ONLY.contains(&command)
 }
 
 /// The command of [`PASSWORD_FLAGS`] that the segment `s` stands in, if its flag `letter`
 /// gives a password.
-fn password_command(b: &[u8], s: usize, letter: u8) -> Option<&'static str> {
+pub(super) fn password_command(b: &[u8], s: usize, letter: u8) -> Option<&'static str> {
     let line = line_begin(b, s, 512);
     let mut i = s;
     while i > line && !matches!(before(b, i), b'|' | b';' | b'&' | b'(' | b'`') {
         i -= 1;
     }
     let mut p = spaces(b, i);
-    // past a prompt, `sudo`, `env` and assignments before the command
+    // past a prompt, a runner (`sudo`, `env`) and assignments before the command
     for _ in 0..4 {
         let n = b
             .get(p..s)
@@ -303,7 +304,8 @@ fn password_command(b: &[u8], s: usize, letter: u8) -> Option<&'static str> {
         let word = b.get(p..p + n).unwrap_or_default();
         // (and a label: `backup: 7z a -ppw ...`)
         let label = word.ends_with(b":") && p == spaces(b, line) && word.len() > 1;
-        if matches!(word, b"$" | b"#" | b">" | b"sudo" | b"env") || word.contains(&b'=') || label {
+        let runner = RUNNERS.iter().any(|r| word == r.as_bytes());
+        if matches!(word, b"$" | b"#" | b">") || runner || word.contains(&b'=') || label {
             p = spaces(b, p + n);
             continue;
         }

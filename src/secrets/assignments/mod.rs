@@ -37,8 +37,8 @@ use super::{at, before, value, Span, MARKER};
 pub(super) use code::connection_call;
 use code::{call_before, labelled, pair, setter, typed};
 use flags::{
-    after_setter, password_flag, piped, plain_text, spaced_password_flag, substituted, switch,
-    user_before,
+    after_setter, glued_only, password_command, password_flag, piped, plain_text, substituted,
+    switch, user_before,
 };
 use parse::{copula, ends_line, line_start, parse_value, spaces};
 use structures::{block_scalar, cell};
@@ -326,47 +326,44 @@ fn assignment(
             return Some(end);
         }
     }
+    // the command whose one-letter flag this is, if the flag always gives it a password
+    // (`sshpass -p`; see `PASSWORD_FLAGS`)
+    let command = || {
+        let letter = key.first().copied().unwrap_or_default();
+        (key.len() == 1)
+            .then(|| password_command(b, s, letter))
+            .flatten()
+    };
+    let by_command = || command().is_some() && (value::keyed(v) || value::passphrase(v));
     let ok = match named.test {
         Test::Keyed | Test::Stdin | Test::File => value::keyed(v),
         // (a bare `key` or `appid` with an API key's shape after it: `key=<32 hex>`)
         Test::Strict => value::strict(v) || (named.kind == "api key" && value::long_key(v)),
         // (after `-u user` on the same command, `-p` is that user's password)
         Test::Password => {
-            let letter = key.first().copied().unwrap_or_default();
             value::password_like(v)
                 || value::word_password(v)
                 || ((glued || user_before(b, s)) && value::keyed(v))
-                // (words joined with a number, or quoted: after mysql's spaced `-p`, a bare
-                // `orders_archive` is the database, the password being asked for)
-                || (key.len() == 1
-                    && password_flag(b, s, letter)
-                    && (value::keyed(v)
-                        || value::passphrase(v)
-                        || value::capitalized_words(v)
-                        || value::joined_words(v, was_quoted)))
-                // (a command that takes its password after a space: any literal value)
-                || (key.len() == 1
-                    && spaced_password_flag(b, s, letter)
-                    && value::embedded(v, "")
-                    && !v.starts_with(['-', '%'])
-                    && !value::reference(v)
-                    && !value::assignment_like(v))
+                || command().is_some_and(|command| {
+                    // (words joined need a number or quotes: after mysql's spaced `-p`, a bare
+                    // `orders_archive` is the database, the password being asked for)
+                    value::keyed(v)
+                        || value::phrase_password(v, was_quoted)
+                        // (a command that takes its password after a space: any literal value)
+                        || (!glued_only(command)
+                            && value::embedded(v, "")
+                            && !v.starts_with(['-', '%'])
+                            && !value::reference(v)
+                            && !value::assignment_like(v))
+                })
         }
         Test::Key => {
-            let letter = key.first().copied().unwrap_or_default();
             value::password_like(v)
                 || value::random_key(v)
                 || value::word_password(v)
-                || (key.len() == 1
-                    && password_flag(b, s, letter)
-                    && (value::keyed(v) || value::passphrase(v)))
+                || by_command()
         }
-        Test::Command => {
-            let letter = key.first().copied().unwrap_or_default();
-            key.len() == 1
-                && password_flag(b, s, letter)
-                && (value::keyed(v) || value::passphrase(v))
-        }
+        Test::Command => by_command(),
         Test::Base64 => {
             v.bytes()
                 .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'+' | b'/' | b'='))
@@ -563,7 +560,7 @@ fn glued_password(text: &str, s: usize, spans: &mut Vec<Span>) -> Option<usize> 
     // glued `-P` only to such a command: `sqlcmd -Ppw`, not Gradle's `-Pversion=2`)
     let letter = at(b, s + 1);
     let listed = |w: &str| {
-        (value::keyed(w) || value::phrase_password(w) || value::weak_password(w))
+        (value::keyed(w) || value::phrase_password(w, true) || value::weak_password(w))
             && password_flag(b, s, letter)
     };
     let glued = |w: &str| (letter == b'p' && value::glued(w)) || listed(w);

@@ -241,19 +241,7 @@ pub(super) fn in_run(text: &str, s: usize, e: usize, windows: &mut Windows, span
     } else {
         kind
     };
-    let word = text.get(ts..te).unwrap_or_default();
-    let firm = if kind != "password" || ["pass", "login"].contains(&word.to_lowercase().as_str()) {
-        Firm::No
-    } else if ENGLISH.iter().any(|e| word.eq_ignore_ascii_case(e)) {
-        Firm::English
-    } else {
-        Firm::Foreign
-    };
-    let trigger = Trigger {
-        kind,
-        firm,
-        to_is: text.get(ts..te).is_some_and(to_is),
-    };
+    let trigger = Trigger::new(kind, text.get(ts..te).unwrap_or_default());
     window(text, s, e, trigger, windows, spans);
 }
 
@@ -297,14 +285,21 @@ pub(super) struct Trigger {
 }
 
 impl Trigger {
-    /// A trigger in another language than English (see [`Firm::Foreign`]).
-    pub(super) fn foreign(kind: &'static str, to_is: bool) -> Trigger {
-        let firm = if kind == "password" {
-            Firm::Foreign
-        } else {
+    /// The trigger `word`, announcing `kind`.
+    pub(super) fn new(kind: &'static str, word: &str) -> Trigger {
+        let is = |list: &[&str]| list.iter().any(|w| word.eq_ignore_ascii_case(w));
+        let firm = if kind != "password" || is(&["pass", "login"]) {
             Firm::No
+        } else if is(ENGLISH) {
+            Firm::English
+        } else {
+            Firm::Foreign
         };
-        Trigger { kind, firm, to_is }
+        Trigger {
+            kind,
+            firm,
+            to_is: to_is(word),
+        }
     }
 }
 
@@ -597,15 +592,15 @@ fn after(
         };
         let firm = placed
             && space(before(b, s))
-            && before(b, i) != b':'
             && !word.contains(['(', ')', '[', ']', '{', '}', '<', '>']);
         let copula = COPULAS.contains(&word) || (trigger.to_is && word == "to");
         let link = copula || CONNECTIVES.contains(&word) || CHANGED.contains(&word);
         chain &= link;
         linked |= link;
+        // (what counts only after a foreign trigger: see `Firm::Foreign`)
         copula_next = (copula && word.starts_with(char::is_alphabetic))
             || FOREIGN_COPULAS.contains(&word)
-            || (trigger.firm == Firm::Foreign && before(b, i) == b':');
+            || before(b, i) == b':';
         // the next word is announced by `label:` or a copula, and still after a word that
         // only says when or how (`is now`, `was reset to`); a verb of change announces the
         // new value even after an old one

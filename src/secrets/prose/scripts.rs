@@ -6,8 +6,8 @@
 #![deny(clippy::string_slice, clippy::indexing_slicing)]
 
 use super::{
-    announced, needs_qualifier, qualified, qualified_after, space, to_is, trigger, trim, window,
-    Trigger, Windows,
+    announced, needs_qualifier, qualified, qualified_after, space, trigger, trim, window, Trigger,
+    Windows,
 };
 use crate::secrets::{at, before, Span};
 
@@ -66,14 +66,7 @@ pub(in crate::secrets) fn non_ascii(text: &str, windows: &mut Windows, spans: &m
             } else {
                 kind
             };
-            window(
-                text,
-                s,
-                end,
-                Trigger::foreign(kind, to_is(tail)),
-                windows,
-                spans,
-            );
+            window(text, s, end, Trigger::new(kind, tail), windows, spans);
         } else if let Some((k, t, kind)) = INSIDE
             .iter()
             .find_map(|&(t, kind)| word.find(t).map(|k| (k, t, kind)))
@@ -91,7 +84,7 @@ pub(in crate::secrets) fn non_ascii(text: &str, windows: &mut Windows, spans: &m
                         .get(c..)
                         .map_or(1, |r| r.chars().next().map_or(1, char::len_utf8))
             });
-            let trigger = Trigger::foreign(kind, false);
+            let trigger = Trigger::new(kind, t);
             window(text, s, from.min(end), trigger, windows, spans);
         }
     }

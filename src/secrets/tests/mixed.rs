@@ -646,6 +646,11 @@ fn any_literal_after_a_flag_that_always_takes_a_password_after_a_space() {
         "oc login -u dev -p Marten:4471 https://api.lan:6443",
         "oc login -u dev -p [secret] https://api.lan:6443",
     );
+    // (after a runner too, the same runners that start a command of the positional table)
+    masks(
+        "doas ldapwhoami -x -w Marten:4471",
+        "doas ldapwhoami -x -w [secret]",
+    );
     keeps("oc process -f template.yaml -p NAME=web");
     keeps("sqlcmd -S sql01 -U sa -P %SA_PASSWORD% -i migrate.sql");
     keeps("ldapsearch -x -w \"$LDAP_PW\" -b dc=lan");

@@ -38,11 +38,17 @@ pub(super) fn passphrase_for(kind: &str, v: &str) -> bool {
         && (passphrase(v) || capitalized_words(v))
 }
 
-/// A password where the place says one is there and that it is a literal (a command's
-/// argument, a credential file's field): [`passphrase`], [`capitalized_words`] or
-/// [`joined_words`].
-pub(super) fn phrase_password(v: &str) -> bool {
-    passphrase(v) || capitalized_words(v) || joined_words(v, true)
+/// A password of words where the place says one is there: [`passphrase`],
+/// [`capitalized_words`] or [`joined_words`] (`literal`: the place also says the value is no
+/// name in code, as a command's argument or a credential file's field does).
+pub(super) fn phrase_password(v: &str, literal: bool) -> bool {
+    passphrase(v) || capitalized_words(v) || joined_words(v, literal)
+}
+
+/// `v` split at the first of `-`, `_` or `.` it holds, and that joiner.
+fn joined(v: &str) -> Option<(char, Vec<&str>)> {
+    let joiner = v.chars().find(|c| matches!(c, '-' | '_' | '.'))?;
+    Some((joiner, v.split(joiner).collect()))
 }
 
 /// Two to five words joined by one kind of `-`, `_` or `.`, the last perhaps ending in a
@@ -57,10 +63,9 @@ pub(super) fn joined_words(v: &str, quoted: bool) -> bool {
     if v.len() < 8 || v.len() > 64 || placeholder(v.as_bytes()) || names_itself(v) {
         return false;
     }
-    let Some(joiner) = v.chars().find(|c| matches!(c, '-' | '_' | '.')) else {
+    let Some((joiner, parts)) = joined(v) else {
         return false;
     };
-    let parts: Vec<&str> = v.split(joiner).collect();
     if !(2..=5).contains(&parts.len()) {
         return false;
     }
@@ -100,10 +105,9 @@ pub(super) fn joined_words(v: &str, quoted: bool) -> bool {
 /// (`Compass-Heron`, `Amber_Kettle_Fjord`): where a password is announced, a password a person
 /// makes of words. Names of things joined so are rarely given as a password's value.
 pub(super) fn capitalized_words(v: &str) -> bool {
-    let Some(joiner) = v.chars().find(|c| matches!(c, '-' | '_' | '.')) else {
+    let Some((_, words)) = joined(v) else {
         return false;
     };
-    let words: Vec<&str> = v.split(joiner).collect();
     (2..=3).contains(&words.len())
         && words.iter().all(|w| {
             w.chars().count() >= 4
@@ -195,8 +199,8 @@ const DOTTED_ENDS: &[&str] = &[
 /// staple`), dashes (`cinder-yarrow-lantern-krill-6`), dots (`velvet.orbit.lantern`) or
 /// underscores (`amber_sloth_Kettle`): three to eight short words, at least
 /// three of them of letters (or two of four letters or more and a number), none of them a word
-/// of a remark ([`STOP_WORDS`]), and no template or placeholder. Only where quotes and a key that names a password, or a sentence, say a
-/// value is there.
+/// of a remark ([`STOP_WORDS`]), and no template or placeholder. Only where quotes and a key
+/// that names a password, or a sentence, say a value is there.
 pub(super) fn passphrase(v: &str) -> bool {
     if v.len() < 12 || v.len() > 128 || v.contains(MARKER) || placeholder(v.as_bytes()) {
         return false;
