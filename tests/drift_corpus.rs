@@ -380,12 +380,12 @@ fn score_half(half: &str) -> Score {
     score
 }
 
-/// The floors each half holds, just under what it measured after the assigned-setting and
-/// negated-retraction rules (dev 0.953 / 0.415 / 1 of 80; test 0.848 / 0.395 / 6 of 80): a
-/// change that falls below one fails. `docs/drift.md` has the history of both halves.
+/// The floors each half holds, just under what it measured after the one-value rule (dev 0.957 /
+/// 0.458 / 1 of 80; test 0.853 / 0.412 / 6 of 80): a change that falls below one fails.
+/// `docs/drift.md` has the history of both halves.
 #[rstest]
-#[case::dev_half("dev", 0.95, 0.41, 0.02)]
-#[case::test_half("test", 0.82, 0.39, 0.08)]
+#[case::dev_half("dev", 0.95, 0.45, 0.02)]
+#[case::test_half("test", 0.84, 0.41, 0.08)]
 fn drift_on_the_corpus(
     #[case] half: &str,
     #[case] precision: f64,

@@ -26,6 +26,11 @@ const SAME_SUBJECT: f64 = 0.2;
 /// The least rarity the words around two values must share to be the same setting's: about one
 /// word found in a third of a project's memories, or two common ones.
 const SAME_SETTING: f64 = 1.0;
+/// What two memories must share when each gives one value of a measure, since no word around
+/// the values has to tie them: three words (two, as in "mobile client", tie a connect timeout to
+/// a poll interval), carrying a third of the smaller memory's rarity, as for replaced things.
+const SOLE_SHARED_WORDS: usize = 3;
+const SOLE_SUBJECT: f64 = 0.3;
 
 /// Units and what they measure. A number without a unit measures nothing in particular.
 const UNITS: &[(&str, &str)] = &[
@@ -547,8 +552,11 @@ pub fn changed(older: &Reading, newer: &Reading, rarity: &Rarity) -> Option<Stri
     if subject(older, newer, rarity) < SAME_SUBJECT {
         return None;
     }
-    // Each names something the other never says: two things, whatever else they share.
-    if foreign(&older.names, newer) && foreign(&newer.names, older) {
+    // Each names something the other never says: two things, whatever else they share; unless
+    // they also share a name, which says what the thing is (`cache-proxy` on 8080 with gRPC,
+    // then on 8081 and a word on Kafka).
+    let share_a_name = !older.names.is_disjoint(&newer.names);
+    if !share_a_name && foreign(&older.names, newer) && foreign(&newer.names, older) {
         return None;
     }
     let old_values: HashSet<&str> = older.values.iter().map(|v| v.text.as_str()).collect();
@@ -581,6 +589,33 @@ pub fn changed(older: &Reading, newer: &Reading, rarity: &Rarity) -> Option<Stri
         }
     }
     best.map(|(_, why)| why)
+        .or_else(|| sole_values(older, newer, rarity))
+}
+
+/// The one value of its measure on each side, when the two memories share three words and a
+/// third of their rarity: a memory giving one duration, one size or one version is about that value, whatever
+/// words stand next to it ("upload links expire after 10 min" / "the upload link lifetime is 30
+/// minutes now"). Bare numbers are left out: without a unit, one count is as likely another's.
+fn sole_values(older: &Reading, newer: &Reading, rarity: &Rarity) -> Option<String> {
+    let shared = older.terms.intersection(&newer.terms).count();
+    if shared < SOLE_SHARED_WORDS || subject(older, newer, rarity) < SOLE_SUBJECT {
+        return None;
+    }
+    let of_measure =
+        |r: &'_ Reading, m: &Measure| r.values.iter().filter(|v| v.measure.comparable(m)).count();
+    older.values.iter().find_map(|o| {
+        let unitless = matches!(&o.measure, Measure::Number(d) if !known(d));
+        if unitless || of_measure(older, &o.measure) != 1 || of_measure(newer, &o.measure) != 1 {
+            return None;
+        }
+        let n = newer
+            .values
+            .iter()
+            .find(|v| v.measure.comparable(&o.measure))?;
+        let history = older.values.iter().any(|v| v.text == n.text);
+        let apart = foreign(&o.names, newer) && foreign(&n.names, older);
+        (!history && !apart).then(|| format!("{} vs {}", o.text, n.text))
+    })
 }
 
 /// Whether two bare numbers differ a hundredfold or more: a port and a count ("listener
@@ -672,6 +707,14 @@ pub(super) mod tests {
         "The cache warmer starts at 04:00 UTC.",
         "cache warmer start moved to 06:30 UTC"
     )]
+    #[case::the_one_duration_of_each(
+        "Signed upload links expire after 10 min.",
+        "The signed upload link lifetime is 30 minutes now; mobile users kept hitting the limit."
+    )]
+    #[case::a_shared_name_with_other_names_beside(
+        "The `cache-proxy` container serves gRPC on localhost:8080.",
+        "`cache-proxy` is on 8081 now; the old port clashed with the local Kafka broker."
+    )]
     fn a_changed_value_is_found(#[case] older: &str, #[case] newer: &str) {
         assert!(judge(older, newer, OTHERS).is_some(), "{older} / {newer}");
     }
@@ -700,6 +743,10 @@ pub(super) mod tests {
     #[case::a_port_and_a_count(
         "The search gateway listener takes 9200 behind the proxy.",
         "search gateway listener takes 16 behind the proxy now"
+    )]
+    #[case::one_duration_each_of_a_thin_subject(
+        "Upload links expire after 10 min.",
+        "The billing export runs for 30 minutes on the links host."
     )]
     fn an_unchanged_value_is_not(#[case] older: &str, #[case] newer: &str) {
         assert_eq!(judge(older, newer, OTHERS), None, "{older} / {newer}");
