@@ -380,11 +380,11 @@ fn score_half(half: &str) -> Score {
     score
 }
 
-/// The floors each half holds, just under what it measured after the one-value rule (dev 0.957 /
-/// 0.458 / 1 of 80; test 0.853 / 0.412 / 6 of 80): a change that falls below one fails.
+/// The floors each half holds, just under what it measured after the one-value and release rules
+/// (dev 0.958 / 0.475 / 1 of 80; test 0.853 / 0.412 / 6 of 80): a change that falls below one fails.
 /// `docs/drift.md` has the history of both halves.
 #[rstest]
-#[case::dev_half("dev", 0.95, 0.45, 0.02)]
+#[case::dev_half("dev", 0.95, 0.47, 0.02)]
 #[case::test_half("test", 0.84, 0.41, 0.08)]
 fn drift_on_the_corpus(
     #[case] half: &str,

@@ -26,6 +26,8 @@ const SAME_SUBJECT: f64 = 0.2;
 /// The least rarity the words around two values must share to be the same setting's: about one
 /// word found in a third of a project's memories, or two common ones.
 const SAME_SETTING: f64 = 1.0;
+/// How many describing words before a release may name what it is a release of.
+const OWNER_REACH: usize = 3;
 /// What two memories must share when each gives one value of a measure, since no word around
 /// the values has to tie them: three words (two, as in "mobile client", tie a connect timeout to
 /// a poll interval), carrying a third of the smaller memory's rarity, as for replaced things.
@@ -150,6 +152,11 @@ pub(super) struct Value {
     pub(super) text: String,
     /// The keys of the words around it.
     around: BTreeSet<String>,
+    /// Written as a release (`v1.2`, `3.1.x`, `1.29.4`), not a bare decimal (`0.1`).
+    release: bool,
+    /// The keys of the describing words of three letters or more just before it that are not a
+    /// verb's form (`-ed`, `-ing`): what a release may be of.
+    owners: Vec<String>,
     /// The names among them (`Terraform`, `max.poll.ms`), lowercased.
     names: BTreeSet<String>,
     /// The describing word nearest before it (after it when none is before): what it is most
@@ -493,6 +500,15 @@ pub fn read(text: &str, stemmer: &WordStemmer) -> Reading {
         let before = keys[..i].iter().rev().flatten().take(REACH);
         let after = keys[i + 1..].iter().flatten().take(REACH);
         let nearest = before.clone().chain(after.clone()).next().cloned();
+        let release = measure == Measure::Version
+            && (t.text.starts_with(['v', 'V']) || t.text.matches('.').count() >= 2);
+        let owners = (0..i)
+            .rev()
+            .filter_map(|j| keys[j].as_ref().map(|k| (k, &tokens[j].lower)))
+            .take(OWNER_REACH)
+            .filter(|(k, w)| k.chars().count() > 2 && !w.ends_with("ed") && !w.ends_with("ing"))
+            .map(|(k, _)| k.clone())
+            .collect();
         let around = before.chain(after).cloned().collect();
         let from = i.saturating_sub(REACH);
         let names = (from..(i + REACH + 1).min(tokens.len()))
@@ -503,6 +519,8 @@ pub fn read(text: &str, stemmer: &WordStemmer) -> Reading {
             measure,
             text: value,
             around,
+            release,
+            owners,
             names,
             nearest,
         });
@@ -546,11 +564,10 @@ pub fn changed(older: &Reading, newer: &Reading, rarity: &Rarity) -> Option<Stri
     if both && older.environments.is_disjoint(&newer.environments) {
         return None;
     }
-    if older.terms.intersection(&newer.terms).count() < SHARED_WORDS {
-        return None;
-    }
-    if subject(older, newer, rarity) < SAME_SUBJECT {
-        return None;
+    if older.terms.intersection(&newer.terms).count() < SHARED_WORDS
+        || subject(older, newer, rarity) < SAME_SUBJECT
+    {
+        return released(older, newer, rarity);
     }
     // Each names something the other never says: two things, whatever else they share; unless
     // they also share a name, which says what the thing is (`cache-proxy` on 8080 with gRPC,
@@ -595,7 +612,8 @@ pub fn changed(older: &Reading, newer: &Reading, rarity: &Rarity) -> Option<Stri
 /// The one value of its measure on each side, when the two memories share three words and a
 /// third of their rarity: a memory giving one duration, one size or one version is about that value, whatever
 /// words stand next to it ("upload links expire after 10 min" / "the upload link lifetime is 30
-/// minutes now"). Bare numbers are left out: without a unit, one count is as likely another's.
+/// minutes now"). Bare numbers and decimals are left out: without a unit, one count is as likely
+/// another's, and `0.1` as likely a ratio as a release.
 fn sole_values(older: &Reading, newer: &Reading, rarity: &Rarity) -> Option<String> {
     let shared = older.terms.intersection(&newer.terms).count();
     if shared < SOLE_SHARED_WORDS || subject(older, newer, rarity) < SOLE_SUBJECT {
@@ -605,7 +623,12 @@ fn sole_values(older: &Reading, newer: &Reading, rarity: &Rarity) -> Option<Stri
         |r: &'_ Reading, m: &Measure| r.values.iter().filter(|v| v.measure.comparable(m)).count();
     older.values.iter().find_map(|o| {
         let unitless = matches!(&o.measure, Measure::Number(d) if !known(d));
-        if unitless || of_measure(older, &o.measure) != 1 || of_measure(newer, &o.measure) != 1 {
+        let bare_decimal = o.measure == Measure::Version && !o.release;
+        if unitless
+            || bare_decimal
+            || of_measure(older, &o.measure) != 1
+            || of_measure(newer, &o.measure) != 1
+        {
             return None;
         }
         let n = newer
@@ -615,6 +638,25 @@ fn sole_values(older: &Reading, newer: &Reading, rarity: &Rarity) -> Option<Stri
         let history = older.values.iter().any(|v| v.text == n.text);
         let apart = foreign(&o.names, newer) && foreign(&n.names, older);
         (!history && !apart).then(|| format!("{} vs {}", o.text, n.text))
+    })
+}
+
+/// Two releases of one thing, named right before them: "vue pinned to 3.3.x" / "package.json: vue
+/// 3.5.13". A release number says what it is of by the word before it, so nothing else of the
+/// two memories needs to be shared. The word must be held by few memories and be the nearest
+/// before one of the two releases; a verb's form ("pinned", "upgrading") names no thing.
+fn released(older: &Reading, newer: &Reading, rarity: &Rarity) -> Option<String> {
+    older.values.iter().filter(|o| o.release).find_map(|o| {
+        let n = newer.values.iter().find(|n| {
+            n.release
+                && !older.values.iter().any(|v| v.text == n.text)
+                && o.owners.iter().any(|k| {
+                    n.owners.contains(k)
+                        && rarity.specific(k)
+                        && (o.nearest.as_ref() == Some(k) || n.nearest.as_ref() == Some(k))
+                })
+        })?;
+        Some(format!("{} vs {}", o.text, n.text))
     })
 }
 
@@ -715,6 +757,10 @@ pub(super) mod tests {
         "The `cache-proxy` container serves gRPC on localhost:8080.",
         "`cache-proxy` is on 8081 now; the old port clashed with the local Kafka broker."
     )]
+    #[case::a_release_of_the_thing_named_before_it(
+        "echarts pinned to 5.4.x because the legend overflow regressed",
+        "package.json: echarts 5.5.1, dark theme ok to use"
+    )]
     fn a_changed_value_is_found(#[case] older: &str, #[case] newer: &str) {
         assert!(judge(older, newer, OTHERS).is_some(), "{older} / {newer}");
     }
@@ -747,6 +793,10 @@ pub(super) mod tests {
     #[case::one_duration_each_of_a_thin_subject(
         "Upload links expire after 10 min.",
         "The billing export runs for 30 minutes on the links host."
+    )]
+    #[case::releases_after_one_verb(
+        "Upgraded echarts to 5.4.2 for the legend fix.",
+        "Upgraded the tooltip plugin to 1.2.3 as well."
     )]
     fn an_unchanged_value_is_not(#[case] older: &str, #[case] newer: &str) {
         assert_eq!(judge(older, newer, OTHERS), None, "{older} / {newer}");
