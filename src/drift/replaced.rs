@@ -79,11 +79,7 @@ pub fn replaced(older: &Reading, newer: &Reading, rarity: &Rarity) -> Option<Str
     if continues(newer) {
         return None;
     }
-    let repeats_a_value = older
-        .values
-        .iter()
-        .any(|o| newer.values.iter().any(|n| n.text == o.text));
-    if repeats_a_value {
+    if older.values.iter().any(|o| newer.gives(o)) {
         return None;
     }
     aimed_change(older, newer, rarity)

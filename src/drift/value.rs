@@ -13,7 +13,7 @@
 
 use std::collections::BTreeSet;
 
-use foldhash::{HashMap, HashSet};
+use foldhash::HashMap;
 
 use crate::text::{is_function_word, WordStemmer};
 
@@ -196,6 +196,11 @@ pub(super) struct Word {
 }
 
 impl Reading {
+    /// Whether the memory gives `value` (as written, unit left off) anywhere.
+    pub(super) fn gives(&self, value: &Value) -> bool {
+        self.values.iter().any(|v| v.text == value.text)
+    }
+
     /// Whether the memory says `token` (lowercased) as a whole token.
     pub(super) fn says(&self, token: &str) -> bool {
         self.words.iter().any(|w| w.lower == token)
@@ -564,9 +569,9 @@ pub fn changed(older: &Reading, newer: &Reading, rarity: &Rarity) -> Option<Stri
     if both && older.environments.is_disjoint(&newer.environments) {
         return None;
     }
-    if older.terms.intersection(&newer.terms).count() < SHARED_WORDS
-        || subject(older, newer, rarity) < SAME_SUBJECT
-    {
+    let shared = older.terms.intersection(&newer.terms).count();
+    let share = subject(older, newer, rarity);
+    if shared < SHARED_WORDS || share < SAME_SUBJECT {
         return released(older, newer, rarity);
     }
     // Each names something the other never says: two things, whatever else they share; unless
@@ -576,14 +581,10 @@ pub fn changed(older: &Reading, newer: &Reading, rarity: &Rarity) -> Option<Stri
     if !share_a_name && foreign(&older.names, newer) && foreign(&newer.names, older) {
         return None;
     }
-    let old_values: HashSet<&str> = older.values.iter().map(|v| v.text.as_str()).collect();
     let mut best: Option<(f64, String)> = None;
     for o in &older.values {
         for n in &newer.values {
-            if o.text == n.text
-                || old_values.contains(n.text.as_str())
-                || !o.measure.comparable(&n.measure)
-            {
+            if o.text == n.text || older.gives(n) || !o.measure.comparable(&n.measure) {
                 continue;
             }
             if named_apart(o, n, older, newer) {
@@ -605,20 +606,17 @@ pub fn changed(older: &Reading, newer: &Reading, rarity: &Rarity) -> Option<Stri
             best = Some((weight, format!("{rarest}: {} vs {}", o.text, n.text)));
         }
     }
+    let sole = shared >= SOLE_SHARED_WORDS && share >= SOLE_SUBJECT;
     best.map(|(_, why)| why)
-        .or_else(|| sole_values(older, newer, rarity))
+        .or_else(|| sole.then(|| sole_values(older, newer)).flatten())
 }
 
-/// The one value of its measure on each side, when the two memories share three words and a
-/// third of their rarity: a memory giving one duration, one size or one version is about that value, whatever
-/// words stand next to it ("upload links expire after 10 min" / "the upload link lifetime is 30
-/// minutes now"). Bare numbers and decimals are left out: without a unit, one count is as likely
-/// another's, and `0.1` as likely a ratio as a release.
-fn sole_values(older: &Reading, newer: &Reading, rarity: &Rarity) -> Option<String> {
-    let shared = older.terms.intersection(&newer.terms).count();
-    if shared < SOLE_SHARED_WORDS || subject(older, newer, rarity) < SOLE_SUBJECT {
-        return None;
-    }
+/// The one value of its measure on each side, for two memories that share three words and a
+/// third of their rarity (the caller checks): a memory giving one duration, one size or one
+/// release is about that value, whatever words stand next to it ("upload links expire after 10
+/// min" / "the upload link lifetime is 30 minutes now"). Bare numbers and decimals are left out:
+/// without a unit, one count is as likely another's, and `0.1` as likely a ratio as a release.
+fn sole_values(older: &Reading, newer: &Reading) -> Option<String> {
     let of_measure =
         |r: &'_ Reading, m: &Measure| r.values.iter().filter(|v| v.measure.comparable(m)).count();
     older.values.iter().find_map(|o| {
@@ -635,9 +633,8 @@ fn sole_values(older: &Reading, newer: &Reading, rarity: &Rarity) -> Option<Stri
             .values
             .iter()
             .find(|v| v.measure.comparable(&o.measure))?;
-        let history = older.values.iter().any(|v| v.text == n.text);
         let apart = foreign(&o.names, newer) && foreign(&n.names, older);
-        (!history && !apart).then(|| format!("{} vs {}", o.text, n.text))
+        (!older.gives(n) && !apart).then(|| format!("{} vs {}", o.text, n.text))
     })
 }
 
@@ -649,7 +646,7 @@ fn released(older: &Reading, newer: &Reading, rarity: &Rarity) -> Option<String>
     older.values.iter().filter(|o| o.release).find_map(|o| {
         let n = newer.values.iter().find(|n| {
             n.release
-                && !older.values.iter().any(|v| v.text == n.text)
+                && !older.gives(n)
                 && o.owners.iter().any(|k| {
                     n.owners.contains(k)
                         && rarity.specific(k)
@@ -793,6 +790,10 @@ pub(super) mod tests {
     #[case::one_duration_each_of_a_thin_subject(
         "Upload links expire after 10 min.",
         "The billing export runs for 30 minutes on the links host."
+    )]
+    #[case::one_duration_each_and_two_shared_words(
+        "Sync client connect timeout: 5 seconds.",
+        "Sync client poll interval: 30 s."
     )]
     #[case::releases_after_one_verb(
         "Upgraded echarts to 5.4.2 for the legend fix.",
