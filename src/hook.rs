@@ -323,11 +323,14 @@ fn prompt_submit(
 }
 
 /// What UserPromptSubmit may offer for `prompt`: recall for the prompt's own words, the hits
-/// that hold `prompt_floor` of its terms, and among those, the ones the task signal points at
-/// first (naming a changed file, then holding a word of the branch or a changed file's name).
+/// that hold `prompt_floor` of its terms, those holding more of its terms first, and among
+/// hits holding as many, the ones the task signal points at first (naming a changed file, then
+/// holding a word of the branch or a changed file's name).
 /// The signal may order, never admit: on a feature branch nearly every memory shares a word with
 /// its name or files, and a memory is worth its tokens on this turn only when the prompt asks
-/// about it; nor may it take recall's places from what the prompt asks. Returns recall's answer
+/// about it. Nor may it put a memory holding fewer of the prompt's words before one holding more:
+/// only three are injected, and with the signal first, replayed prompts on a feature branch lost
+/// their answer to memories about the branch (see docs/relevance.md). Returns recall's answer
 /// and the hits over the floor, best first.
 pub fn prompt_hits(
     store: &Store,
@@ -351,7 +354,10 @@ pub fn prompt_hits(
         .into_iter()
         .partition(|h| !on_task.held(&h.body, &stemmer).is_empty());
     first.extend(rest);
-    Ok((found, naming_changed_files_first(first, &signal.files)))
+    let mut hits = naming_changed_files_first(first, &signal.files);
+    // A stable sort: the signal's order stands among hits holding as many of the prompt's words.
+    hits.sort_by_key(|h| std::cmp::Reverse(h.coverage));
+    Ok((found, hits))
 }
 
 /// The most memories UserPromptSubmit injects.

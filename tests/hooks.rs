@@ -363,6 +363,31 @@ fn only_the_prompt_s_own_words_let_a_memory_in() {
     );
 }
 
+/// The signal orders only among memories holding as many of the prompt's words: three memories
+/// about the branch that share two words with the prompt do not push out the one that holds all
+/// four (before, the branch's came first and took the three places).
+#[test]
+fn a_memory_holding_more_of_the_prompt_comes_before_the_branch_s() {
+    let repo = Repo::new();
+    let on_task = [
+        repo.remember("Webhook retries for catalog updates are in src/webhooks/retry.rs"),
+        repo.remember("Webhook retries send catalog events to the search service again"),
+        repo.remember("Webhook retries pause while the search index is busy"),
+    ];
+    let asked =
+        repo.remember("Rebuild the catalog search index with `make reindex`; it takes ten minutes");
+
+    let block = repo.prompt("s", "how do we rebuild the catalog search index?");
+    let place = |id: &i64| block.find(&format!("[{id}]"));
+    let first = place(&asked).unwrap_or_else(|| panic!("the asked memory is injected: {block}"));
+    for id in &on_task {
+        assert!(
+            place(id).is_none_or(|at| at > first),
+            "memory {id} holds two of the prompt's words, the asked one four: {block}"
+        );
+    }
+}
+
 #[test]
 fn stop_records_marked_lessons_once_and_masks_secrets() {
     let repo = Repo::new();
