@@ -341,7 +341,7 @@ pub fn prompt_hits(
     let found = recall::recall(store, scope, prompt_start(prompt), &prompt_options())?;
     // Recall was asked the prompt alone, so a hit's coverage counts the prompt's terms.
     let need = prompt_floor(found.terms.kept.len());
-    let hits: Vec<Hit> = found
+    let mut hits: Vec<Hit> = found
         .results
         .iter()
         .filter(|h| h.coverage >= need)
@@ -350,13 +350,14 @@ pub fn prompt_hits(
     let stemmer = WordStemmer::default();
     let task = Terms::parse(&signal.query(), &stemmer).kept;
     let mut on_task = Matcher::new(&task);
-    let (mut first, rest): (Vec<Hit>, Vec<Hit>) = hits
-        .into_iter()
-        .partition(|h| !on_task.held(&h.body, &stemmer).is_empty());
-    first.extend(rest);
-    let mut hits = naming_changed_files_first(first, &signal.files);
-    // A stable sort: the signal's order stands among hits holding as many of the prompt's words.
-    hits.sort_by_key(|h| std::cmp::Reverse(h.coverage));
+    // Stable: recall's order stands among hits that tie.
+    hits.sort_by_cached_key(|h| {
+        (
+            std::cmp::Reverse(h.coverage),
+            !names_a_changed_file(h, &signal.files),
+            on_task.held(&h.body, &stemmer).is_empty(),
+        )
+    });
     Ok((found, hits))
 }
 
@@ -468,9 +469,13 @@ pub fn drift_of(store: &Store, scope: &Scope, hits: &[Hit]) -> Result<Vec<drift:
 fn naming_changed_files_first(hits: Vec<Hit>, files: &[String]) -> Vec<Hit> {
     let (mut first, rest): (Vec<Hit>, Vec<Hit>) = hits
         .into_iter()
-        .partition(|h| files.iter().any(|f| h.body.contains(f.as_str())));
+        .partition(|h| names_a_changed_file(h, files));
     first.extend(rest);
     first
+}
+
+fn names_a_changed_file(hit: &Hit, files: &[String]) -> bool {
+    files.iter().any(|f| hit.body.contains(f.as_str()))
 }
 
 /// Record the lessons of the last reply. Each is stored on its own, so one that fails (too long,
