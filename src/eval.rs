@@ -140,7 +140,7 @@ fn answer(
         .map(|w| {
             Ok((
                 w.as_str(),
-                store.count_matches(&within, Lane::Words, w, i64::MAX)?,
+                store.count_matches(&within, Lane::Words, w, i64::MAX)? as f64,
             ))
         })
         .collect::<Result<Vec<_>>>()?;

@@ -40,5 +40,5 @@ pub mod slash;
 pub mod store;
 /// Team memory through git: the shared file of a repository, its events, sharing and folding.
 pub mod team;
-/// Text folding and stemming shared by query terms and coverage counting.
+/// Text folding and stemming shared by query terms and coverage counting; English word frequencies.
 pub mod text;

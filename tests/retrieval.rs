@@ -115,6 +115,41 @@ fn a_memory_holding_only_some_query_words_is_found() {
     assert_eq!(ids(&recalled), [id]);
 }
 
+/// In a project of two hundred memories an ordinary English word held by one memory is no rarer
+/// than the project's own word held by five: English at large puts "really" in about six of two
+/// hundred memories, and recall counts them (`recall::lanes::smoothed_df`). Counted within the
+/// scope alone, "really" (one memory) outweighed "reranker" (five), and the note about Priya came
+/// first.
+#[test]
+fn an_ordinary_word_held_once_weighs_less_than_the_project_s_own_word() {
+    let (_dir, mut store) = empty_store();
+    for i in 0..194 {
+        remember(
+            &mut store,
+            &format!("Batch job {i} writes its nightly report to bucket b{i}"),
+            None,
+        );
+    }
+    let ordinary = remember(
+        &mut store,
+        "Priya really wants a heads-up before a release goes out",
+        None,
+    );
+    for body in [
+        "The reranker scores two hundred candidates per request",
+        "The reranker is retrained every Monday from fresh logs",
+        "A reranker checkpoint is kept for each of the last runs",
+        "The reranker runs on the CPU pods in production",
+        "Offline metrics for the reranker live in the eval notebook",
+    ] {
+        remember(&mut store, body, None);
+    }
+    let recalled = ask(&store, &Scope::global(), "does the reranker really matter");
+    let first = &recalled.results[0];
+    assert!(first.body.contains("reranker"), "{:?}", recalled.results);
+    assert_ne!(first.id, ordinary);
+}
+
 #[test]
 fn every_query_word_can_find_a_memory_on_its_own() {
     let (_dir, mut store) = empty_store();

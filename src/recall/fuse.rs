@@ -223,10 +223,11 @@ fn shares_opening(word: &str, stem: &str) -> bool {
     word.len() >= n && word.as_bytes()[..n] == stem.as_bytes()[..n]
 }
 
-/// How informative a term is, from the number of memories holding it (`df`) out of `total`:
-/// the bm25 inverse document frequency. A term that matches nothing weighs as a very rare one.
-pub fn weight(df: i64, total: i64) -> f64 {
-    let (df, total) = (df.max(1) as f64, total.max(1) as f64);
+/// How informative a term is, from the number of memories taken to hold it (`df`, smoothed by
+/// `lanes::smoothed_df`) out of `total`: the bm25 inverse document frequency. A term that
+/// matches nothing weighs as a very rare one.
+pub fn weight(df: f64, total: i64) -> f64 {
+    let (df, total) = (df.max(1.0), total.max(1) as f64);
     (1.0 + (total - df + 0.5) / (df + 0.5)).ln()
 }
 
@@ -383,9 +384,9 @@ mod tests {
 
     #[test]
     fn rare_terms_weigh_more() {
-        assert!(weight(1, 1000) > weight(10, 1000));
-        assert!(weight(10, 1000) > weight(900, 1000));
-        assert!(weight(0, 1000) >= weight(1, 1000));
+        assert!(weight(1.0, 1000) > weight(10.0, 1000));
+        assert!(weight(10.0, 1000) > weight(900.0, 1000));
+        assert!(weight(0.0, 1000) >= weight(1.0, 1000));
     }
 
     #[test]

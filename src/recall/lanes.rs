@@ -14,6 +14,7 @@ use super::terms::Term;
 pub use crate::store::search::Lane;
 use crate::store::search::{Ranked, Within};
 use crate::store::{Scope, Store};
+use crate::text::english;
 
 /// A term matching more memories than this is common; the ranked terms of a lane together
 /// match no more than this.
@@ -80,6 +81,23 @@ impl Counts {
     }
 }
 
+/// How many words a memory is taken to have when English at large predicts which words it holds.
+const PRIOR_WORDS: f64 = 30.0;
+
+/// How many of the scope's `total` memories a term is taken to be in, for its weight: the `df`
+/// that hold it, plus as many as ordinary English would put it in (a memory of `PRIOR_WORDS`
+/// words holds it with the chance English gives), never more than all of them. In a project of
+/// two hundred memories "also" held by one would otherwise weigh as much as the project's own
+/// jargon; with the prior it weighs as the ordinary word it is. The prior only ever adds, so
+/// words English seldom uses (names, tools, jargon) keep the scope's own counts, and a word every
+/// memory of a small project holds stays common. `PRIOR_WORDS` was chosen on the dev halves of
+/// every labeled set (docs/relevance.md).
+pub fn smoothed_df(word: &str, df: i64, total: i64) -> f64 {
+    let in_one = 1.0 - (1.0 - english::share(word)).powf(PRIOR_WORDS);
+    let total = total.max(df) as f64;
+    (df as f64 + total * in_one).min(total)
+}
+
 /// How many of the newest memories a scan for a word no index matches reads (`scan`).
 pub const SCAN_ROWS: usize = 2000;
 
@@ -112,34 +130,62 @@ pub fn search(
     terms: &[(&Term, Counts)],
     common: i64,
 ) -> Result<Ranked> {
-    let terms: Vec<(String, i64)> = terms
+    let terms: Vec<(String, i64, f64)> = terms
         .iter()
-        .map(|(term, counts)| (term.phrase(), counts.of_lane(lane)))
-        .filter(|&(_, n)| n > 0)
+        .map(|(term, counts)| {
+            let n = counts.of_lane(lane);
+            (term.phrase(), n, smoothed_df(&term.word, n, within.docs))
+        })
+        .filter(|&(_, n, _)| n > 0)
         .collect();
     if terms.is_empty() {
         return Ok(Vec::new());
     }
-    let mut rare: Vec<(&str, i64)> = terms
+    let mut rare: Vec<(&str, i64, f64)> = terms
         .iter()
-        .filter(|&&(_, n)| n <= common)
-        .map(|(phrase, n)| (phrase.as_str(), *n))
+        .filter(|&&(_, n, _)| n <= common)
+        .map(|(phrase, n, smoothed)| (phrase.as_str(), *n, *smoothed))
         .collect();
-    rare.sort_by_key(|&(_, n)| n);
+    rare.sort_by_key(|&(_, n, _)| n);
     let mut matched = 0;
     let within_bound = rare
         .iter()
-        .take_while(|&&(_, n)| {
+        .take_while(|&&(_, n, _)| {
             matched += n;
             matched <= common
         })
         .count();
     rare.truncate(within_bound.clamp(1, MAX_RANKED_TERMS));
     if !rare.is_empty() {
-        return store.rank(within, lane, &rare, LANE_CAP);
+        let weighed: Vec<(&str, f64)> = rare.iter().map(|&(p, _, s)| (p, s)).collect();
+        return store.rank(within, lane, &weighed, LANE_CAP);
     }
     // Only common terms: BM25 would score every match of each term, so rank the newest matches
     // by recency instead (reported as 0).
-    let all: Vec<&str> = terms.iter().map(|(phrase, _)| phrase.as_str()).collect();
+    let all: Vec<&str> = terms.iter().map(|(phrase, _, _)| phrase.as_str()).collect();
     store.newest_matches(within, lane, &all, LANE_CAP)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::smoothed_df;
+
+    #[test]
+    fn an_ordinary_word_counts_as_more_common_than_the_scope_shows() {
+        assert!(smoothed_df("really", 1, 200) > smoothed_df("reranker", 5, 200));
+        assert!(smoothed_df("also", 0, 200) > 0.0);
+    }
+
+    #[test]
+    fn words_english_seldom_uses_keep_the_scope_s_counts() {
+        assert_eq!(smoothed_df("reranker", 5, 30), 5.0);
+        assert_eq!(smoothed_df("kubectl", 0, 30), 0.0);
+    }
+
+    #[test]
+    fn no_word_is_in_more_memories_than_there_are() {
+        assert_eq!(smoothed_df("the", 30, 30), 30.0);
+        assert_eq!(smoothed_df("the", 10, 30), 30.0);
+        assert!(smoothed_df("deploy", 4, 4) >= 4.0);
+    }
 }

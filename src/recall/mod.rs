@@ -304,7 +304,11 @@ fn candidates(
 
     let total = within.docs;
     let df: Vec<i64> = counted.iter().map(|(_, c)| c.df()).collect();
-    let weights: Vec<f64> = df.iter().map(|&n| fuse::weight(n, total)).collect();
+    let weights: Vec<f64> = counted
+        .iter()
+        .zip(&df)
+        .map(|((t, _), &n)| fuse::weight(lanes::smoothed_df(&t.word, n, total), total))
+        .collect();
     let covered: Vec<f64> = candidates
         .iter()
         .map(|c| c.held.iter().map(|&i| weights[i]).sum())

@@ -141,7 +141,8 @@ fn check(rc: c_int) -> Result<(), c_int> {
 }
 
 /// The IDF FTS5 gives a phrase that `hits` of `rows` rows hold, floored just above zero.
-pub fn idf(rows: i64, hits: i64) -> f64 {
-    let (n, h) = (rows.max(hits) as f64, hits as f64);
-    ((n - h + 0.5) / (h + 0.5)).ln().max(1e-6)
+/// `hits` may be fractional: recall smooths its counts (`recall::lanes::smoothed_df`).
+pub fn idf(rows: i64, hits: f64) -> f64 {
+    let n = (rows as f64).max(hits);
+    ((n - hits + 0.5) / (hits + 0.5)).ln().max(1e-6)
 }

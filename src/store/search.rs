@@ -165,12 +165,13 @@ impl Store {
     }
 
     /// The scope's best `limit` matches in `lane` for any of `terms` (a quoted phrase and how
-    /// many of the scope's memories it matches), by BM25 over the scope's statistics.
+    /// many of the scope's memories it matches, or a caller's estimate of that), by BM25 over the
+    /// scope's statistics.
     pub fn rank(
         &self,
         within: &Within,
         lane: Lane,
-        terms: &[(&str, i64)],
+        terms: &[(&str, f64)],
         limit: usize,
     ) -> Result<Ranked> {
         let phrases: Vec<&str> = terms.iter().map(|(p, _)| *p).collect();
@@ -315,13 +316,11 @@ mod tests {
         let within = store.within(&Scope::project("p")).unwrap();
         assert_eq!(within.phrases, 2, "the scope's filter is in the statements");
         for words in [["\"webhook\"", "\"retri\""], ["\"timeout\"", "\"webhook\""]] {
-            let counted: Vec<(&str, i64)> = words
+            let counted: Vec<(&str, f64)> = words
                 .iter()
                 .map(|w| {
-                    (
-                        *w,
-                        store.count_matches(&within, Lane::Words, w, 501).unwrap(),
-                    )
+                    let n = store.count_matches(&within, Lane::Words, w, 501).unwrap();
+                    (*w, n as f64)
                 })
                 .collect();
             let found = store.rank(&within, Lane::Words, &counted, 50).unwrap();
@@ -357,7 +356,7 @@ mod tests {
                 .count_matches(&within, Lane::Words, "\"deploy\"", 501)
                 .unwrap();
             let ranked = store
-                .rank(&within, Lane::Words, &[("\"deploy\"", n)], 50)
+                .rank(&within, Lane::Words, &[("\"deploy\"", n as f64)], 50)
                 .unwrap();
             let scores: Vec<f64> = ranked.iter().map(|&(_, s)| s).collect();
             (within.docs, n, scores)

@@ -1,4 +1,5 @@
-//! Text folding and stemming, shared by query terms and coverage counting.
+//! Text folding and stemming, shared by query terms and coverage counting, and how common a word
+//! is in English at large (`english`).
 //!
 //! SQLite's tokenizers decide what the indexes match; this module mirrors them closely enough to
 //! tell, for a handful of candidates, which query terms each one holds. It folds case and
@@ -6,6 +7,7 @@
 //! query for "painting" counts as held by a memory that says "painted".
 
 pub mod duplicate;
+pub mod english;
 mod function_words;
 
 pub use function_words::is_function_word;
