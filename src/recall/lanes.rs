@@ -130,39 +130,41 @@ pub fn search(
     terms: &[(&Term, Counts)],
     common: i64,
 ) -> Result<Ranked> {
-    let terms: Vec<(String, i64, f64)> = terms
+    let terms: Vec<(&Term, i64)> = terms
         .iter()
-        .map(|(term, counts)| {
-            let n = counts.of_lane(lane);
-            (term.phrase(), n, smoothed_df(&term.word, n, within.docs))
-        })
-        .filter(|&(_, n, _)| n > 0)
+        .map(|&(term, counts)| (term, counts.of_lane(lane)))
+        .filter(|&(_, n)| n > 0)
         .collect();
     if terms.is_empty() {
         return Ok(Vec::new());
     }
-    let mut rare: Vec<(&str, i64, f64)> = terms
+    let mut rare: Vec<(&Term, i64)> = terms
         .iter()
-        .filter(|&&(_, n, _)| n <= common)
-        .map(|(phrase, n, smoothed)| (phrase.as_str(), *n, *smoothed))
+        .copied()
+        .filter(|&(_, n)| n <= common)
         .collect();
-    rare.sort_by_key(|&(_, n, _)| n);
+    rare.sort_by_key(|&(_, n)| n);
     let mut matched = 0;
     let within_bound = rare
         .iter()
-        .take_while(|&&(_, n, _)| {
+        .take_while(|&&(_, n)| {
             matched += n;
             matched <= common
         })
         .count();
     rare.truncate(within_bound.clamp(1, MAX_RANKED_TERMS));
     if !rare.is_empty() {
-        let weighed: Vec<(&str, f64)> = rare.iter().map(|&(p, _, s)| (p, s)).collect();
+        let weighed: Vec<(String, f64)> = rare
+            .iter()
+            .map(|&(term, n)| (term.phrase(), smoothed_df(&term.word, n, within.docs)))
+            .collect();
+        let weighed: Vec<(&str, f64)> = weighed.iter().map(|(p, df)| (p.as_str(), *df)).collect();
         return store.rank(within, lane, &weighed, LANE_CAP);
     }
     // Only common terms: BM25 would score every match of each term, so rank the newest matches
     // by recency instead (reported as 0).
-    let all: Vec<&str> = terms.iter().map(|(phrase, _, _)| phrase.as_str()).collect();
+    let phrases: Vec<String> = terms.iter().map(|(term, _)| term.phrase()).collect();
+    let all: Vec<&str> = phrases.iter().map(String::as_str).collect();
     store.newest_matches(within, lane, &all, LANE_CAP)
 }
 
