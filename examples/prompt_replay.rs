@@ -5,13 +5,13 @@
 //! into a temporary store (each line carries its conversation as `project`), then asks every
 //! case's question as the prompt of a fresh session in that project and sees what the hook would
 //! inject: recall with the lean budget and at most 3 results, the hits that hold at least
-//! `hook::prompt_floor` of the prompt's terms, drift left out, the block from
-//! `inject::prompt_block`. A case counts as answered when an injected memory's body contains one
+//! `unasked::prompt_floor` of the prompt's terms, drift left out (`unasked::offer`), the block
+//! from `inject::prompt_block`. A case counts as answered when an injected memory's body contains one
 //! of its expected texts (as `eval` judges). Each session is fresh, so nothing is held back for
 //! having been given before; there is no git signal (the projects are plain keys).
 //!
-//! `synapse::hook` has no library entry point for one prompt in a given scope, so the rule is
-//! rebuilt here from the public API. As a check on that, each case is also run through
+//! The hook's own steps are called here for a prompt in a given scope (`recall::unasked`, the
+//! block); as a check that nothing else of the hook matters, each case is also run through
 //! `hook::run` itself on a second store whose projects are temporary folders (the hook finds its
 //! project from `cwd`), and the printed blocks are compared (`hook_check`); `--no-hook-check`
 //! skips it; `--verbose` adds up to 10 cases whose answer drift left out. `--half dev|test`
@@ -29,7 +29,9 @@ use anyhow::{bail, Context, Result};
 use serde_json::{json, Value};
 use synapse::config::Ignore;
 use synapse::eval::{self, Case};
-use synapse::hook::{self, Event};
+use synapse::plugin::hook::{self, Event};
+use synapse::plugin::inject;
+use synapse::recall::unasked::{self, PROMPT_MEMORIES};
 use synapse::recall::Hit;
 use synapse::secrets::Secrets;
 use synapse::signal::Signal;
@@ -99,7 +101,7 @@ fn main() -> Result<()> {
     let report = store.import(&text, &Scope::global(), Secrets::Mask)?;
 
     let (mut answerable, mut gold, mut gold_recalled, mut gold_over_floor) = (0, 0, 0, 0);
-    let limit = hook::PROMPT_MEMORIES;
+    let limit = PROMPT_MEMORIES;
     let mut by_count = vec![0usize; limit + 1];
     let (mut chars, mut with_left_out, mut left_alone) = (0usize, 0usize, 0usize);
     let mut left_by_kind: BTreeMap<String, usize> = BTreeMap::new();
@@ -217,19 +219,17 @@ fn main() -> Result<()> {
     Ok(())
 }
 
-/// The UserPromptSubmit rule for a fresh session with the task signal `signal`: recall the
-/// prompt and the signal (lean budget, at most 3), keep hits holding `prompt_floor` of the
-/// prompt's own terms (`hook::prompt_hits`), leave drift out, format.
+/// The UserPromptSubmit rule for a fresh session with the task signal `signal`: the hits
+/// `unasked::for_prompt` gives (lean budget, the prompt's floor, ordered), what
+/// `unasked::offer` keeps of them for a session given nothing yet, framed.
 fn prompt_rule(store: &Store, scope: &Scope, prompt: &str, signal: Signal) -> Result<Injected> {
-    let (found, hits) = hook::prompt_hits(store, scope, prompt, signal)?;
+    let (found, hits) = unasked::for_prompt(store, scope, prompt, &signal)?;
     let over_floor: Vec<i64> = hits.iter().map(|h| h.id).collect();
-    let findings = hook::drift_of(store, scope, &hits)?;
-    let left = synapse::drift::leave_out(&findings, &over_floor);
-    let kept: Vec<Hit> = hits
-        .into_iter()
-        .filter(|h| !left.ids.contains(&h.id))
-        .take(hook::PROMPT_MEMORIES)
-        .collect();
+    let unasked::Offer {
+        hits: kept,
+        left,
+        findings,
+    } = unasked::offer(store, scope, "replay", hits, PROMPT_MEMORIES)?;
     let left_kinds = left
         .ids
         .iter()
@@ -243,7 +243,7 @@ fn prompt_rule(store: &Store, scope: &Scope, prompt: &str, signal: Signal) -> Re
         })
         .collect();
     let now = synapse::store::now();
-    let (text, ids) = match synapse::inject::prompt_block(&kept, left.line().as_deref(), now) {
+    let (text, ids) = match inject::prompt_block(&kept, left.line().as_deref(), now) {
         Some((text, ids)) => (Some(text), ids),
         None => (None, Vec::new()),
     };

@@ -17,25 +17,22 @@ pub mod drift;
 pub mod eval;
 /// Private files: the data folder, files created 0600, atomic whole-file writes, the log.
 pub mod files;
-/// The Claude Code hooks: payloads in, the injected block or a recorded lesson out.
-pub mod hook;
-/// The blocks the hooks inject, framed so memory text cannot forge them.
-pub mod inject;
-/// Lessons marked in a reply (`remember:`), with secrets masked before storing.
-pub mod lessons;
 /// The MCP server: the memory as tools over stdio (feature `mcp`, binary `synapse-mcp`).
 #[cfg(feature = "mcp")]
 pub mod mcp;
+/// The Claude Code plugin's front end: hooks, injected blocks, slash commands, reply lessons.
+pub mod plugin;
 /// Exact paging through one memory's stored bytes.
 pub mod read;
-/// Recall: query terms, the two search lanes, fusion, the coverage floor, budget packing.
+/// Recall: query terms, the two search lanes, fusion, the coverage floor, budget packing, and
+/// what the hooks offer unasked.
 pub mod recall;
+/// Recording a memory the way every write path must: masked, stored or spooled, shared.
+pub mod record;
 /// Secrets in memory text, masked by one detector on every write path.
 pub mod secrets;
 /// The task signal: branch, changed files and prompt, from git without reading file contents.
 pub mod signal;
-/// Slash commands that take text, run by the prompt hook on the prompt exactly as typed.
-pub mod slash;
 /// The SQLite store: schema, migrations, scope, writes and history.
 pub mod store;
 /// Team memory through git: the shared file of a repository, its events, sharing and folding.

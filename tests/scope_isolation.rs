@@ -14,7 +14,7 @@ use std::path::Path;
 use proptest::prelude::*;
 use synapse::config::Budget;
 use synapse::eval::{self, Case, Method};
-use synapse::hook::{self, Event};
+use synapse::plugin::hook::{self, Event};
 use synapse::recall::{self, Options};
 use synapse::secrets::Secrets;
 use synapse::store::write::NewMemory;

@@ -5,7 +5,7 @@
 use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
-use synapse::hook::{self, Event};
+use synapse::plugin::hook::{self, Event};
 
 fn data() -> &'static tempfile::TempDir {
     static DATA: OnceLock<tempfile::TempDir> = OnceLock::new();

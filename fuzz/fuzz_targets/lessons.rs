@@ -5,9 +5,9 @@
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|reply: &str| {
-    for lesson in synapse::lessons::marked(reply) {
+    for lesson in synapse::plugin::lessons::marked(reply) {
         assert!(!lesson.trim().is_empty());
     }
     // A prompt is searched for a slash command the same way, by the prompt hook.
-    std::hint::black_box(synapse::slash::parse(reply).is_some());
+    std::hint::black_box(synapse::plugin::slash::parse(reply).is_some());
 });

@@ -1,5 +1,5 @@
-//! The UserPromptSubmit hook of the Claude Code plugin: all the work is in `synapse::hook`.
+//! The UserPromptSubmit hook of the Claude Code plugin: all the work is in `synapse::plugin::hook`.
 
 fn main() -> std::process::ExitCode {
-    synapse::hook::main(synapse::hook::Event::UserPromptSubmit)
+    synapse::plugin::hook::main(synapse::plugin::hook::Event::UserPromptSubmit)
 }

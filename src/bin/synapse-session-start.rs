@@ -1,5 +1,5 @@
-//! The SessionStart hook of the Claude Code plugin: all the work is in `synapse::hook`.
+//! The SessionStart hook of the Claude Code plugin: all the work is in `synapse::plugin::hook`.
 
 fn main() -> std::process::ExitCode {
-    synapse::hook::main(synapse::hook::Event::SessionStart)
+    synapse::plugin::hook::main(synapse::plugin::hook::Event::SessionStart)
 }

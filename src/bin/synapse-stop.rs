@@ -1,5 +1,5 @@
-//! The Stop hook of the Claude Code plugin: all the work is in `synapse::hook`.
+//! The Stop hook of the Claude Code plugin: all the work is in `synapse::plugin::hook`.
 
 fn main() -> std::process::ExitCode {
-    synapse::hook::main(synapse::hook::Event::Stop)
+    synapse::plugin::hook::main(synapse::plugin::hook::Event::Stop)
 }

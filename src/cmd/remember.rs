@@ -3,6 +3,7 @@
 use anyhow::Result;
 use serde_json::json;
 
+use crate::record::{self, Recorded, Recording, Shared};
 use crate::store::write::NewMemory;
 use crate::store::{Scope, Store};
 
@@ -41,26 +42,35 @@ pub fn run(args: Args, json: bool) -> Result<()> {
         visible.clone()
     };
     let mut store = Store::open_default()?;
-    let memory = NewMemory {
-        body,
-        source: args.source,
-        project: home.key().map(str::to_owned),
-        created_at: None,
-        secrets: super::secrets(args.allow_secrets),
-    };
-    let outcome = store.remember(&memory, &args.supersedes, &visible)?;
-    let id = outcome.id;
     // A new memory of the current folder's project is shared when its checkout says so.
-    let here = args.project.is_none() && !args.global && !outcome.duplicate;
-    // The memory is stored either way: a share that fails is reported, not an error.
-    let shared = if here {
-        let top = crate::team::checkout(&std::env::current_dir()?);
-        crate::team::share_if_set(&mut store, &visible, top.as_deref(), id)
-            .map(|event| event.map(|e| e.uid))
-            .map_err(|e| format!("{e:#}"))
+    let here = args.project.is_none() && !args.global;
+    let checkout = if here {
+        crate::team::checkout(&std::env::current_dir()?)
     } else {
-        Ok(None)
+        None
     };
+    let recording = Recording {
+        memory: NewMemory {
+            body,
+            source: args.source,
+            project: home.key().map(str::to_owned),
+            created_at: None,
+            secrets: super::secrets(args.allow_secrets),
+        },
+        supersedes: &args.supersedes,
+        checkout: checkout.as_deref(),
+    };
+    let (outcome, shared) = match record::remember(&mut store, &visible, recording)? {
+        Recorded::Stored { outcome, shared } => (outcome, shared),
+        Recorded::Spooled if json => {
+            return super::print_json(&json!({"id": null, "duplicate_of": null, "spooled": true}))
+        }
+        Recorded::Spooled => {
+            outln!("{}", record::SPOOLED);
+            return Ok(());
+        }
+    };
+    let id = outcome.id;
     let drift = crate::drift::of_remembered(&store, &visible, &outcome)?;
     if json {
         return super::print_json(&json!({
@@ -68,8 +78,9 @@ pub fn run(args: Args, json: bool) -> Result<()> {
             "duplicate_of": outcome.duplicate.then_some(id),
             "superseded": args.supersedes,
             "masked": outcome.masked,
-            "shared": shared.as_ref().ok().and_then(Option::as_ref),
-            "not_shared": shared.as_ref().err(),
+            // The memory is stored either way: a share that fails is reported, not an error.
+            "shared": match &shared { Shared::Yes(event) => Some(&event.uid), _ => None },
+            "not_shared": match &shared { Shared::Failed(why) => Some(why), _ => None },
             "drift": drift,
         }));
     }
@@ -84,14 +95,8 @@ pub fn run(args: Args, json: bool) -> Result<()> {
     for old in args.supersedes {
         outln!("{old} is now superseded by {id}");
     }
-    match &shared {
-        Ok(Some(_)) => outln!(
-            "shared through {} (share = true in {})",
-            crate::team::FILE,
-            crate::team::SETTINGS
-        ),
-        Ok(None) => {}
-        Err(why) => outln!("not shared: {why}"),
+    if let Some(line) = shared.line() {
+        outln!("{line}");
     }
     for finding in &drift {
         outln!("{}", finding.about_new(id));

@@ -10,6 +10,8 @@
 //! result the model can read and correct (`isError`), as the MCP specification asks for input
 //! errors, rather than a protocol error the client shows no one.
 
+use std::path::Path;
+
 use anyhow::{bail, Context, Result};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -18,6 +20,7 @@ use serde_json::{json, Map, Value};
 use crate::config::Budget;
 use crate::drift::{self, Finding, Kind};
 use crate::recall::{self, Options};
+use crate::record::{self, Recorded, Recording, Shared};
 use crate::store::write::NewMemory;
 use crate::store::{Scope, Store};
 
@@ -187,7 +190,7 @@ pub fn recall(store: &Store, scope: &Scope, args: RecallArgs) -> Result<Value> {
         .map(|hit| {
             let mut result = json!({
                 "id": hit.id,
-                "age": crate::inject::age(now - hit.created_at.seconds()),
+                "age": crate::plugin::inject::age(now - hit.created_at.seconds()),
                 "created_at": hit.created_at,
                 "source": hit.source,
                 "scope": if hit.project.is_some() { "project" } else { "global" },
@@ -204,7 +207,7 @@ pub fn recall(store: &Store, scope: &Scope, args: RecallArgs) -> Result<Value> {
             result
         })
         .collect();
-    let mut about = crate::inject::recall_header(&args.query);
+    let mut about = crate::plugin::inject::recall_header(&args.query);
     if results.is_empty() {
         about.push_str(" No memories match.");
     }
@@ -264,7 +267,8 @@ pub fn read(store: &Store, scope: &Scope, args: ReadArgs) -> Result<Value> {
 }
 
 /// `remember`: store a memory (masked), or name the one it repeats; report what it contradicts
-/// and the paths it names that are gone.
+/// and the paths it names that are gone. A project memory is shared when its checkout says so;
+/// when the store is busy the memory waits in the spool, as on every write path (`record`).
 pub fn remember(store: &mut Store, scope: &Scope, args: RememberArgs) -> Result<Value> {
     for &old in &args.supersedes {
         check_id(old, "supersedes")?;
@@ -274,14 +278,26 @@ pub fn remember(store: &mut Store, scope: &Scope, args: RememberArgs) -> Result<
     } else {
         scope.clone()
     };
-    let memory = NewMemory {
-        body: args.text,
-        source: args.source.unwrap_or_else(|| DEFAULT_SOURCE.to_owned()),
-        project: home.key().map(str::to_owned),
-        created_at: None,
-        secrets: crate::secrets::Secrets::Mask,
+    let checkout = home
+        .key()
+        .and_then(|key| crate::team::checkout(Path::new(key)));
+    let recording = Recording {
+        memory: NewMemory {
+            body: args.text,
+            source: args.source.unwrap_or_else(|| DEFAULT_SOURCE.to_owned()),
+            project: home.key().map(str::to_owned),
+            created_at: None,
+            secrets: crate::secrets::Secrets::Mask,
+        },
+        supersedes: &args.supersedes,
+        checkout: checkout.as_deref(),
     };
-    let outcome = store.remember(&memory, &args.supersedes, scope)?;
+    let (outcome, shared) = match record::remember(store, scope, recording)? {
+        Recorded::Stored { outcome, shared } => (outcome, shared),
+        Recorded::Spooled => {
+            return Ok(json!({"about": record::SPOOLED, "id": null, "spooled": true}));
+        }
+    };
     let id = outcome.id;
     let found = drift::of_remembered(store, scope, &outcome)?;
     let mut said = vec![if outcome.duplicate {
@@ -295,8 +311,15 @@ pub fn remember(store: &mut Store, scope: &Scope, args: RememberArgs) -> Result<
             .iter()
             .map(|old| format!("{old} is now superseded by {id}")),
     );
+    said.extend(shared.line());
+    // Named only when sharing was asked, so an answer without it reads as before.
+    let sharing = match shared {
+        Shared::Yes(event) => Some(("shared", event.uid)),
+        Shared::No => None,
+        Shared::Failed(why) => Some(("not_shared", why)),
+    };
     said.extend(found.iter().map(|f| f.about_new(id)));
-    Ok(json!({
+    let mut answer = json!({
         "about": said.join("\n"),
         "id": id,
         "duplicate_of": outcome.duplicate.then_some(id),
@@ -308,7 +331,11 @@ pub fn remember(store: &mut Store, scope: &Scope, args: RememberArgs) -> Result<
             .map(|f| f.why.as_str())
             .collect::<Vec<_>>(),
         "drift": findings(&found)?,
-    }))
+    });
+    if let Some((key, value)) = sharing {
+        answer[key] = json!(value);
+    }
+    Ok(answer)
 }
 
 /// `supersede`: mark OLD as replaced by NEW.

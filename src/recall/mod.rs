@@ -9,6 +9,7 @@ pub mod fuse;
 pub mod lanes;
 pub mod pack;
 pub mod terms;
+pub mod unasked;
 
 use anyhow::Result;
 use serde::Serialize;

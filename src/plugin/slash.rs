@@ -6,7 +6,7 @@
 //! apostrophe broke the command, `$HOME` was expanded, a backtick could run a program. The
 //! UserPromptSubmit hook, though, receives every prompt as typed, slash commands included, as a
 //! JSON string with no shell in between. So the hook runs these commands itself (see
-//! `hook::prompt_submit`) and prints the answer as context for the model; their markdown files
+//! `hook::handle`) and prints the answer as context for the model; their markdown files
 //! run nothing and ask the model to report what the hook said.
 
 use std::path::Path;
@@ -16,7 +16,7 @@ use anyhow::Result;
 use crate::config::Budget;
 use crate::drift;
 use crate::recall::{self, Options};
-use crate::store::spool::{self, Entry};
+use crate::record::{self, Recorded, Recording};
 use crate::store::write::NewMemory;
 use crate::store::{is_busy, Scope, Store};
 
@@ -111,32 +111,19 @@ fn remember(
     if let Err(e) = crate::store::write::check_body(text) {
         return Ok(format!("nothing stored: {e:#}"));
     }
-    let memory = NewMemory {
-        body: text.to_owned(),
-        source: format!("slash-command {}", crate::store::today()),
-        project: scope.key().map(str::to_owned),
-        ..NewMemory::default()
+    let recording = Recording {
+        memory: NewMemory {
+            body: text.to_owned(),
+            source: format!("slash-command {}", crate::store::today()),
+            project: scope.key().map(str::to_owned),
+            ..NewMemory::default()
+        },
+        supersedes: &[],
+        checkout,
     };
-    let outcome = match store.remember(&memory, &[], scope) {
-        Ok(outcome) => outcome,
-        Err(e) if is_busy(&e) => {
-            // Masked before it touches the disk, as the store would mask it.
-            spool::append(
-                store.dir(),
-                Entry::Remember {
-                    body: crate::secrets::mask(text).text,
-                    source: memory.source,
-                    project: memory.project,
-                    created_at: crate::store::now(),
-                },
-            )?;
-            return Ok(
-                "the store is busy (another process holds it); the text waits in \
-                       Synapse's spool and is stored with the next write"
-                    .to_owned(),
-            );
-        }
-        Err(e) => return Err(e),
+    let (outcome, shared) = match record::remember(store, scope, recording)? {
+        Recorded::Stored { outcome, shared } => (outcome, shared),
+        Recorded::Spooled => return Ok(record::SPOOLED.to_owned()),
     };
     let id = outcome.id;
     let mut lines = vec![if outcome.duplicate {
@@ -145,18 +132,7 @@ fn remember(
         format!("remembered as memory {id}")
     }];
     lines.extend(outcome.masked_line());
-    if !outcome.duplicate {
-        match crate::team::share_if_set(store, scope, checkout, id) {
-            Ok(Some(_)) => lines.push(format!(
-                "shared through {} (share = true in {})",
-                crate::team::FILE,
-                crate::team::SETTINGS
-            )),
-            Ok(None) => {}
-            Err(e) if is_busy(&e) => return Err(e),
-            Err(e) => lines.push(format!("not shared: {e:#}")),
-        }
-    }
+    lines.extend(shared.line());
     let findings = drift::of_remembered(store, scope, &outcome)?;
     lines.extend(findings.iter().map(|f| f.about_new(id)));
     Ok(lines.join("\n"))
@@ -169,7 +145,7 @@ fn recall(store: &Store, scope: &Scope, query: &str, budget: Budget) -> Result<S
     };
     let found = recall::recall(store, scope, query, &options)?;
     let now = crate::store::now();
-    Ok(crate::inject::recall_block(query, &found, now))
+    Ok(super::inject::recall_block(query, &found, now))
 }
 
 fn read(store: &Store, scope: &Scope, args: &str, budget: Budget) -> Result<String> {

@@ -1,14 +1,14 @@
 //! The Claude Code hooks: payloads in, context out.
 //!
-//! - SessionStart (startup, clear, compact, resume): recall from the task signal, leave drift
-//!   out, and print the block; with no signal, one status line. On resume, only what the session
-//!   was not given before.
-//! - UserPromptSubmit: recall for the prompt and the signal; print only memories that clear a
-//!   stricter floor and that this session has not been given.
-//! - UserPromptSubmit with `/synapse:remember`, `recall`, `read` or `forget`: run the command on
-//!   the text as typed and print its answer (see `slash`).
+//! - SessionStart (startup, clear, compact, resume): the memories `recall::unasked` offers for
+//!   the task signal, framed as a block; with no signal, one status line. On resume, only what
+//!   the session was not given before.
+//! - UserPromptSubmit: the memories `recall::unasked` offers for the prompt that this session
+//!   has not been given.
+//! - UserPromptSubmit with `/synapse:remember`, `recall`, `read`, `forget` or `share`: run the
+//!   command on the text as typed and print its answer (see `slash`).
 //! - Stop: record `remember:` lines and `<remember>` blocks of the last reply as project
-//!   memories, secrets masked; print nothing (printing would make Claude continue).
+//!   memories (`record`); print nothing (printing would make Claude continue).
 //!
 //! A hook never breaks a session: `main` turns every failure into one line in `synapse.log` in
 //! the data folder, prints nothing, and exits 0.
@@ -20,28 +20,18 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 use serde::Deserialize;
 
+use super::{inject, lessons, slash};
 use crate::config::{data_dir, Budget, Settings};
-use crate::drift;
-use crate::inject;
-use crate::recall::fuse::Matcher;
-use crate::recall::terms::Terms;
-use crate::recall::{self, Hit, Options};
+use crate::recall::unasked::{self, PROMPT_MEMORIES};
+use crate::recall::Hit;
+use crate::record::{self, Recorded, Recording, Shared};
 use crate::signal::{Pending, Signal};
-use crate::slash;
 use crate::store::spool;
 use crate::store::write::NewMemory;
 use crate::store::{Scope, Store};
-use crate::text::WordStemmer;
 
 /// The most stdin a hook reads; a prompt longer than this is cut (recall needs its start).
 const MAX_INPUT: u64 = 4 << 20;
-/// The most prompt text recall looks at.
-const MAX_PROMPT: usize = 2_000;
-/// A term matching more memories than this is common in the hooks' recall (`Options::common`):
-/// half of `lanes::COMMON_DF`, which ranks half as many memories per lane and stops counting
-/// each term's matches sooner; a prompt's common words rarely decide what is worth injecting
-/// unasked.
-const HOOK_COMMON: i64 = 250;
 /// How long after it starts a hook waits for the changed files of a large checkout.
 const SIGNAL_WAIT: Duration = Duration::from_millis(3);
 
@@ -63,7 +53,7 @@ impl Event {
     }
 }
 
-/// What Claude Code sends on stdin (DESIGN §10); unknown fields are ignored.
+/// What Claude Code sends on stdin; unknown fields are ignored.
 #[derive(Debug, Deserialize)]
 pub struct Payload {
     pub session_id: String,
@@ -120,35 +110,47 @@ fn run_process(event: Event) -> Result<()> {
     if cfg!(debug_assertions) && std::env::var_os("SYNAPSE_TEST_PANIC").is_some() {
         panic!("a test panic quoting the payload: {input}");
     }
-    let (out, store) = handle(event, &input)?;
-    if let Some(text) = out {
+    let store = respond(event, &input, |text| {
         let mut stdout = std::io::stdout().lock();
         stdout.write_all(text.as_bytes())?;
-        stdout
-            .flush()
-            .context("could not write the hook's output")?;
-    }
-    if let Some(store) = store {
-        // After the output is out: a checkpoint that fails cannot cost the session its context.
-        store.trim_log()?;
-        // The process ends here, with everything written committed. Closing the store would
-        // unmap it and free its page cache piece by piece, about half a millisecond that exit
-        // spends at once.
-        std::mem::forget(store);
-    }
+        stdout.flush().context("could not write the hook's output")
+    })?;
+    // The process ends here, with everything written committed. Closing the store would unmap
+    // it and free its page cache piece by piece, about half a millisecond that exit spends at
+    // once.
+    std::mem::forget(store);
     Ok(())
 }
 
 /// Handle one payload; `Some(text)` is what the hook prints.
 pub fn run(event: Event, input: &str) -> Result<Option<String>> {
-    let (out, store) = handle(event, input)?;
-    if let Some(store) = store {
-        store.trim_log()?;
-    }
-    Ok(out)
+    let mut printed = None;
+    respond(event, input, |text| {
+        printed = Some(text.to_owned());
+        Ok(())
+    })?;
+    Ok(printed)
 }
 
-/// `run`, handing back the store it opened (none when the hook is off).
+/// Handle one payload, hand what the hook prints to `print`, then trim the store's log, and
+/// return the store (none when the hook is off).
+fn respond(
+    event: Event,
+    input: &str,
+    print: impl FnOnce(&str) -> Result<()>,
+) -> Result<Option<Store>> {
+    let (out, store) = handle(event, input)?;
+    if let Some(text) = out {
+        print(&text)?;
+    }
+    // After the output is out: a checkpoint that fails cannot cost the session its context.
+    if let Some(store) = &store {
+        store.trim_log()?;
+    }
+    Ok(store)
+}
+
+/// What one payload makes the hook print, and the store it opened (none when the hook is off).
 fn handle(event: Event, input: &str) -> Result<(Option<String>, Option<Store>)> {
     let payload: Payload = serde_json::from_str(input)
         .with_context(|| format!("{} payload is not the expected JSON", event.name()))?;
@@ -183,8 +185,8 @@ fn handle(event: Event, input: &str) -> Result<(Option<String>, Option<Store>)> 
         // Even opening may wait on another process (one recovering the write-ahead log, say):
         // a lesson is never dropped for that.
         Err(e) if event == Event::Stop && crate::store::is_busy(&e) => {
-            for memory in lessons(&scope, &payload) {
-                spool::append(&dir, spooled(&memory))?;
+            for memory in lessons_of(&scope, &payload) {
+                spool::append(&dir, record::spooled(&memory))?;
             }
             return Ok((None, None));
         }
@@ -279,28 +281,9 @@ fn session_start(
             inject::status_line(store.count_live(scope)?)
         )));
     }
-    let options = Options {
-        budget,
-        // Twice the places: what drift leaves out frees places for the next ones.
-        spare: budget.max_results(),
-        unasked: true,
-        drift: false,
-        substrings: false,
-        common: HOOK_COMMON,
-        ..Options::default()
-    };
-    let found = recall::recall(store, scope, &signal.query(), &options)?;
-    let hits = naming_changed_files_first(found.results, &signal.files);
+    let hits = unasked::for_session(store, scope, &signal, budget)?;
     let most = budget.max_results();
-    offer(
-        store,
-        scope,
-        payload,
-        hits,
-        most,
-        inject::session_block,
-        team,
-    )
+    offer(store, scope, payload, hits, Frame::Session { most, team })
 }
 
 fn prompt_submit(
@@ -310,138 +293,43 @@ fn prompt_submit(
     signal: Signal,
 ) -> Result<Option<String>> {
     let prompt = payload.prompt.as_deref().unwrap_or("");
-    let (_, hits) = prompt_hits(store, scope, prompt, signal)?;
-    offer(
-        store,
-        scope,
-        payload,
-        hits,
-        PROMPT_MEMORIES,
-        inject::prompt_block,
-        Vec::new(),
-    )
+    let (_, hits) = unasked::for_prompt(store, scope, prompt, &signal)?;
+    offer(store, scope, payload, hits, Frame::Prompt)
 }
 
-/// What UserPromptSubmit may offer for `prompt`: recall for the prompt's own words, the hits
-/// that hold `prompt_floor` of its terms, those holding more of its terms first, and among
-/// hits holding as many, the ones the task signal points at first (naming a changed file, then
-/// holding a word of the branch or a changed file's name).
-/// The signal may order, never admit: on a feature branch nearly every memory shares a word with
-/// its name or files, and a memory is worth its tokens on this turn only when the prompt asks
-/// about it. Nor may it put a memory holding fewer of the prompt's words before one holding more:
-/// only three are injected, and with the signal first, replayed prompts on a feature branch lost
-/// their answer to memories about the branch (see docs/relevance.md). Returns recall's answer
-/// and the hits over the floor, best first.
-pub fn prompt_hits(
-    store: &Store,
-    scope: &Scope,
-    prompt: &str,
-    signal: Signal,
-) -> Result<(recall::Recalled, Vec<Hit>)> {
-    let found = recall::recall(store, scope, prompt_start(prompt), &prompt_options())?;
-    // Recall was asked the prompt alone, so a hit's coverage counts the prompt's terms.
-    let need = prompt_floor(found.terms.kept.len());
-    let mut hits: Vec<Hit> = found
-        .results
-        .iter()
-        .filter(|h| h.coverage >= need)
-        .cloned()
-        .collect();
-    let stemmer = WordStemmer::default();
-    let task = Terms::parse(&signal.query(), &stemmer).kept;
-    let mut on_task = Matcher::new(&task);
-    // Stable: recall's order stands among hits that tie.
-    hits.sort_by_cached_key(|h| {
-        (
-            std::cmp::Reverse(h.coverage),
-            !names_a_changed_file(h, &signal.files),
-            on_task.held(&h.body, &stemmer).is_empty(),
-        )
-    });
-    Ok((found, hits))
-}
-
-/// The most memories UserPromptSubmit injects.
-pub const PROMPT_MEMORIES: usize = 3;
-
-/// The part of a prompt recall looks at: its first `MAX_PROMPT` characters.
-pub fn prompt_start(prompt: &str) -> &str {
-    crate::text::cut_chars(prompt, MAX_PROMPT)
-}
-
-/// How UserPromptSubmit recalls: the lean budget, twice `PROMPT_MEMORIES` (what drift leaves out
-/// frees places for the next ones), no substring search
-/// (see `Options::substrings`), fewer ranked memories (`HOOK_COMMON`), and drift checked later, on
-/// what is offered (`drift_of`).
-pub fn prompt_options() -> Options {
-    Options {
-        budget: Budget::Lean,
-        limit: Some(PROMPT_MEMORIES),
-        spare: PROMPT_MEMORIES,
-        unasked: true,
-        drift: false,
-        substrings: false,
-        common: HOOK_COMMON,
-        ..Options::default()
-    }
-}
-
-/// How many distinct words of the prompt a memory must hold to be injected
-/// unasked: one for a one-word prompt, two up to eight words, three beyond. Injecting costs the
-/// session context, so a memory sharing one word with a long prompt stays out.
-pub fn prompt_floor(terms: usize) -> usize {
-    match terms {
-        0 | 1 => 1,
-        2..=8 => 2,
-        _ => 3,
-    }
-}
-
+/// A block's maker: the text for the hits and the left-out line, and the ids it shows.
 type Format = fn(&[Hit], Option<&str>, i64) -> Option<(String, Vec<i64>)>;
 
-/// Print the first `most` hits this session was not given yet, leaving drift out (so a chain of
-/// updates costs one place, its newest), and remember both what was shown and what was left
-/// out, so neither is offered (or explained) twice. `also_left_out` holds reasons found before
-/// (a teammate's replacement, say) for the same line.
+/// The block a hook frames its offer in.
+enum Frame {
+    /// SessionStart's: up to `most` memories, and the memories a teammate's newer one replaced
+    /// (found when the team's file was folded) on the same line as what drift left out.
+    Session { most: usize, team: Vec<String> },
+    /// UserPromptSubmit's: up to `PROMPT_MEMORIES`.
+    Prompt,
+}
+
+/// Frame what `unasked::offer` keeps of `hits`, and remember both what was shown and what was
+/// left out, so neither is offered (or explained) twice.
 fn offer(
     store: &mut Store,
     scope: &Scope,
     payload: &Payload,
     hits: Vec<Hit>,
-    most: usize,
-    format: Format,
-    also_left_out: Vec<String>,
+    frame: Frame,
 ) -> Result<Option<String>> {
-    // Drift is checked on the next hits that could be shown, a batch at a time, until `most`
-    // are kept: a session without drift pays for `most` checks, as before spare places.
-    let (kept, mut left) = store.read(|| {
-        let given = store.injected(&payload.session_id)?;
-        let mut fresh = hits.into_iter().filter(|h| !given.contains(&h.id));
-        let (mut kept, mut findings, mut offered) = (Vec::new(), Vec::new(), Vec::new());
-        loop {
-            let batch: Vec<Hit> = fresh.by_ref().take(most - kept.len()).collect();
-            if batch.is_empty() {
-                break;
-            }
-            let found = drift_of(store, scope, &batch)?;
-            let ids: Vec<i64> = batch.iter().map(|h| h.id).collect();
-            let left = drift::leave_out(&found, &ids);
-            offered.extend(ids);
-            findings.extend(found);
-            kept.extend(batch.into_iter().filter(|h| !left.ids.contains(&h.id)));
-            if kept.len() >= most {
-                break;
-            }
-        }
-        Ok((kept, drift::leave_out(&findings, &offered)))
-    })?;
+    let (most, format, also_left_out): (usize, Format, _) = match frame {
+        Frame::Session { most, team } => (most, inject::session_block, team),
+        Frame::Prompt => (PROMPT_MEMORIES, inject::prompt_block, Vec::new()),
+    };
+    let session = &payload.session_id;
+    let mut offer = unasked::offer(store, scope, session, hits, most)?;
+    offer.left.reasons.extend(also_left_out);
     let now = crate::store::now();
-    left.reasons.extend(also_left_out);
-    let Some((text, mut given)) = format(&kept, left.line().as_deref(), now) else {
+    let Some((text, mut given)) = format(&offer.hits, offer.left.line().as_deref(), now) else {
         return Ok(None);
     };
-    given.extend(&left.ids);
-    let session = &payload.session_id;
+    given.extend(&offer.left.ids);
     write_or_spool(
         store,
         |store| store.mark_injected(session, &given),
@@ -453,33 +341,10 @@ fn offer(
     Ok(Some(text))
 }
 
-/// The drift findings on hits about to be offered. The hooks recall without drift and check
-/// only these: most of what a prompt recalls falls below its floor or was given before, and
-/// each check costs an index search.
-pub fn drift_of(store: &Store, scope: &Scope, hits: &[Hit]) -> Result<Vec<drift::Finding>> {
-    if hits.is_empty() {
-        return Ok(Vec::new());
-    }
-    let ids: Vec<i64> = hits.iter().map(|h| h.id).collect();
-    let memories = store.live_openings_by_ids(&ids, scope, drift::READ_BYTES)?;
-    drift::check(store, scope, &memories, drift::Partners::Newer)
-}
-
-/// Memories that name a file being changed come first: they are about the work at hand.
-fn naming_changed_files_first(hits: Vec<Hit>, files: &[String]) -> Vec<Hit> {
-    let (mut first, rest): (Vec<Hit>, Vec<Hit>) = hits
-        .into_iter()
-        .partition(|h| names_a_changed_file(h, files));
-    first.extend(rest);
-    first
-}
-
-fn names_a_changed_file(hit: &Hit, files: &[String]) -> bool {
-    files.iter().any(|f| hit.body.contains(f.as_str()))
-}
-
-/// Record the lessons of the last reply. Each is stored on its own, so one that fails (too long,
-/// say) costs no other; a lesson that cannot get the store's lock in time waits in the spool.
+/// Record the lessons of the last reply. Each is recorded on its own, so one that fails (too
+/// long, say) costs no other; one that cannot get the store's lock in time waits in the spool,
+/// and a new one is shared too when the checkout says so (one that cannot be shared is kept all
+/// the same).
 fn stop(
     store: &mut Store,
     scope: &Scope,
@@ -487,29 +352,23 @@ fn stop(
     checkout: Option<&Path>,
 ) -> Result<()> {
     let mut failed = Vec::new();
-    for (n, memory) in lessons(scope, payload).into_iter().enumerate() {
-        let mut stored = None;
-        let written = write_or_spool(
-            store,
-            |store| {
-                let outcome = store.remember(&memory, &[], scope)?;
-                stored = (!outcome.duplicate).then_some(outcome.id);
-                Ok(())
-            },
-            || spooled(&memory),
-        );
-        if let Err(e) = written {
-            failed.push(format!("lesson {}: {e:#}", n + 1));
-        }
-        // A new lesson is shared too when the checkout says so. One that cannot be shared is
-        // kept all the same (a spooled one is shared by a later `synapse share`).
-        if let Some(id) = stored {
-            if let Err(e) = crate::team::share_if_set(store, scope, checkout, id) {
-                failed.push(format!(
-                    "lesson {} stored as {id}, not shared: {e:#}",
-                    n + 1
-                ));
-            }
+    for (n, memory) in lessons_of(scope, payload).into_iter().enumerate() {
+        let recording = Recording {
+            memory,
+            supersedes: &[],
+            checkout,
+        };
+        match record::remember(store, scope, recording) {
+            Ok(Recorded::Stored {
+                outcome,
+                shared: Shared::Failed(why),
+            }) => failed.push(format!(
+                "lesson {} stored as {}, not shared: {why}",
+                n + 1,
+                outcome.id
+            )),
+            Ok(_) => {}
+            Err(e) => failed.push(format!("lesson {}: {e:#}", n + 1)),
         }
     }
     if !failed.is_empty() {
@@ -518,33 +377,22 @@ fn stop(
     Ok(())
 }
 
-/// The lessons marked in the last reply, as memories of this project, masked already: the
-/// spool must not hold a secret either.
-fn lessons(scope: &Scope, payload: &Payload) -> Vec<NewMemory> {
+/// The lessons marked in the last reply, as memories of this project.
+fn lessons_of(scope: &Scope, payload: &Payload) -> Vec<NewMemory> {
     let Some(message) = payload.last_assistant_message.as_deref() else {
         return Vec::new();
     };
     let day = crate::store::today();
     let short: String = payload.session_id.chars().take(8).collect();
-    crate::lessons::marked(message)
+    lessons::marked(message)
         .into_iter()
         .map(|lesson| NewMemory {
-            body: crate::secrets::mask(&lesson).text,
+            body: lesson,
             source: format!("session {short} {day}"),
             project: scope.key().map(str::to_owned),
             ..NewMemory::default()
         })
         .collect()
-}
-
-/// A lesson as the spool keeps it.
-fn spooled(memory: &NewMemory) -> spool::Entry {
-    spool::Entry::Remember {
-        body: memory.body.clone(),
-        source: memory.source.clone(),
-        project: memory.project.clone(),
-        created_at: crate::store::now(),
-    }
 }
 
 /// One line in `synapse.log` in the data folder: the hook's only way to report. It names what

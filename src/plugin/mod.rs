@@ -1,0 +1,9 @@
+//! The Claude Code plugin's front end: the hooks Claude Code runs, the blocks they inject, the
+//! slash commands they run on the prompt as typed, and the lessons they record from a reply.
+//! What to offer and how to write is decided below (`recall::unasked`, `record`): this layer
+//! reads payloads and frames answers.
+
+pub mod hook;
+pub mod inject;
+pub mod lessons;
+pub mod slash;

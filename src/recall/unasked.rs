@@ -1,0 +1,181 @@
+//! What the hooks offer without being asked: the memories the task signal (SessionStart) or a
+//! prompt (UserPromptSubmit) points at, in the order they are worth their tokens, screened for
+//! drift and for what the session was given before. The hooks only frame what `offer` returns.
+
+use std::cmp::Reverse;
+
+use anyhow::Result;
+
+use super::fuse::Matcher;
+use super::terms::Terms;
+use super::{recall, Hit, Options, Recalled};
+use crate::config::Budget;
+use crate::drift::{self, Finding, LeftOut};
+use crate::signal::Signal;
+use crate::store::{Scope, Store};
+use crate::text::WordStemmer;
+
+/// A term matching more memories than this is common in the hooks' recall (`Options::common`):
+/// half of `lanes::COMMON_DF`, which ranks half as many memories per lane and stops counting
+/// each term's matches sooner; a prompt's common words rarely decide what is worth injecting
+/// unasked.
+const HOOK_COMMON: i64 = 250;
+/// The most prompt text recall looks at.
+const MAX_PROMPT: usize = 2_000;
+/// The most memories UserPromptSubmit injects.
+pub const PROMPT_MEMORIES: usize = 3;
+
+/// SessionStart's hits for the task signal, within `budget`'s count twice over (what drift
+/// leaves out frees places for the next ones), those naming a file being changed first: they
+/// are about the work at hand.
+pub fn for_session(
+    store: &Store,
+    scope: &Scope,
+    signal: &Signal,
+    budget: Budget,
+) -> Result<Vec<Hit>> {
+    let options = Options {
+        budget,
+        spare: budget.max_results(),
+        unasked: true,
+        drift: false,
+        substrings: false,
+        common: HOOK_COMMON,
+        ..Options::default()
+    };
+    let found = recall(store, scope, &signal.query(), &options)?;
+    let (mut first, rest): (Vec<Hit>, Vec<Hit>) = found
+        .results
+        .into_iter()
+        .partition(|h| names_a_changed_file(h, &signal.files));
+    first.extend(rest);
+    Ok(first)
+}
+
+/// What UserPromptSubmit may offer for `prompt`: recall for the prompt's own words, the hits
+/// that hold `prompt_floor` of its terms, those holding more of its terms first, and among
+/// hits holding as many, the ones the task signal points at first (naming a changed file, then
+/// holding a word of the branch or a changed file's name).
+/// The signal may order, never admit: on a feature branch nearly every memory shares a word with
+/// its name or files, and a memory is worth its tokens on this turn only when the prompt asks
+/// about it. Nor may it put a memory holding fewer of the prompt's words before one holding more:
+/// only three are injected, and with the signal first, replayed prompts on a feature branch lost
+/// their answer to memories about the branch (see docs/relevance.md). Returns recall's answer
+/// and the hits over the floor, best first.
+pub fn for_prompt(
+    store: &Store,
+    scope: &Scope,
+    prompt: &str,
+    signal: &Signal,
+) -> Result<(Recalled, Vec<Hit>)> {
+    let found = recall(store, scope, prompt_start(prompt), &prompt_options())?;
+    // Recall was asked the prompt alone, so a hit's coverage counts the prompt's terms.
+    let need = prompt_floor(found.terms.kept.len());
+    let mut hits: Vec<Hit> = found
+        .results
+        .iter()
+        .filter(|h| h.coverage >= need)
+        .cloned()
+        .collect();
+    let stemmer = WordStemmer::default();
+    let task = Terms::parse(&signal.query(), &stemmer).kept;
+    let mut on_task = Matcher::new(&task);
+    // Stable: recall's order stands among hits that tie.
+    hits.sort_by_cached_key(|h| {
+        (
+            Reverse(h.coverage),
+            !names_a_changed_file(h, &signal.files),
+            on_task.held(&h.body, &stemmer).is_empty(),
+        )
+    });
+    Ok((found, hits))
+}
+
+/// The part of a prompt recall looks at: its first `MAX_PROMPT` characters.
+pub fn prompt_start(prompt: &str) -> &str {
+    crate::text::cut_chars(prompt, MAX_PROMPT)
+}
+
+/// How UserPromptSubmit recalls: the lean budget, twice `PROMPT_MEMORIES` (what drift leaves out
+/// frees places for the next ones), no substring search (see `Options::substrings`), fewer
+/// ranked memories (`HOOK_COMMON`), and drift checked later, on what is offered (`offer`).
+pub fn prompt_options() -> Options {
+    Options {
+        budget: Budget::Lean,
+        limit: Some(PROMPT_MEMORIES),
+        spare: PROMPT_MEMORIES,
+        unasked: true,
+        drift: false,
+        substrings: false,
+        common: HOOK_COMMON,
+        ..Options::default()
+    }
+}
+
+/// How many distinct words of the prompt a memory must hold to be injected
+/// unasked: one for a one-word prompt, two up to eight words, three beyond. Injecting costs the
+/// session context, so a memory sharing one word with a long prompt stays out.
+pub fn prompt_floor(terms: usize) -> usize {
+    match terms {
+        0 | 1 => 1,
+        2..=8 => 2,
+        _ => 3,
+    }
+}
+
+fn names_a_changed_file(hit: &Hit, files: &[String]) -> bool {
+    files.iter().any(|f| hit.body.contains(f.as_str()))
+}
+
+/// What a hook may show: the memories to frame, in order, and what was left out.
+#[derive(Debug)]
+pub struct Offer {
+    pub hits: Vec<Hit>,
+    /// The offered memories left out, with the line that says why.
+    pub left: LeftOut,
+    /// The drift findings on the memories offered.
+    pub findings: Vec<Finding>,
+}
+
+/// The first `most` of `hits` that `session` was not given before and that drift does not
+/// leave out (so a chain of updates costs one place, its newest), with what was left out.
+///
+/// Each hit is checked for drift once, and only when it could be shown: the hits are checked
+/// `most` places at a time, fewer as places fill, so a session without drift pays for `most`
+/// checks (each costs an index search), and drift's rarity is judged among the memories checked
+/// together, as it always was.
+pub fn offer(
+    store: &Store,
+    scope: &Scope,
+    session: &str,
+    hits: Vec<Hit>,
+    most: usize,
+) -> Result<Offer> {
+    store.read(|| {
+        let given = store.injected(session)?;
+        let mut fresh = hits.into_iter().filter(|h| !given.contains(&h.id));
+        let (mut kept, mut findings, mut offered) = (Vec::new(), Vec::new(), Vec::new());
+        while kept.len() < most {
+            let batch: Vec<Hit> = fresh.by_ref().take(most - kept.len()).collect();
+            if batch.is_empty() {
+                break;
+            }
+            let ids: Vec<i64> = batch.iter().map(|h| h.id).collect();
+            let memories = store.live_openings_by_ids(&ids, scope, drift::READ_BYTES)?;
+            let found = drift::check(store, scope, &memories, drift::Partners::Newer)?;
+            kept.extend(
+                batch
+                    .into_iter()
+                    .filter(|h| !found.iter().any(|f| f.id == h.id)),
+            );
+            offered.extend(ids);
+            findings.extend(found);
+        }
+        let left = drift::leave_out(&findings, &offered);
+        Ok(Offer {
+            hits: kept,
+            left,
+            findings,
+        })
+    })
+}

@@ -1,0 +1,107 @@
+//! Recording a memory the way every write path must: secrets masked, the memory stored (or, when
+//! another process holds the store's lock longer than the writer may wait, left in the spool
+//! for the next write), and shared through the checkout when its settings say so.
+//!
+//! `synapse remember`, `/synapse:remember`, a `remember:` lesson in a reply (the Stop hook) and
+//! the MCP `remember` tool all write through `remember`, so none of them can skip a step.
+
+use std::path::Path;
+
+use anyhow::Result;
+
+use crate::secrets::Secrets;
+use crate::store::shared::Event;
+use crate::store::spool;
+use crate::store::write::{check_body, NewMemory, Remembered};
+use crate::store::{is_busy, Scope, Store};
+
+/// One memory to record.
+pub struct Recording<'a> {
+    pub memory: NewMemory,
+    /// Older memories the new one replaces, in the same transaction.
+    pub supersedes: &'a [i64],
+    /// The checkout a new memory is shared through when its `.synapse/config.toml` says
+    /// `share = true`; `None` never shares (a global memory, another project's, no checkout).
+    pub checkout: Option<&'a Path>,
+}
+
+/// What recording did.
+#[derive(Debug)]
+pub enum Recorded {
+    /// Stored, or found to repeat a live memory (`outcome.duplicate`).
+    Stored { outcome: Remembered, shared: Shared },
+    /// The store was busy: the masked text waits in the spool and is stored, exactly once, by
+    /// the next process that writes.
+    Spooled,
+}
+
+/// Whether a newly stored memory went to the team's shared file.
+#[derive(Debug)]
+pub enum Shared {
+    /// Not asked: no checkout, sharing not set, or nothing new was stored.
+    No,
+    /// Shared: the event written to the shared file.
+    Yes(Event),
+    /// Sharing was asked and failed; the memory is stored all the same. Why, for the writer.
+    Failed(String),
+}
+
+impl Shared {
+    /// The line a writer is told, if sharing was asked.
+    pub fn line(&self) -> Option<String> {
+        match self {
+            Shared::No => None,
+            Shared::Yes(_) => Some(format!(
+                "shared through {} (share = true in {})",
+                crate::team::FILE,
+                crate::team::SETTINGS
+            )),
+            Shared::Failed(why) => Some(format!("not shared: {why}")),
+        }
+    }
+}
+
+/// The sentence every write path says for a spooled memory.
+pub const SPOOLED: &str = "the store is busy (another process holds it); the text waits in \
+                           Synapse's spool and is stored with the next write";
+
+/// Record `recording.memory`, visible from `visible`. Text that cannot be a memory (empty, too
+/// long) is an error and nothing is spooled. A write that finds the store busy is spooled when
+/// the spool can carry it: it cannot carry a supersede (which must check the older memories
+/// under the lock) or text stored with its secrets (the spool holds only masked text).
+pub fn remember(store: &mut Store, visible: &Scope, recording: Recording) -> Result<Recorded> {
+    let Recording {
+        memory,
+        supersedes,
+        checkout,
+    } = recording;
+    check_body(&memory.body)?;
+    let outcome = match store.remember(&memory, supersedes, visible) {
+        Ok(outcome) => outcome,
+        Err(e) if is_busy(&e) && supersedes.is_empty() && memory.secrets == Secrets::Mask => {
+            spool::append(store.dir(), spooled(&memory))?;
+            return Ok(Recorded::Spooled);
+        }
+        Err(e) => return Err(e),
+    };
+    let shared = if outcome.duplicate {
+        Shared::No
+    } else {
+        match crate::team::share_if_set(store, visible, checkout, outcome.id) {
+            Ok(Some(event)) => Shared::Yes(event),
+            Ok(None) => Shared::No,
+            Err(e) => Shared::Failed(format!("{e:#}")),
+        }
+    };
+    Ok(Recorded::Stored { outcome, shared })
+}
+
+/// A memory as the spool keeps it: masked before it touches the disk.
+pub fn spooled(memory: &NewMemory) -> spool::Entry {
+    spool::Entry::Remember {
+        body: crate::secrets::mask(&memory.body).text,
+        source: memory.source.clone(),
+        project: memory.project.clone(),
+        created_at: memory.created_at.unwrap_or_else(crate::store::now),
+    }
+}
