@@ -39,20 +39,12 @@ pub fn read(
     page_bytes: usize,
 ) -> Result<Option<Page>> {
     // One snapshot for the checks and the bytes.
-    store.read(|| read_in(store, scope, id, offset, page_bytes))
-}
-
-fn read_in(
-    store: &Store,
-    scope: &Scope,
-    id: i64,
-    offset: usize,
-    page_bytes: usize,
-) -> Result<Option<Page>> {
-    let Some(raw) = store
-        .bytes_at(scope, id, offset, page_bytes, SOURCE_BYTES)
-        .with_context(|| format!("could not read memory {id}"))?
-    else {
+    let raw = store.read(|| {
+        store
+            .bytes_at(scope, id, offset, page_bytes, SOURCE_BYTES)
+            .with_context(|| format!("could not read memory {id}"))
+    })?;
+    let Some(raw) = raw else {
         return Ok(None);
     };
     let (total, source_total, source, slice) = (raw.total, raw.source_total, raw.source, raw.bytes);

@@ -105,3 +105,56 @@ pub fn spooled(memory: &NewMemory) -> spool::Entry {
         created_at: memory.created_at.unwrap_or_else(crate::store::now),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lesson(body: &str, secrets: Secrets) -> NewMemory {
+        NewMemory {
+            body: body.to_owned(),
+            source: "test".to_owned(),
+            project: Some("proj".to_owned()),
+            secrets,
+            ..NewMemory::default()
+        }
+    }
+
+    fn record(store: &mut Store, memory: NewMemory, supersedes: &[i64]) -> Result<Recorded> {
+        let recording = Recording {
+            memory,
+            supersedes,
+            checkout: None,
+        };
+        remember(store, &Scope::project("proj"), recording)
+    }
+
+    #[test]
+    fn a_busy_store_spools_what_the_spool_can_carry_and_refuses_the_rest() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open_for_hook(dir.path()).unwrap();
+        let spool = dir.path().join("spool.jsonl");
+        let lock = rusqlite::Connection::open(dir.path().join("synapse.db")).unwrap();
+        lock.execute_batch("BEGIN EXCLUSIVE").unwrap();
+
+        let masked = lesson("deploy key password=hunter2SECRETxyz9", Secrets::Mask);
+        assert!(matches!(
+            record(&mut store, masked, &[]).unwrap(),
+            Recorded::Spooled
+        ));
+        let spooled = std::fs::read_to_string(&spool).unwrap();
+        assert!(spooled.contains("deploy key password="), "{spooled}");
+        assert!(!spooled.contains("hunter2SECRETxyz9"), "{spooled}");
+
+        // A supersede must check the older memory under the lock; text kept with its secrets
+        // cannot go where only masked text may; an empty text is no memory at all.
+        for (memory, supersedes) in [
+            (lesson("replaces 1", Secrets::Mask), &[1][..]),
+            (lesson("token=hunter2SECRETxyz9", Secrets::Allow), &[][..]),
+            (lesson("  ", Secrets::Mask), &[][..]),
+        ] {
+            assert!(record(&mut store, memory, supersedes).is_err());
+        }
+        assert_eq!(std::fs::read_to_string(&spool).unwrap(), spooled);
+    }
+}

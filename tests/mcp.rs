@@ -533,6 +533,29 @@ fn remember_reports_duplicates_contradictions_missing_paths_and_masks_secrets() 
 }
 
 #[test]
+fn remember_shares_a_project_memory_when_the_checkout_says_so() {
+    // Every write path shares through `record`: the tool did not, before it went through it.
+    let fx = Fixture::new();
+    std::fs::create_dir_all(fx.project.join(".synapse")).unwrap();
+    std::fs::write(fx.project.join(".synapse/config.toml"), "share = true\n").unwrap();
+    let mut server = fx.server();
+
+    let shared = server.ok("remember", json!({"text": "Refunds settle in 5 days"}));
+    assert!(shared["shared"].is_string(), "{shared}");
+    assert!(shared["about"].as_str().unwrap().contains("shared through"));
+    let global = server.ok(
+        "remember",
+        json!({"text": "Prefer rebase over merge", "global": true}),
+    );
+    assert!(global.get("shared").is_none(), "{global}");
+    server.finish();
+
+    let file = std::fs::read_to_string(fx.project.join(".synapse/memories.jsonl")).unwrap();
+    assert!(file.contains("Refunds settle in 5 days"), "{file}");
+    assert!(!file.contains("rebase"), "a global memory was shared: {file}");
+}
+
+#[test]
 fn supersede_forget_and_restore_hide_and_bring_back() {
     let fx = Fixture::new();
     let old = fx.remember_in(&fx.project, "Deploys run from the release branch");
