@@ -46,6 +46,8 @@ use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
 use serde::Serialize;
 
+use crate::store::{Scope, Store};
+
 /// Synapse: a small, current and honest memory for Claude Code.
 #[derive(Debug, Parser)]
 #[command(name = "synapse", version, about, long_about = None)]
@@ -119,18 +121,51 @@ pub fn run(cli: Cli) -> Result<()> {
     }
 }
 
+/// `--project`, the project a verb works in instead of the current folder's. Flattened into a
+/// verb's arguments; a verb that words its help otherwise says so with `mut_arg("project", …)`.
+#[derive(Debug, clap::Args)]
+struct Place {
+    /// Work in this project (a folder or a key) instead of the current folder's.
+    #[arg(long)]
+    project: Option<String>,
+}
+
+impl Place {
+    /// The store and the project named, for a verb working on what a project holds: a
+    /// `--project` naming neither a folder nor a project with memories is refused
+    /// (`Store::scope_named`).
+    fn open(&self) -> Result<(Store, Scope)> {
+        let store = Store::open_default()?;
+        let scope = store.scope_named(self.project.as_deref())?;
+        Ok((store, scope))
+    }
+
+    /// The store and the project named, for a verb adding memories: any key names a project,
+    /// new or not (`Scope::resolve`), and a bad `--project` is refused before the store is opened.
+    fn open_to_add(&self) -> Result<(Store, Scope)> {
+        let scope = Scope::resolve(self.project.as_deref())?;
+        let store = Store::open_default()?;
+        Ok((store, scope))
+    }
+}
+
+/// The current folder.
+fn here() -> Result<std::path::PathBuf> {
+    std::env::current_dir().context("could not read the current folder")
+}
+
 /// The store, the current folder's project and the top of its git checkout, for the team
 /// verbs; outside a git repository there is nothing to share through.
-fn team_here() -> Result<(crate::store::Store, crate::store::Scope, std::path::PathBuf)> {
-    let here = std::env::current_dir().context("could not read the current folder")?;
+fn team_here() -> Result<(Store, Scope, std::path::PathBuf)> {
+    let here = here()?;
     let Some(top) = crate::team::checkout(&here) else {
         anyhow::bail!(
             "{} is not inside a git repository: a team shares memories through its repository",
             here.display()
         );
     };
-    let store = crate::store::Store::open_default()?;
-    let scope = crate::store::Scope::of_folder(&here)?;
+    let store = Store::open_default()?;
+    let scope = Scope::of_folder(&here)?;
     Ok((store, scope, top))
 }
 
