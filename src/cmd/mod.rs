@@ -50,7 +50,7 @@ use crate::store::{Scope, Store};
 
 /// Synapse: a small, current and honest memory for Claude Code.
 #[derive(Debug, Parser)]
-#[command(name = "synapse", version, about, long_about = None)]
+#[command(name = "synapse", version, about, long_about = None, after_help = ENVIRONMENT)]
 pub struct Cli {
     /// Print JSON instead of text meant for a person.
     #[arg(long, global = true)]
@@ -58,6 +58,25 @@ pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
 }
+
+/// Every environment variable Synapse reads (this CLI, the hooks, the MCP server and the plugin's
+/// launchers in `bin/`), as `synapse --help` lists them; a test holds it to the code.
+const ENVIRONMENT: &str = "\
+Environment variables:
+  SYNAPSE_DATA           The data folder (synapse.db, config.toml, synapse.log); default: the
+                         platform's data folder (`synapse doctor` shows it)
+  SYNAPSE_BUDGET         The hooks' and the MCP server's budget: lean, balanced or full
+  SYNAPSE_SESSION_START  on or off: inject memories when a session starts
+  SYNAPSE_PROMPT_SUBMIT  on or off: add memories relevant to each prompt
+  SYNAPSE_STOP           on or off: record `remember:` lines from replies
+  SYNAPSE_BIN_DIR        Where the plugin's launchers (bin/) look first for Synapse's binaries
+  CLAUDE_PLUGIN_DATA     The plugin's data folder (set by Claude Code): the binaries are built
+                         into its bin/
+  CLAUDE_PLUGIN_ROOT     The plugin's folder (set by Claude Code): the launchers look in its
+                         target/release
+  CLAUDE_PROJECT_DIR     The project synapse-mcp serves without --project (set by Claude Code)
+
+The budget and the hooks' switches win over config.toml in the data folder.";
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
