@@ -886,3 +886,62 @@ fn a_write_the_disk_refuses_fails_clearly_and_loses_nothing() {
     let listed = env.json(&["list", "--project", "p"]);
     assert_eq!(listed["memories"].as_array().unwrap().len(), 1, "{listed}");
 }
+
+/// Variables read only by the test suite, never to be advertised.
+const TEST_ONLY_VARIABLES: &[&str] = &["SYNAPSE_TEST_PANIC"];
+
+/// Every `SYNAPSE_…` and `CLAUDE_…` name in the files below `folder`.
+fn variables_named_in(folder: &Path, names: &mut std::collections::BTreeSet<String>) {
+    for entry in std::fs::read_dir(folder).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            variables_named_in(&path, names);
+            continue;
+        }
+        let text = String::from_utf8_lossy(&std::fs::read(&path).unwrap()).into_owned();
+        for prefix in ["SYNAPSE_", "CLAUDE_"] {
+            for (at, _) in text.match_indices(prefix) {
+                let before = text[..at].chars().next_back();
+                if before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_') {
+                    continue;
+                }
+                let name: String = text[at..]
+                    .chars()
+                    .take_while(|c| c.is_ascii_uppercase() || *c == '_')
+                    .collect();
+                let name = name.trim_end_matches('_');
+                if name.len() > prefix.len() {
+                    names.insert(name.to_owned());
+                }
+            }
+        }
+    }
+}
+
+/// `synapse --help` lists every environment variable the code and the plugin's launchers read,
+/// one line each, and none that only the tests set: a new variable cannot go unlisted.
+#[test]
+fn help_lists_every_environment_variable_read() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut names = std::collections::BTreeSet::new();
+    variables_named_in(&root.join("src"), &mut names);
+    variables_named_in(&root.join("bin"), &mut names);
+    assert!(names.contains("SYNAPSE_DATA"), "found {names:?}");
+    let out = Env::new().run(&["--help"]);
+    assert!(out.status.success(), "{out:?}");
+    let help = String::from_utf8(out.stdout).unwrap();
+    let listed = |name: &str| {
+        help.lines()
+            .any(|l| l.split_whitespace().next() == Some(name))
+    };
+    for name in &names {
+        if TEST_ONLY_VARIABLES.contains(&name.as_str()) {
+            assert!(
+                !help.contains(name.as_str()),
+                "{name} is for tests only:\n{help}"
+            );
+        } else {
+            assert!(listed(name), "{name} is read but not in --help:\n{help}");
+        }
+    }
+}

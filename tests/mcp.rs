@@ -552,7 +552,10 @@ fn remember_shares_a_project_memory_when_the_checkout_says_so() {
 
     let file = std::fs::read_to_string(fx.project.join(".synapse/memories.jsonl")).unwrap();
     assert!(file.contains("Refunds settle in 5 days"), "{file}");
-    assert!(!file.contains("rebase"), "a global memory was shared: {file}");
+    assert!(
+        !file.contains("rebase"),
+        "a global memory was shared: {file}"
+    );
 }
 
 #[test]

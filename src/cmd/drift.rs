@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 use serde_json::json;
 
 use crate::drift::{self, Finding, Kind};
@@ -17,7 +17,7 @@ pub struct Args {
 pub fn run(args: Args, json: bool) -> Result<()> {
     let dir = match args.dir {
         Some(dir) => dir,
-        None => std::env::current_dir().context("could not read the current folder")?,
+        None => super::here()?,
     };
     if !dir.is_dir() {
         bail!(

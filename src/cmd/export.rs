@@ -6,20 +6,21 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 use serde_json::json;
 
-use crate::store::Store;
+use super::Place;
 
 #[derive(Debug, clap::Args)]
+#[command(mut_arg("project", |a| a.help(
+    "Export this project (a folder or a key) instead of the current folder's"
+)))]
 pub struct Args {
     /// Write here instead of standard output (created 0600, replaced whole when complete).
     file: Option<PathBuf>,
-    /// Export this project (a folder or a key) instead of the current folder's.
-    #[arg(long)]
-    project: Option<String>,
+    #[command(flatten)]
+    place: Place,
 }
 
 pub fn run(args: Args, json: bool) -> Result<()> {
-    let store = Store::open_default()?;
-    let scope = store.scope_named(args.project.as_deref())?;
+    let (store, scope) = args.place.open()?;
     let Some(path) = args.file else {
         store.export(&scope, &mut std::io::stdout().lock())?;
         return Ok(());

@@ -3,20 +3,18 @@
 use anyhow::Result;
 use serde_json::json;
 
-use crate::store::Store;
+use super::Place;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The memory.
     id: i64,
-    /// Work in this project (a folder or a key) instead of the current folder's.
-    #[arg(long)]
-    project: Option<String>,
+    #[command(flatten)]
+    place: Place,
 }
 
 pub fn run(args: Args, json: bool) -> Result<()> {
-    let store = Store::open_default()?;
-    let scope = store.scope_named(args.project.as_deref())?;
+    let (store, scope) = args.place.open()?;
     let memory = store.require(args.id, &scope)?;
     let entries = store.history(args.id, &scope)?;
     if json {

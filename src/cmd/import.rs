@@ -5,16 +5,17 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 
-use super::secrets;
-use crate::store::{Scope, Store};
+use super::{secrets, Place};
 
 #[derive(Debug, clap::Args)]
+#[command(mut_arg("project", |a| a.help(
+    "Project for lines without a `project` field (a folder or a key; default: this folder's)"
+)))]
 pub struct Args {
     /// A JSON Lines file, or `-` for standard input.
     file: PathBuf,
-    /// Project for lines without a `project` field (a folder or a key; default: this folder's).
-    #[arg(long)]
-    project: Option<String>,
+    #[command(flatten)]
+    place: Place,
     /// Store bodies as given, even the parts that look like secrets (otherwise masked).
     #[arg(long)]
     allow_secrets: bool,
@@ -36,8 +37,7 @@ pub fn run(args: Args, json: bool) -> Result<()> {
         std::fs::read_to_string(&args.file)
             .with_context(|| format!("could not read {}", args.file.display()))?
     };
-    let scope = Scope::resolve(args.project.as_deref())?;
-    let mut store = Store::open_default()?;
+    let (mut store, scope) = args.place.open_to_add()?;
     let lines = text.lines().filter(|l| !l.trim().is_empty()).count();
     if lines > NOTICE_LINES {
         eprintln!(

@@ -3,21 +3,22 @@
 use anyhow::Result;
 use serde_json::json;
 
-use crate::store::Store;
+use super::Place;
 
 #[derive(Debug, clap::Args)]
+#[command(mut_arg("project", |a| a.help(
+    "List this project (a folder or a key) instead of the current folder's"
+)))]
 pub struct Args {
-    /// List this project (a folder or a key) instead of the current folder's.
-    #[arg(long)]
-    project: Option<String>,
+    #[command(flatten)]
+    place: Place,
     /// Include superseded and forgotten memories.
     #[arg(long)]
     all: bool,
 }
 
 pub fn run(args: Args, json: bool) -> Result<()> {
-    let store = Store::open_default()?;
-    let scope = store.scope_named(args.project.as_deref())?;
+    let (store, scope) = args.place.open()?;
     let memories = store.list(&scope, args.all)?;
     if json {
         return super::print_json(&json!({ "memories": memories }));

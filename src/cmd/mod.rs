@@ -46,9 +46,11 @@ use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
 use serde::Serialize;
 
+use crate::store::{Scope, Store};
+
 /// Synapse: a small, current and honest memory for Claude Code.
 #[derive(Debug, Parser)]
-#[command(name = "synapse", version, about, long_about = None)]
+#[command(name = "synapse", version, about, long_about = None, after_help = ENVIRONMENT)]
 pub struct Cli {
     /// Print JSON instead of text meant for a person.
     #[arg(long, global = true)]
@@ -56,6 +58,25 @@ pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
 }
+
+/// Every environment variable Synapse reads (this CLI, the hooks, the MCP server and the plugin's
+/// launchers in `bin/`), as `synapse --help` lists them; a test holds it to the code.
+const ENVIRONMENT: &str = "\
+Environment variables:
+  SYNAPSE_DATA           The data folder (synapse.db, config.toml, synapse.log); default: the
+                         platform's data folder (`synapse doctor` shows it)
+  SYNAPSE_BUDGET         The hooks' and the MCP server's budget: lean, balanced or full
+  SYNAPSE_SESSION_START  on or off: inject memories when a session starts
+  SYNAPSE_PROMPT_SUBMIT  on or off: add memories relevant to each prompt
+  SYNAPSE_STOP           on or off: record `remember:` lines from replies
+  SYNAPSE_BIN_DIR        Where the plugin's launchers (bin/) look first for Synapse's binaries
+  CLAUDE_PLUGIN_DATA     The plugin's data folder (set by Claude Code): the binaries are built
+                         into its bin/
+  CLAUDE_PLUGIN_ROOT     The plugin's folder (set by Claude Code): the launchers look in its
+                         target/release
+  CLAUDE_PROJECT_DIR     The project synapse-mcp serves without --project (set by Claude Code)
+
+The budget and the hooks' switches win over config.toml in the data folder.";
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
@@ -119,18 +140,51 @@ pub fn run(cli: Cli) -> Result<()> {
     }
 }
 
+/// `--project`, the project a verb works in instead of the current folder's. Flattened into a
+/// verb's arguments; a verb that words its help otherwise says so with `mut_arg("project", …)`.
+#[derive(Debug, clap::Args)]
+struct Place {
+    /// Work in this project (a folder or a key) instead of the current folder's.
+    #[arg(long)]
+    project: Option<String>,
+}
+
+impl Place {
+    /// The store and the project named, for a verb working on what a project holds: a
+    /// `--project` naming neither a folder nor a project with memories is refused
+    /// (`Store::scope_named`).
+    fn open(&self) -> Result<(Store, Scope)> {
+        let store = Store::open_default()?;
+        let scope = store.scope_named(self.project.as_deref())?;
+        Ok((store, scope))
+    }
+
+    /// The store and the project named, for a verb adding memories: any key names a project,
+    /// new or not (`Scope::resolve`), and a bad `--project` is refused before the store is opened.
+    fn open_to_add(&self) -> Result<(Store, Scope)> {
+        let scope = Scope::resolve(self.project.as_deref())?;
+        let store = Store::open_default()?;
+        Ok((store, scope))
+    }
+}
+
+/// The current folder.
+fn here() -> Result<std::path::PathBuf> {
+    std::env::current_dir().context("could not read the current folder")
+}
+
 /// The store, the current folder's project and the top of its git checkout, for the team
 /// verbs; outside a git repository there is nothing to share through.
-fn team_here() -> Result<(crate::store::Store, crate::store::Scope, std::path::PathBuf)> {
-    let here = std::env::current_dir().context("could not read the current folder")?;
+fn team_here() -> Result<(Store, Scope, std::path::PathBuf)> {
+    let here = here()?;
     let Some(top) = crate::team::checkout(&here) else {
         anyhow::bail!(
             "{} is not inside a git repository: a team shares memories through its repository",
             here.display()
         );
     };
-    let store = crate::store::Store::open_default()?;
-    let scope = crate::store::Scope::of_folder(&here)?;
+    let store = Store::open_default()?;
+    let scope = Scope::of_folder(&here)?;
     Ok((store, scope, top))
 }
 

@@ -3,10 +3,13 @@
 use anyhow::{bail, Result};
 use serde_json::json;
 
+use super::Place;
 use crate::config::Budget;
-use crate::store::Store;
 
 #[derive(Debug, clap::Args)]
+#[command(mut_arg("project", |a| a.help(
+    "Read in this project (a folder or a key) instead of the current folder's"
+)))]
 pub struct Args {
     /// The memory's id.
     id: i64,
@@ -16,17 +19,15 @@ pub struct Args {
     /// Byte offset to start from: 0, or the `next` of the previous page.
     #[arg(long, default_value_t = 0)]
     offset: usize,
-    /// Read in this project (a folder or a key) instead of the current folder's.
-    #[arg(long)]
-    project: Option<String>,
+    #[command(flatten)]
+    place: Place,
     /// Sets the page size (lean 2,800 bytes; balanced and full 6,000).
     #[arg(long, value_enum, default_value_t)]
     budget: Budget,
 }
 
 pub fn run(args: Args, json: bool) -> Result<()> {
-    let store = Store::open_default()?;
-    let scope = store.scope_named(args.project.as_deref())?;
+    let (store, scope) = args.place.open()?;
     let page = crate::read::read(
         &store,
         &scope,

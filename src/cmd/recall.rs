@@ -2,18 +2,20 @@
 
 use anyhow::Result;
 
+use super::Place;
 use crate::config::Budget;
 use crate::recall::{self, Options, Recalled};
-use crate::store::Store;
 
 #[derive(Debug, clap::Args)]
+#[command(mut_arg("project", |a| a.help(
+    "Search this project (a folder or a key) instead of the current folder's"
+)))]
 pub struct Args {
     /// The question; its words are OR terms (no search syntax is interpreted). `-` reads it
     /// from standard input.
     query: Vec<String>,
-    /// Search this project (a folder or a key) instead of the current folder's.
-    #[arg(long)]
-    project: Option<String>,
+    #[command(flatten)]
+    place: Place,
     /// How much to return.
     #[arg(long, value_enum, default_value_t)]
     budget: Budget,
@@ -31,8 +33,7 @@ pub fn run(args: Args, json: bool) -> Result<()> {
             "--limit 0 asks for no results; give 1 or more, or leave it out for the budget's count"
         );
     }
-    let store = Store::open_default()?;
-    let scope = store.scope_named(args.project.as_deref())?;
+    let (store, scope) = args.place.open()?;
     let options = Options {
         budget: args.budget,
         limit: args.limit,

@@ -3,17 +3,20 @@
 use anyhow::Result;
 use serde_json::json;
 
+use super::Place;
 use crate::record::{self, Recorded, Recording, Shared};
 use crate::store::write::NewMemory;
-use crate::store::{Scope, Store};
+use crate::store::Scope;
 
 #[derive(Debug, clap::Args)]
+#[command(mut_arg("project", |a| a
+    .help("Store it in this project (a folder or a key) instead of the current folder's")
+    .conflicts_with("global")))]
 pub struct Args {
     /// The memory's text; `-` or nothing reads standard input.
     text: Vec<String>,
-    /// Store it in this project (a folder or a key) instead of the current folder's.
-    #[arg(long, conflicts_with = "global")]
-    project: Option<String>,
+    #[command(flatten)]
+    place: Place,
     /// Store it as a global memory, visible from every project.
     #[arg(long)]
     global: bool,
@@ -35,17 +38,16 @@ pub fn run(args: Args, json: bool) -> Result<()> {
     } else {
         args.text.join(" ")
     };
-    let visible = Scope::resolve(args.project.as_deref())?;
+    let (mut store, visible) = args.place.open_to_add()?;
     let home = if args.global {
         Scope::global()
     } else {
         visible.clone()
     };
-    let mut store = Store::open_default()?;
     // A new memory of the current folder's project is shared when its checkout says so.
-    let here = args.project.is_none() && !args.global;
+    let here = args.place.project.is_none() && !args.global;
     let checkout = if here {
-        crate::team::checkout(&std::env::current_dir()?)
+        crate::team::checkout(&super::here()?)
     } else {
         None
     };

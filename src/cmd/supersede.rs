@@ -3,7 +3,7 @@
 use anyhow::Result;
 use serde_json::json;
 
-use crate::store::Store;
+use super::Place;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -11,14 +11,12 @@ pub struct Args {
     old: i64,
     /// The memory that replaces it.
     new: i64,
-    /// Work in this project (a folder or a key) instead of the current folder's.
-    #[arg(long)]
-    project: Option<String>,
+    #[command(flatten)]
+    place: Place,
 }
 
 pub fn run(args: Args, json: bool) -> Result<()> {
-    let mut store = Store::open_default()?;
-    let scope = store.scope_named(args.project.as_deref())?;
+    let (mut store, scope) = args.place.open()?;
     store.supersede(args.old, args.new, &scope)?;
     if json {
         return super::print_json(&json!({ "superseded": args.old, "by": args.new }));
