@@ -53,7 +53,7 @@ impl Event {
     }
 }
 
-/// What Claude Code sends on stdin; unknown fields are ignored.
+/// What Claude Code sends on stdin (docs/formats.md); unknown fields are ignored.
 #[derive(Debug, Deserialize)]
 pub struct Payload {
     pub session_id: String,
