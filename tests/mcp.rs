@@ -2,8 +2,9 @@
 //! paging a long multibyte memory to its last byte, scope isolation and every error path. Then
 //! two real third-party clients: the official MCP Python SDK (in both its legacy `initialize`
 //! mode and its default mode) and the MCP Inspector's CLI in `--strict` mode. Those two are
-//! installed by `.ci/test` (into `.ci/venv` and `.ci/node`); without them the tests fail and say
-//! so: they are never skipped.
+//! installed by `.ci/test` (into `.ci/venv` and `.ci/node`), and their tests are listed as ignored
+//! by a plain `cargo test`; `.ci/test` runs them, and without the clients they fail and say so:
+//! they are never skipped.
 
 mod common;
 
@@ -827,6 +828,7 @@ fn installed(relative: &str, what: &str) -> PathBuf {
 /// The official MCP Python SDK, in its legacy `initialize` mode and its default mode (which
 /// probes `server/discover` first), lists the tools, recalls and pages a memory to its end.
 #[test]
+#[ignore = "end-to-end: needs the MCP Python SDK in .ci/venv, run .ci/test"]
 fn the_official_python_sdk_drives_the_server() {
     let python = installed(".ci/venv/bin/python", "The MCP Python SDK's venv");
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp_client.py");
@@ -866,6 +868,7 @@ fn the_official_python_sdk_drives_the_server() {
 
 /// The MCP Inspector's CLI lists the tools and finds no schema portability problem.
 #[test]
+#[ignore = "end-to-end: needs the MCP Inspector in .ci/node, run .ci/test"]
 fn the_inspector_lists_the_tools_with_no_finding_in_strict_mode() {
     let inspector = installed(
         ".ci/node/node_modules/.bin/mcp-inspector",
