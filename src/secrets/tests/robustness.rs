@@ -1,6 +1,6 @@
 //! What must hold for any text: UTF-8 edges and random bytes do not panic, masking stays
-//! idempotent, every repetition tried runs in linear time; and a throughput measure to run by
-//! hand.
+//! idempotent, every repetition tried runs in linear time (`examples/mask.rs` measures the
+//! times, and the throughput on ordinary text).
 
 #![deny(clippy::string_slice)]
 // Noise is built by indexing a fixed alphabet; the detector itself never indexes.
@@ -162,64 +162,5 @@ fn nothing_quadratic() {
         let text = unit.repeat((mib << 20) / unit.len());
         let out = mask(&text);
         assert_markers(&out.text, &out.found);
-    }
-}
-
-/// 16 MiB of `sample` repeated.
-fn sixteen_mib(sample: &str) -> String {
-    let mut text = String::with_capacity((16 << 20) + sample.len());
-    while text.len() < 16 << 20 {
-        text.push_str(sample);
-    }
-    text
-}
-
-#[test]
-#[ignore = "throughput: run with --release --ignored --nocapture"]
-fn throughput() {
-    // the crate's own prose and code (not this module), and a synthetic log
-    let root = env!("CARGO_MANIFEST_DIR");
-    let read = |p: &str| std::fs::read_to_string(format!("{root}/{p}")).unwrap_or_default();
-    let prose = read("README.md");
-    let code: String = [
-        "src/store/mod.rs",
-        "src/recall/mod.rs",
-        "src/hook.rs",
-        "src/text.rs",
-    ]
-    .iter()
-    .map(|p| read(p))
-    .collect();
-    let log = [
-        "2025-03-04T10:12:44Z INFO request id=6f1c2e9a-7b3d-4c5e-8f90-a1b2c3d4e5f6 path=/v1/items status=200 took=12ms\n",
-        "2025-03-04T10:12:45Z WARN cache miss key=user:4821 region=eu-west-1 retry=2 upstream=10.0.4.12:8080\n",
-        "2025-03-04T10:12:46Z INFO commit 3f9a2b7c1d4e5f60718293a4b5c6d7e8f9012345 deployed by ci (build 8472)\n",
-    ]
-    .concat();
-    let only = std::env::var("SAMPLE").unwrap_or_default();
-    for (name, sample) in [("prose", prose), ("code", code), ("log", log)] {
-        if !only.is_empty() && only != name {
-            continue;
-        }
-        if sample.is_empty() {
-            continue;
-        }
-        let text = sixteen_mib(&sample);
-        let mb = text.len() as f64 / 1e6;
-        // a yardstick for this machine: one bare pass over the words
-        let start = std::time::Instant::now();
-        let words = text.split_ascii_whitespace().count();
-        let bare = start.elapsed();
-        let start = std::time::Instant::now();
-        let out = mask(&text);
-        let took = start.elapsed();
-        println!(
-            "{name:6} {mb:.1} MB in {:.1} ms: {:.0} MB/s ({} masked; split_ascii_whitespace \
-             over {words} words: {:.0} MB/s)",
-            took.as_secs_f64() * 1e3,
-            mb / took.as_secs_f64(),
-            out.found.len(),
-            mb / bare.as_secs_f64(),
-        );
     }
 }
