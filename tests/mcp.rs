@@ -16,6 +16,7 @@ use std::thread;
 use std::time::Duration;
 
 use common::MCP_TOOLS;
+use rstest::rstest;
 use serde_json::{json, Value};
 use tempfile::TempDir;
 
@@ -257,35 +258,40 @@ fn multibyte_body() -> String {
     body
 }
 
-#[test]
-fn initialize_answers_the_version_asked_and_teaches_the_loop() {
+#[rstest]
+fn initialize_answers_the_version_asked_and_teaches_the_loop(
+    #[values("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")] version: &str,
+) {
     let fx = Fixture::new();
-    for version in ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"] {
-        let mut server = Server::start(&fx.data, &fx.project);
-        let answer = server.initialize(version);
-        let result = &answer["result"];
-        assert_eq!(result["protocolVersion"], version, "{answer}");
-        assert_eq!(result["serverInfo"]["name"], "synapse", "{answer}");
-        assert!(result["capabilities"]["tools"].is_object(), "{answer}");
-        let instructions = result["instructions"].as_str().unwrap();
-        assert!(instructions.len() < 2048, "{} bytes", instructions.len());
-        for needed in [
-            "recall",
-            "readmemory",
-            "offset 0",
-            "`next`",
-            "null",
-            "advisory",
-        ] {
-            assert!(
-                instructions.contains(needed),
-                "instructions lack {needed:?}"
-            );
-        }
-        server.finish();
+    let mut server = Server::start(&fx.data, &fx.project);
+    let answer = server.initialize(version);
+    let result = &answer["result"];
+    assert_eq!(result["protocolVersion"], version, "{answer}");
+    assert_eq!(result["serverInfo"]["name"], "synapse", "{answer}");
+    assert!(result["capabilities"]["tools"].is_object(), "{answer}");
+    let instructions = result["instructions"].as_str().unwrap();
+    assert!(instructions.len() < 2048, "{} bytes", instructions.len());
+    for needed in [
+        "recall",
+        "readmemory",
+        "offset 0",
+        "`next`",
+        "null",
+        "advisory",
+    ] {
+        assert!(
+            instructions.contains(needed),
+            "instructions lack {needed:?}"
+        );
     }
-    // Newer clients first ask `server/discover` (protocol 2026-07-28), then call tools with the
-    // version and client in each request's `_meta`, with no `initialize` at all.
+    server.finish();
+}
+
+/// Newer clients first ask `server/discover` (protocol 2026-07-28), then call tools with the
+/// version and client in each request's `_meta`, with no `initialize` at all.
+#[test]
+fn newer_clients_discover_and_call_tools_without_initialize() {
+    let fx = Fixture::new();
     let mut server = Server::start(&fx.data, &fx.project);
     let meta = json!({
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
@@ -312,8 +318,12 @@ fn initialize_answers_the_version_asked_and_teaches_the_loop() {
     );
     assert_eq!(found["result"]["isError"], json!(false), "{found}");
     server.finish();
+}
 
-    // A version the server does not know gets the newest it speaks with `initialize`.
+/// A version the server does not know gets the newest it speaks with `initialize`.
+#[test]
+fn an_unknown_version_gets_the_newest_the_server_speaks() {
+    let fx = Fixture::new();
     let mut server = Server::start(&fx.data, &fx.project);
     let answer = server.initialize("1999-01-01");
     assert_eq!(
