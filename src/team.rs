@@ -429,6 +429,8 @@ pub fn share_if_set(
 
 #[cfg(test)]
 mod tests {
+    use rstest::rstest;
+
     use super::*;
 
     const ID: &str = "3f2504e0-4f89-41d3-9a0c-0305e82c3301";
@@ -449,37 +451,26 @@ mod tests {
         assert_eq!(parse(&text), Ok(event));
     }
 
-    #[test]
-    fn lines_that_are_not_events_say_why() {
-        let line = |event: &str, id: &str, at: &str| {
-            format!(r#"{{"event":"{event}","id":"{id}","at":"{at}","author":"a","body":"b"}}"#)
-        };
-        let upper = ID.to_uppercase();
-        for (text, why) in [
-            (
-                line("share", "42", "2026-01-01T00:00:00Z"),
-                "not a shared memory id",
-            ),
-            (
-                line("share", &upper, "2026-01-01T00:00:00Z"),
-                "not a shared memory id",
-            ),
-            (line("share", ID, "yesterday"), "not a time"),
-            (
-                line("merge", ID, "2026-01-01T00:00:00Z"),
-                "not an event Synapse knows",
-            ),
-            (r#"{"event":"share","id":5}"#.to_owned(), "not an event"),
-            (
-                format!(
-                    r#"{{"event":"share","id":"{ID}","at":"2026-01-01T00:00:00Z","author":"a"}}"#
-                ),
-                "a share without a body",
-            ),
-        ] {
-            let error = parse(&text).unwrap_err();
-            assert!(error.contains(why), "{text}: {error}");
-        }
+    /// A share line of `event` for `id` at `at`.
+    fn line(event: &str, id: &str, at: &str) -> String {
+        format!(r#"{{"event":"{event}","id":"{id}","at":"{at}","author":"a","body":"b"}}"#)
+    }
+
+    const AT: &str = "2026-01-01T00:00:00Z";
+
+    #[rstest]
+    #[case::an_id_of_digits(line("share", "42", AT), "not a shared memory id")]
+    #[case::an_upper_case_id(line("share", &ID.to_uppercase(), AT), "not a shared memory id")]
+    #[case::a_word_for_a_time(line("share", ID, "yesterday"), "not a time")]
+    #[case::an_unknown_event(line("merge", ID, AT), "not an event Synapse knows")]
+    #[case::a_line_missing_its_fields(r#"{"event":"share","id":5}"#.to_owned(), "not an event")]
+    #[case::a_share_without_a_body(
+        format!(r#"{{"event":"share","id":"{ID}","at":"{AT}","author":"a"}}"#),
+        "a share without a body"
+    )]
+    fn lines_that_are_not_events_say_why(#[case] text: String, #[case] why: &str) {
+        let error = parse(&text).unwrap_err();
+        assert!(error.contains(why), "{text}: {error}");
     }
 
     #[test]

@@ -482,23 +482,17 @@ fn credential_files_after_a_label_and_their_new_layouts() {
     keeps("see requirements.txt: \"numpy\" \"pandas\"");
 }
 
-#[test]
-fn more_vendor_prefixes() {
-    for (token, kind) in [
-        (
-            "rubygems_0c9a7e5b3d1f8a6c4e2b0d9f7a5c3e1b8d6f4a2c0e9b7d5f",
-            "rubygems key",
-        ),
-        (
-            "pul-5e3c1a9f7d5b3e1c9a7f5d3b1e9c7a5f3d1b9e7c",
-            "pulumi token",
-        ),
-        ("dckr_pat_Qm7vR2xK9pL4wT8nZ3bH6cJ1dF5", "docker hub token"),
-    ] {
-        let out = super::mask(&format!("publish with {token} from CI"));
-        assert_eq!(out.text, "publish with [secret] from CI");
-        assert_eq!(out.found.first().map(|f| f.kind), Some(kind));
-    }
+#[rstest]
+#[case::rubygems(
+    "rubygems_0c9a7e5b3d1f8a6c4e2b0d9f7a5c3e1b8d6f4a2c0e9b7d5f",
+    "rubygems key"
+)]
+#[case::pulumi("pul-5e3c1a9f7d5b3e1c9a7f5d3b1e9c7a5f3d1b9e7c", "pulumi token")]
+#[case::docker_hub("dckr_pat_Qm7vR2xK9pL4wT8nZ3bH6cJ1dF5", "docker hub token")]
+fn more_vendor_prefixes(#[case] token: &str, #[case] kind: &str) {
+    let out = super::mask(&format!("publish with {token} from CI"));
+    assert_eq!(out.text, "publish with [secret] from CI");
+    assert_eq!(out.found.first().map(|f| f.kind), Some(kind));
 }
 
 #[test]

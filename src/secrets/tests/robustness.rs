@@ -1,6 +1,6 @@
 //! What must hold for any text: UTF-8 edges and random bytes do not panic, masking stays
-//! idempotent, every repetition tried runs in linear time; and a throughput measure to run by
-//! hand.
+//! idempotent, every repetition tried runs in linear time (`examples/mask.rs` measures the
+//! times, and the throughput on ordinary text).
 
 #![deny(clippy::string_slice)]
 // Noise is built by indexing a fixed alphabet; the detector itself never indexes.
@@ -88,138 +88,77 @@ fn random_bytes_do_not_panic() {
     assert!(mask(&out.text).text == out.text, "not idempotent on noise");
 }
 
-#[test]
-fn nothing_quadratic() {
-    // each completes in linear time; no timing asserted (4 MiB for the two worst cases, 1 MiB
-    // for the others, to keep debug runs short)
-    let units: [(&str, usize); 59] = [
-        ("a=", 4),
-        ("| password | x |\n", 1),
-        ("| password ", 1),
-        ("| Password |\n|---|\n| Qx7!mZp2Lk |\n", 1),
-        ("name: password ", 1),
-        ("- name: TOKEN\n", 1),
-        ("echo x | a --password-stdin ", 1),
-        ("a/b1!c@", 1),
-        ("x -AsPlainText ", 1),
-        ("bot1234567890:", 1),
-        ("LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVktLS0tLQ", 1),
-        ("password: >-\n", 1),
-        ("set -x -x -x ", 1),
-        ("password=", 4),
-        ("password ", 1),
-        ("password: \"", 1),
-        ("token is ", 1),
-        ("-----BEGIN PRIVATE KEY-----", 1),
-        ("://a:b@", 1),
-        ("eyJhbGciOiJIUzI1NiJ9.", 1),
-        ("secret x ", 1),
-        ("a:1:b:c:", 1),
-        ("ghp_", 1),
-        ("&", 1),
-        ("-u a:", 1),
-        ("token=Zk4mQ8rT2vX7nB1c Zk4mQ8rT2vX7nB1 ", 1),
-        // shapes tried inside one long run, and base64 read past a run
-        ("eyJ-", 1),
-        ("MT-", 1),
-        ("LS0tLS1CRUdJTi+", 1),
-        // rules of the seventh set's passes: quoted phrases, qualifiers after a key, credential
-        // files and labels, stdin, command flags, expansions
-        ("password is \"a b ", 1),
-        ("clé ", 1),
-        ("key ", 1),
-        ("auth-user-pass\n", 1),
-        ("In .pgpass: a:", 1),
-        ("echo x | sudo -S ", 1),
-        ("sshpass -p ", 1),
-        ("${DB_PASSWORD:-", 1),
-        ("lftp -u a,", 1),
-        ("`a:b` /etc/rsyncd.secrets ", 1),
-        // the eighth set's pass: commands and their slots, labels, numbered keys, Cisco types,
-        // code spans, words after a copula in other languages, Twilio's name before a token
-        ("a: mc alias set ", 1),
-        ("net use \\\\a\\b ", 1),
-        ("sqlplus a/", 1),
-        ("gh secret set a --body ", 1),
-        ("enable secret 0 ", 1),
-        ("key1 ", 1),
-        ("`requirepass ", 1),
-        ("Şifresi ", 1),
-        ("Hasło to ", 1),
-        ("Twilio 4be0c1d97a35f8e26b10d9c4a7e3f582 ", 1),
-        ("userlist.txt: ", 1),
-        ("Пароль — ", 1),
-        ("password to ", 1),
-        ("a:b@tcp(", 1),
-        ("getConnection(a, ", 1),
-        ("AUTH ", 1),
-        ("a ||= ", 1),
-        ("<Password><Value>", 1),
-        ("PASSWORD=a_b_c ", 1),
-        ("contrasena: ", 1),
-    ];
-    for (unit, mib) in units {
-        let text = unit.repeat((mib << 20) / unit.len());
-        let out = mask(&text);
-        assert_markers(&out.text, &out.found);
-    }
-}
-
-/// 16 MiB of `sample` repeated.
-fn sixteen_mib(sample: &str) -> String {
-    let mut text = String::with_capacity((16 << 20) + sample.len());
-    while text.len() < 16 << 20 {
-        text.push_str(sample);
-    }
-    text
-}
-
-#[test]
-#[ignore = "throughput: run with --release --ignored --nocapture"]
-fn throughput() {
-    // the crate's own prose and code (not this module), and a synthetic log
-    let root = env!("CARGO_MANIFEST_DIR");
-    let read = |p: &str| std::fs::read_to_string(format!("{root}/{p}")).unwrap_or_default();
-    let prose = read("README.md");
-    let code: String = [
-        "src/store/mod.rs",
-        "src/recall/mod.rs",
-        "src/hook.rs",
-        "src/text.rs",
-    ]
-    .iter()
-    .map(|p| read(p))
-    .collect();
-    let log = [
-        "2025-03-04T10:12:44Z INFO request id=6f1c2e9a-7b3d-4c5e-8f90-a1b2c3d4e5f6 path=/v1/items status=200 took=12ms\n",
-        "2025-03-04T10:12:45Z WARN cache miss key=user:4821 region=eu-west-1 retry=2 upstream=10.0.4.12:8080\n",
-        "2025-03-04T10:12:46Z INFO commit 3f9a2b7c1d4e5f60718293a4b5c6d7e8f9012345 deployed by ci (build 8472)\n",
-    ]
-    .concat();
-    let only = std::env::var("SAMPLE").unwrap_or_default();
-    for (name, sample) in [("prose", prose), ("code", code), ("log", log)] {
-        if !only.is_empty() && only != name {
-            continue;
-        }
-        if sample.is_empty() {
-            continue;
-        }
-        let text = sixteen_mib(&sample);
-        let mb = text.len() as f64 / 1e6;
-        // a yardstick for this machine: one bare pass over the words
-        let start = std::time::Instant::now();
-        let words = text.split_ascii_whitespace().count();
-        let bare = start.elapsed();
-        let start = std::time::Instant::now();
-        let out = mask(&text);
-        let took = start.elapsed();
-        println!(
-            "{name:6} {mb:.1} MB in {:.1} ms: {:.0} MB/s ({} masked; split_ascii_whitespace \
-             over {words} words: {:.0} MB/s)",
-            took.as_secs_f64() * 1e3,
-            mb / took.as_secs_f64(),
-            out.found.len(),
-            mb / bare.as_secs_f64(),
-        );
-    }
+/// Each text below, a unit repeated to `mib` MiB, is masked, with every marker found: a scan
+/// that grew with the square of the text would not finish. No time is asserted (4 MiB for the
+/// two worst cases, 1 MiB for the others, to keep debug runs short; `examples/mask.rs` prints
+/// the times).
+#[rstest]
+#[case("a=", 4)]
+#[case("| password | x |\n", 1)]
+#[case("| password ", 1)]
+#[case("| Password |\n|---|\n| Qx7!mZp2Lk |\n", 1)]
+#[case("name: password ", 1)]
+#[case("- name: TOKEN\n", 1)]
+#[case("echo x | a --password-stdin ", 1)]
+#[case("a/b1!c@", 1)]
+#[case("x -AsPlainText ", 1)]
+#[case("bot1234567890:", 1)]
+#[case("LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVktLS0tLQ", 1)]
+#[case("password: >-\n", 1)]
+#[case("set -x -x -x ", 1)]
+#[case("password=", 4)]
+#[case("password ", 1)]
+#[case("password: \"", 1)]
+#[case("token is ", 1)]
+#[case("-----BEGIN PRIVATE KEY-----", 1)]
+#[case("://a:b@", 1)]
+#[case("eyJhbGciOiJIUzI1NiJ9.", 1)]
+#[case("secret x ", 1)]
+#[case("a:1:b:c:", 1)]
+#[case("ghp_", 1)]
+#[case("&", 1)]
+#[case("-u a:", 1)]
+#[case("token=Zk4mQ8rT2vX7nB1c Zk4mQ8rT2vX7nB1 ", 1)]
+// shapes tried inside one long run, and base64 read past a run
+#[case("eyJ-", 1)]
+#[case("MT-", 1)]
+#[case("LS0tLS1CRUdJTi+", 1)]
+// rules of the seventh set's passes: quoted phrases, qualifiers after a key, credential
+// files and labels, stdin, command flags, expansions
+#[case("password is \"a b ", 1)]
+#[case("clé ", 1)]
+#[case("key ", 1)]
+#[case("auth-user-pass\n", 1)]
+#[case("In .pgpass: a:", 1)]
+#[case("echo x | sudo -S ", 1)]
+#[case("sshpass -p ", 1)]
+#[case("${DB_PASSWORD:-", 1)]
+#[case("lftp -u a,", 1)]
+#[case("`a:b` /etc/rsyncd.secrets ", 1)]
+// the eighth set's pass: commands and their slots, labels, numbered keys, Cisco types,
+// code spans, words after a copula in other languages, Twilio's name before a token
+#[case("a: mc alias set ", 1)]
+#[case("net use \\\\a\\b ", 1)]
+#[case("sqlplus a/", 1)]
+#[case("gh secret set a --body ", 1)]
+#[case("enable secret 0 ", 1)]
+#[case("key1 ", 1)]
+#[case("`requirepass ", 1)]
+#[case("Şifresi ", 1)]
+#[case("Hasło to ", 1)]
+#[case("Twilio 4be0c1d97a35f8e26b10d9c4a7e3f582 ", 1)]
+#[case("userlist.txt: ", 1)]
+#[case("Пароль — ", 1)]
+#[case("password to ", 1)]
+#[case("a:b@tcp(", 1)]
+#[case("getConnection(a, ", 1)]
+#[case("AUTH ", 1)]
+#[case("a ||= ", 1)]
+#[case("<Password><Value>", 1)]
+#[case("PASSWORD=a_b_c ", 1)]
+#[case("contrasena: ", 1)]
+fn nothing_quadratic(#[case] unit: &str, #[case] mib: usize) {
+    let text = unit.repeat((mib << 20) / unit.len());
+    let out = mask(&text);
+    assert_markers(&out.text, &out.found);
 }
