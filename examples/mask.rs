@@ -56,10 +56,14 @@ fn ordinary_texts() -> [(&'static str, String); 3] {
         std::fs::read_to_string(format!("{root}/{path}"))
             .unwrap_or_else(|e| panic!("{root}/{path}: {e}"))
     };
-    let code: String = ["src/store/mod.rs", "src/recall/mod.rs", "src/hook.rs"]
-        .iter()
-        .map(|p| read(p))
-        .collect();
+    let code: String = [
+        "src/store/mod.rs",
+        "src/recall/mod.rs",
+        "src/plugin/hook.rs",
+    ]
+    .iter()
+    .map(|p| read(p))
+    .collect();
     let log = [
         "2025-03-04T10:12:44Z INFO request id=6f1c2e9a-7b3d-4c5e-8f90-a1b2c3d4e5f6 path=/v1/items status=200 took=12ms\n",
         "2025-03-04T10:12:45Z WARN cache miss key=user:4821 region=eu-west-1 retry=2 upstream=10.0.4.12:8080\n",

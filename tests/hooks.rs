@@ -591,7 +591,8 @@ fn a_panic_in_a_hook_is_silent_and_logged_without_the_payload(
     let log = std::fs::read_to_string(repo.data.join("synapse.log")).unwrap();
     assert_eq!(log.lines().count(), 1, "{log}");
     assert!(
-        log.lines().all(|l| l.contains("panicked at src/plugin/hook.rs")),
+        log.lines()
+            .all(|l| l.contains("panicked at src/plugin/hook.rs")),
         "{log}"
     );
     assert!(!log.contains("hunter2"), "{log}");
