@@ -3,17 +3,9 @@
 use anyhow::Result;
 use serde_json::json;
 
-use super::Place;
+use super::Target;
 
-#[derive(Debug, clap::Args)]
-pub struct Args {
-    /// The memory to hide.
-    id: i64,
-    #[command(flatten)]
-    place: Place,
-}
-
-pub fn run(args: Args, json: bool) -> Result<()> {
+pub fn run(args: Target, json: bool) -> Result<()> {
     let (mut store, scope) = args.place.open()?;
     store.forget(args.id, &scope)?;
     if json {

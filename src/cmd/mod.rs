@@ -91,11 +91,14 @@ pub enum Command {
     /// Mark OLD as replaced by NEW.
     Supersede(supersede::Args),
     /// Hide a memory from recall and reading (undo with `restore`).
-    Forget(forget::Args),
+    #[command(mut_arg("id", |a| a.help("The memory to hide")))]
+    Forget(Target),
     /// Undo the latest forget or supersede of a memory.
-    Restore(restore::Args),
+    #[command(mut_arg("id", |a| a.help("The memory to bring back")))]
+    Restore(Target),
     /// Show every recorded change to a memory.
-    History(history::Args),
+    #[command(mut_arg("id", |a| a.help("The memory")))]
+    History(Target),
     /// Import memories from a JSON Lines file (`-` for standard input).
     Import(import::Args),
     /// Export memories visible from here as JSON Lines.
@@ -166,6 +169,15 @@ impl Place {
         let store = Store::open_default()?;
         Ok((store, scope))
     }
+}
+
+/// A memory, by id, in the project of `place`: the arguments of the verbs that act on one
+/// memory and nothing else (`forget`, `restore`, `history`), each wording the id's help itself.
+#[derive(Debug, clap::Args)]
+pub struct Target {
+    id: i64,
+    #[command(flatten)]
+    place: Place,
 }
 
 /// The current folder.
