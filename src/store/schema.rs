@@ -555,7 +555,8 @@ fn remove(path: &Path) -> Result<()> {
 
 #[cfg(test)]
 mod tests {
-    use super::folded_v3;
+    use super::{folded_v3, head_v6, scope_token_v7, size_v7};
+    use crate::store::index::{self, HEAD_BYTES};
     use crate::text::duplicate::hash;
 
     /// The live hash may only change with a migration that recomputes the stored values.
@@ -570,6 +571,56 @@ mod tests {
             "a.b 3-4 5 .6",
         ] {
             assert_eq!(folded_v3(text), hash(text), "{text:?}");
+        }
+    }
+
+    /// Migrations 6, 7 and 8 indexed and counted rows by their own frozen rules. While the live
+    /// rules agree, a row they indexed leaves the indexes and the counts exactly as
+    /// `index::remove` expects; a change to a live rule needs a migration that re-indexes.
+    #[test]
+    fn the_live_index_rules_are_still_migrations_6_and_7s() {
+        let bodies = [
+            String::new(),
+            "Retry the webhook 3 times, then give up.".into(),
+            "--a--b-- ..c".into(),
+            "ab".into(),
+            "Configuração Élan — ok! 漢字 and ñu 😀 1,000".into(),
+            "nul\0inside\0\0words \0".into(),
+            "word ".repeat(3_000),
+            "a".repeat(20_000),
+            format!("{}é and more past the cut", "x".repeat(HEAD_BYTES - 1)),
+            format!("{}€€", "b".repeat(HEAD_BYTES - 2)),
+            format!("{}😀 past the cut", "c".repeat(HEAD_BYTES - 3)),
+            "連接池の大きさ ".repeat(1_000),
+        ];
+        for body in &bodies {
+            let opening: String = body.chars().take(30).collect();
+            let head = index::head(body);
+            assert_eq!(head, head_v6(body), "{opening:?}, {} bytes", body.len());
+            for source in ["", "cli", "stop hook: café", "a\0b"] {
+                let size = index::Size::of(head, source);
+                let frozen = size_v7(head, source);
+                assert_eq!(
+                    (size.words, size.grams),
+                    frozen,
+                    "{opening:?} from {source:?}"
+                );
+            }
+        }
+        const BASE: i64 = 65_534;
+        let edges = [
+            BASE - 1,
+            BASE,
+            BASE + 1,
+            BASE * BASE - 1,
+            BASE * BASE,
+            BASE * BASE + 1,
+            BASE * BASE * BASE - 1,
+            BASE * BASE * BASE,
+            i64::MAX,
+        ];
+        for n in (0..200_000).step_by(7).chain(edges) {
+            assert_eq!(index::scope_token(n), scope_token_v7(n), "scope {n}");
         }
     }
 }
