@@ -116,8 +116,8 @@ const MIGRATIONS: &[&str] = &[
     "#,
     // 7: statistics within a scope. The indexes keep no copy of the text (they need none, and
     // a deleted row no longer has to be handed back exactly) and gain a `scope` column holding
-    // one token per scope; `scopes` numbers the scopes ('' is the global one) and counts each
-    // one's indexed rows and tokens. Filled in by `index_scopes_v7`.
+    // one token per scope; `scopes` numbers the scopes ('' was the global one until migration
+    // 10) and counts each one's indexed rows and tokens. Filled in by `index_scopes_v7`.
     r#"
     CREATE TABLE scopes (
         id      INTEGER PRIMARY KEY,
@@ -163,6 +163,28 @@ const MIGRATIONS: &[&str] = &[
         replaced    INTEGER,
         PRIMARY KEY (project, uid)
     ) WITHOUT ROWID;
+    "#,
+    // 10: the global scope's key in `scopes` is NULL, as a global memory's project is in
+    // `memories`, instead of '': one spelling, so that every lookup of a scope is
+    // `project IS ?1` with the memory's own project bound. The table is rebuilt, since its
+    // `project` was NOT NULL; numbers and counts are kept, and with them every index row's token.
+    // UNIQUE keeps one row per project but holds NULLs distinct, so the partial index on
+    // `project IS NULL` (the same value in every row it holds) admits one global row only. A
+    // fixed number for the global scope would instead have renumbered it in existing stores,
+    // and re-tokened its index rows.
+    r#"
+    CREATE TABLE scopes_v10 (
+        id      INTEGER PRIMARY KEY,
+        project TEXT UNIQUE,
+        docs    INTEGER NOT NULL DEFAULT 0,
+        words   INTEGER NOT NULL DEFAULT 0,
+        grams   INTEGER NOT NULL DEFAULT 0
+    );
+    INSERT INTO scopes_v10(id, project, docs, words, grams)
+        SELECT id, nullif(project, ''), docs, words, grams FROM scopes;
+    DROP TABLE scopes;
+    ALTER TABLE scopes_v10 RENAME TO scopes;
+    CREATE UNIQUE INDEX scopes_global ON scopes(project IS NULL) WHERE project IS NULL;
     "#,
 ];
 
@@ -621,6 +643,25 @@ mod tests {
         ];
         for n in (0..200_000).step_by(7).chain(edges) {
             assert_eq!(index::scope_token(n), scope_token_v7(n), "scope {n}");
+        }
+    }
+
+    /// `scopes` holds one row per project and one global row: UNIQUE alone would admit any
+    /// number of global (NULL) rows.
+    #[test]
+    fn scopes_admit_one_row_per_project_and_one_global_row() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = crate::store::Store::open(dir.path()).unwrap();
+        let add = |project: Option<&str>| {
+            store
+                .conn()
+                .execute("INSERT INTO scopes(project) VALUES (?1)", [project])
+        };
+        for project in [None, Some("p"), Some("q")] {
+            add(project).unwrap();
+        }
+        for project in [None, Some("p")] {
+            assert!(add(project).is_err(), "a second row for {project:?}");
         }
     }
 }
