@@ -91,9 +91,49 @@ const SCHEMA_V2: &str = r#"
     PRAGMA user_version = 2;
 "#;
 
-/// The schema as version `v` (1 to 6) wrote it, from the two frozen above: version 1 differs from 2
-/// only in the indexes' settings, 3 from 4 by the `injected` table, 5 adds `drained` to 4, and 6
-/// moves the body to the end of each row.
+/// What migrations 7 to 9 added to version 6, as they wrote it: contentless indexes with a scope
+/// token in each row (replacing version 6's), `scopes` keying the global memories' scope `''`, and
+/// the `shared` table.
+const SINCE_V6_TO_V9: &str = r#"
+    CREATE TABLE scopes (
+        id      INTEGER PRIMARY KEY,
+        project TEXT NOT NULL UNIQUE,
+        docs    INTEGER NOT NULL DEFAULT 0,
+        words   INTEGER NOT NULL DEFAULT 0,
+        grams   INTEGER NOT NULL DEFAULT 0
+    );
+    CREATE VIRTUAL TABLE memory USING fts5(
+        body, source, scope,
+        content = '', contentless_delete = 1,
+        tokenize = 'porter unicode61 remove_diacritics 2'
+    );
+    CREATE VIRTUAL TABLE memorygram USING fts5(
+        body, scope,
+        content = '', contentless_delete = 1,
+        tokenize = 'trigram remove_diacritics 1'
+    );
+    INSERT INTO memory(memory, rank) VALUES ('hashsize', 67108864);
+    INSERT INTO memorygram(memorygram, rank) VALUES ('hashsize', 67108864);
+    CREATE TABLE shared (
+        project     TEXT,
+        uid         TEXT,
+        memory_id   INTEGER,
+        author      TEXT,
+        mine        INTEGER,
+        state_at    INTEGER,
+        withdrawn   INTEGER,
+        replaced_by TEXT,
+        replaced    INTEGER,
+        PRIMARY KEY (project, uid)
+    ) WITHOUT ROWID;
+    PRAGMA application_id = 1398361665;
+    PRAGMA user_version = 9;
+"#;
+
+/// The schema as version `v` (1 to 6, and 9) wrote it, from the three frozen above: version 1
+/// differs from 2 only in the indexes' settings, 3 from 4 by the `injected` table, 5 adds `drained`
+/// to 4, 6 moves the body to the end of each row, and 9 is 6 with the indexes migrations 7 to 9
+/// made.
 fn schema_at(v: i64) -> String {
     const DRAINED: &str = "CREATE TABLE drained (key TEXT PRIMARY KEY, at INTEGER NOT NULL) \
                            WITHOUT ROWID;";
@@ -118,6 +158,12 @@ fn schema_at(v: i64) -> String {
             let end = start + v4[start..].find(");").unwrap() + 2;
             let rest = format!("{}{}", &v4[..start], &v4[end..]);
             format!("{MEMORIES_V6}{rest}{DRAINED} PRAGMA user_version = 6;")
+        }
+        9 => {
+            let v6 = schema_at(6).replace("PRAGMA user_version = 6;", "");
+            let start = v6.find("    CREATE VIRTUAL TABLE memory ").unwrap();
+            let end = v6.find("    CREATE TABLE injected").unwrap();
+            format!("{}{}{SINCE_V6_TO_V9}", &v6[..start], &v6[end..])
         }
         _ => unreachable!("no released version {v}"),
     }
@@ -163,6 +209,75 @@ fn old_store(data: &Path, schema: &str, bodies: &[&str]) {
             .unwrap();
         }
     }
+}
+
+/// Make `data/synapse.db` at version 9 holding `memories` (a body and its project, `None` for a
+/// global one) as live memories from the source `old`, the nth created at 1700000000 + n, written
+/// as version 9 wrote them: each indexed by its head with its scope's token and counted in its
+/// scope, the global scope keyed `''`.
+fn store_v9(data: &Path, memories: &[(&str, Option<&str>)]) {
+    use rusqlite::params;
+    use synapse::store::index::{head, scope_token, Size};
+    std::fs::create_dir_all(data).unwrap();
+    let conn = Connection::open(data.join("synapse.db")).unwrap();
+    conn.execute_batch(&schema_at(9)).unwrap();
+    for (i, &(body, project)) in memories.iter().enumerate() {
+        let (id, at) = (i as i64 + 1, 1_700_000_001 + i as i64);
+        let folded = synapse::text::duplicate::hash(body);
+        conn.execute(
+            "INSERT INTO memories(id, project, source, created_at, updated_at, folded, body) \
+             VALUES (?1, ?2, 'old', ?3, ?3, ?4, ?5)",
+            params![id, project, at, folded, body],
+        )
+        .unwrap();
+        conn.execute(
+            "INSERT INTO history(memory_id, at, action) VALUES (?1, ?2, 'remember')",
+            [id, at],
+        )
+        .unwrap();
+        let key = project.unwrap_or("");
+        conn.execute("INSERT OR IGNORE INTO scopes(project) VALUES (?1)", [key])
+            .unwrap();
+        let n: i64 = conn
+            .query_row("SELECT id FROM scopes WHERE project = ?1", [key], |r| {
+                r.get(0)
+            })
+            .unwrap();
+        let (head, token) = (head(body), scope_token(n));
+        conn.execute(
+            "INSERT INTO memory(rowid, body, source, scope) VALUES (?1, ?2, 'old', ?3)",
+            params![id, head, token],
+        )
+        .unwrap();
+        conn.execute(
+            "INSERT INTO memorygram(rowid, body, scope) VALUES (?1, ?2, ?3)",
+            params![id, head, token],
+        )
+        .unwrap();
+        let size = Size::of(head, "old");
+        conn.execute(
+            "UPDATE scopes SET docs = docs + 1, words = words + ?2, grams = grams + ?3 \
+             WHERE id = ?1",
+            params![n, size.words, size.grams],
+        )
+        .unwrap();
+    }
+}
+
+/// Each scope of the store at `db`: its number, project and counts (rows, words, trigrams).
+type ScopeRow = (i64, Option<String>, i64, i64, i64);
+
+fn scopes_of(db: &Path) -> Vec<ScopeRow> {
+    Connection::open(db)
+        .unwrap()
+        .prepare("SELECT id, project, docs, words, grams FROM scopes ORDER BY id")
+        .unwrap()
+        .query_map([], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
+        })
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap()
 }
 
 /// The schema of the store at `db`: every table, index and trigger with its SQL, and the two
@@ -515,5 +630,93 @@ fn migration_8_brings_back_a_global_memory_a_project_hid() {
         .map(|e| e["action"].as_str().unwrap())
         .collect();
     assert_eq!(actions.last(), Some(&"restore-supersede"), "{history}");
+    indexes_are_sound(&db);
+}
+
+/// Version 9 keyed the global scope `''` in `scopes` and NULL in `memories`; migration 10 keys it
+/// NULL in both. A store of global and project memories migrated from version 9 is the store this
+/// build writes for the same memories: the same counts in each scope, the same recall with the
+/// same scores, and later writes counted in the global scope it had, not in a second one.
+#[test]
+fn migration_10_keys_the_global_scope_null_and_changes_no_recall() {
+    let dir = tempfile::tempdir().unwrap();
+    let long = format!(
+        "a pasted deploy log {}",
+        "retry after the timeout\n".repeat(500)
+    );
+    let memories = [
+        ("deploys go out on fridays by release train", Some("p")),
+        ("never deploy on a holiday; the release train waits", None),
+        ("the cache holds 200 entries for 5 minutes", Some("p")),
+        ("café menus are cached for 5 minutes", None),
+        ("deploys of q run on the ARM runners", Some("q")),
+        (long.as_str(), Some("p")),
+        ("連接池 の 大きさ is 20 connections", Some("q")),
+    ];
+    let old = dir.path().join("old");
+    store_v9(&old, &memories);
+    let db = old.join("synapse.db");
+    let before = scopes_of(&db);
+    assert_eq!(before[1].1.as_deref(), Some(""), "version 9's spelling");
+
+    // The same memories, imported by this build into a store of its own.
+    let fresh = dir.path().join("fresh");
+    let lines: Vec<String> = memories
+        .iter()
+        .enumerate()
+        .map(|(i, (body, project))| {
+            let at = format!("2023-11-14T22:13:{:02}Z", 21 + i);
+            serde_json::json!({"body": body, "project": project, "source": "old",
+                "created_at": at, "updated_at": at})
+            .to_string()
+        })
+        .collect();
+    let imported = common::run_synapse(
+        &fresh,
+        dir.path(),
+        &["import", "-"],
+        lines.join("\n").as_bytes(),
+    );
+    assert!(imported.status.success(), "{imported:?}");
+    let fresh_db = fresh.join("synapse.db");
+
+    let elsewhere = dir.path().join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    for (query, project) in [
+        ("deploy release train", "p"),
+        ("cache minutes", "p"),
+        ("timeout retry", "p"),
+        ("deploy runners", "q"),
+        ("連接池", "q"),
+        ("holiday minutes", elsewhere.to_str().unwrap()),
+    ] {
+        let args = ["recall", query, "--project", project, "--explain"];
+        let (migrated, written) = (json(&old, &args), json(&fresh, &args));
+        assert!(
+            !migrated["results"].as_array().unwrap().is_empty(),
+            "{query}: {migrated}"
+        );
+        assert_eq!(migrated, written, "{query} in {project}");
+    }
+    assert_eq!(version(&db), 10);
+    assert_eq!(version(&old.join("synapse.db.v9.bak")), 9);
+    let keyed_null: Vec<ScopeRow> = before
+        .into_iter()
+        .map(|(n, project, docs, words, grams)| {
+            (n, project.filter(|p| !p.is_empty()), docs, words, grams)
+        })
+        .collect();
+    assert_eq!(scopes_of(&db), keyed_null, "every count kept");
+    assert_eq!(scopes_of(&db), scopes_of(&fresh_db));
+    assert_eq!(schema_of(&db), schema_of(&fresh_db));
+
+    // A global memory written, another forgotten: counted in the global scope both stores have.
+    for data in [&old, &fresh] {
+        json(data, &["remember", "--global", "always pin the toolchain"]);
+        let forgot = synapse(data, &["forget", "2", "--project", "p"]);
+        assert!(forgot.status.success(), "{forgot:?}");
+    }
+    assert_eq!(scopes_of(&db).len(), 3, "{:?}", scopes_of(&db));
+    assert_eq!(scopes_of(&db), scopes_of(&fresh_db));
     indexes_are_sound(&db);
 }

@@ -5,6 +5,7 @@
 //! export then import is lossless. Import checks every line before it stores anything: a file
 //! with one bad line stores nothing and the error names the line.
 
+use std::collections::hash_map::Entry;
 use std::collections::{HashMap, HashSet};
 use std::io::Write;
 
@@ -132,13 +133,13 @@ fn same_hidden(conn: &Connection, memory: &NewMemory) -> Result<Option<i64>> {
         .optional()?)
 }
 
-/// For each scope an import stores into (keyed as `scopes` keys it, `""` for global memories):
+/// For each scope an import stores into (by project, `None` for global memories):
 /// `None` when it held live memories as the import began, else the hashes of the bodies stored
 /// there so far. A line in a scope that held nothing can only repeat an earlier line of the file,
 /// so the store is searched for a live copy only when the hash was seen (a first import into a
 /// project is then one query a line cheaper).
 #[derive(Default)]
-struct Fresh(HashMap<String, Option<HashSet<i64>>>);
+struct Fresh(HashMap<Option<String>, Option<HashSet<i64>>>);
 
 impl Fresh {
     /// Whether a live memory of `project` might hold the body hashed as `folded`; remembers the
@@ -149,15 +150,16 @@ impl Fresh {
         project: Option<&str>,
         folded: i64,
     ) -> Result<bool> {
-        let key = project.unwrap_or("");
-        if !self.0.contains_key(key) {
-            let held_nothing = index::live_count(conn, project)? == 0;
-            self.0
-                .insert(key.to_owned(), held_nothing.then(HashSet::new));
-        }
-        Ok(match self.0.get_mut(key) {
-            Some(Some(stored)) => !stored.insert(folded),
-            _ => true,
+        let stored = match self.0.entry(project.map(str::to_owned)) {
+            Entry::Occupied(known) => known.into_mut(),
+            Entry::Vacant(new) => {
+                let held_nothing = index::live_count(conn, project)? == 0;
+                new.insert(held_nothing.then(HashSet::new))
+            }
+        };
+        Ok(match stored {
+            Some(stored) => !stored.insert(folded),
+            None => true,
         })
     }
 }
@@ -296,7 +298,7 @@ mod tests {
         serde_json::json!({ "body": body, "project": project }).to_string()
     }
 
-    fn scope_counts(store: &Store) -> Vec<(String, i64, i64, i64)> {
+    fn scope_counts(store: &Store) -> Vec<(Option<String>, i64, i64, i64)> {
         let mut stmt = store
             .conn()
             .prepare("SELECT project, docs, words, grams FROM scopes ORDER BY project")
@@ -404,10 +406,13 @@ mod tests {
         assert_eq!(scope_counts(&imported), scope_counts(&remembered));
         assert_eq!(scope_counts(&imported).len(), 3);
         // Rows counted where they were stored: two in `a`, one in `b`, one global.
-        let docs: Vec<(String, i64)> = scope_counts(&imported)
+        let docs: Vec<(Option<String>, i64)> = scope_counts(&imported)
             .into_iter()
             .map(|(project, docs, _, _)| (project, docs))
             .collect();
-        assert_eq!(docs, [("".into(), 1), ("a".into(), 2), ("b".into(), 1)]);
+        assert_eq!(
+            docs,
+            [(None, 1), (Some("a".into()), 2), (Some("b".into()), 1)]
+        );
     }
 }

@@ -17,6 +17,7 @@
 //! makes SQLite open a statement savepoint for every insert, and FTS5 flushes its pending index
 //! at each savepoint, which made a 10,000-memory import ten times slower.
 
+use std::collections::hash_map::Entry;
 use std::collections::{BTreeMap, HashMap};
 
 use anyhow::{Context, Result};
@@ -82,19 +83,27 @@ fn runs(alnum: impl Iterator<Item = bool>) -> (i64, i64) {
     (words, chars)
 }
 
+/// The statements that find a scope by its project, bound as a memory's (`None`: the global
+/// memories, keyed NULL in `scopes` as in `memories`). `IS` matches NULL too, and is one search of
+/// the unique index on `project` either way.
+const SCOPE_NUMBER: &str = "SELECT id FROM scopes WHERE project IS ?1";
+const SCOPE_DOCS: &str = "SELECT docs FROM scopes WHERE project IS ?1";
+
 /// The number of the scope of `project` (`None`: global memories), made on first use.
 fn scope_number(conn: &Connection, project: Option<&str>) -> Result<i64> {
-    let key = project.unwrap_or("");
     if let Some(n) = conn
-        .prepare_cached("SELECT id FROM scopes WHERE project = ?1")?
-        .query_row([key], |r| r.get(0))
+        .prepare_cached(SCOPE_NUMBER)?
+        .query_row([project], |r| r.get(0))
         .optional()?
     {
         return Ok(n);
     }
     conn.prepare_cached("INSERT INTO scopes(project) VALUES (?1)")?
-        .execute([key])
-        .with_context(|| format!("could not add the scope {key:?}"))?;
+        .execute([project])
+        .with_context(|| match project {
+            Some(p) => format!("could not add the scope of project {p:?}"),
+            None => "could not add the global scope".to_owned(),
+        })?;
     Ok(conn.last_insert_rowid())
 }
 
@@ -102,8 +111,8 @@ fn scope_number(conn: &Connection, project: Option<&str>) -> Result<i64> {
 /// transaction's own rows count once its `Tally` is written.
 pub(crate) fn live_count(conn: &Connection, project: Option<&str>) -> Result<i64> {
     Ok(conn
-        .prepare_cached("SELECT docs FROM scopes WHERE project = ?1")?
-        .query_row([project.unwrap_or("")], |r| r.get(0))
+        .prepare_cached(SCOPE_DOCS)?
+        .query_row([project], |r| r.get(0))
         .optional()?
         .unwrap_or(0))
 }
@@ -113,20 +122,18 @@ pub(crate) fn live_count(conn: &Connection, project: Option<&str>) -> Result<i64
 /// not once a row (two statements a row were 7% of an import's instructions).
 #[derive(Default)]
 pub(crate) struct Tally {
-    /// Scope numbers by key as `scopes` keys them (`""` for global memories).
-    numbers: HashMap<String, i64>,
+    /// Scope numbers by project (`None`: global memories).
+    numbers: HashMap<Option<String>, i64>,
     changes: BTreeMap<i64, (i64, Size)>,
 }
 
 impl Tally {
     /// The number of `project`'s scope, looked up once a transaction.
     fn number(&mut self, conn: &Connection, project: Option<&str>) -> Result<i64> {
-        if let Some(&n) = self.numbers.get(project.unwrap_or("")) {
-            return Ok(n);
-        }
-        let n = scope_number(conn, project)?;
-        self.numbers.insert(project.unwrap_or("").to_owned(), n);
-        Ok(n)
+        Ok(match self.numbers.entry(project.map(str::to_owned)) {
+            Entry::Occupied(known) => *known.get(),
+            Entry::Vacant(new) => *new.insert(scope_number(conn, project)?),
+        })
     }
 
     /// Count `rows` more rows of `size` in scope `n` (both negative for rows taken out).
@@ -232,15 +239,53 @@ mod tests {
         assert_eq!(Size::of(head, source), expected);
     }
 
+    /// The hooks look a scope up on every prompt: each lookup, the global scope's too, is one
+    /// search of an index, never a scan of `scopes`.
     #[test]
-    fn the_live_head_is_the_one_migration_6_indexed() {
-        // Migration 6 froze its own copy of the rule; while the two agree, rows it re-indexed
-        // leave the indexes exactly as `remove` expects them.
-        for body in [
-            "a".repeat(20_000),
-            format!("{}€€", "b".repeat(HEAD_BYTES - 2)),
-        ] {
-            assert_eq!(head(&body), crate::store::schema::head_v6(&body));
+    fn a_scope_is_found_through_an_index() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = crate::store::Store::open(dir.path()).unwrap();
+        for sql in [SCOPE_NUMBER, SCOPE_DOCS] {
+            for project in [None, Some("p")] {
+                let plan: Vec<String> = store
+                    .conn()
+                    .prepare(&format!("EXPLAIN QUERY PLAN {sql}"))
+                    .unwrap()
+                    .query_map([project], |r| r.get(3))
+                    .unwrap()
+                    .collect::<rusqlite::Result<_>>()
+                    .unwrap();
+                let searched = plan.len() == 1
+                    && plan[0].starts_with("SEARCH scopes USING")
+                    && plan[0].contains("INDEX");
+                assert!(searched, "{sql} for {project:?}: {plan:?}");
+            }
         }
+    }
+
+    /// A transaction finds the global scope a store already has, by the spelling `scopes` keys it
+    /// with (NULL), and counts its rows there rather than in a second global row.
+    #[test]
+    fn writes_count_global_memories_in_the_one_global_scope() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = crate::store::Store::open(dir.path()).unwrap();
+        let global = crate::store::Scope::global();
+        for body in ["use pnpm", "tabs, not spaces"] {
+            let memory = crate::store::write::NewMemory {
+                body: body.into(),
+                ..Default::default()
+            };
+            store.remember(&memory, &[], &global).unwrap();
+        }
+        let rows: Vec<(Option<String>, i64)> = store
+            .conn()
+            .prepare("SELECT project, docs FROM scopes")
+            .unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .collect::<rusqlite::Result<_>>()
+            .unwrap();
+        assert_eq!(rows, [(None, 2)]);
+        assert_eq!(live_count(store.conn(), None).unwrap(), 2);
     }
 }

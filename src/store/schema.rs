@@ -116,8 +116,8 @@ const MIGRATIONS: &[&str] = &[
     "#,
     // 7: statistics within a scope. The indexes keep no copy of the text (they need none, and
     // a deleted row no longer has to be handed back exactly) and gain a `scope` column holding
-    // one token per scope; `scopes` numbers the scopes ('' is the global one) and counts each
-    // one's indexed rows and tokens. Filled in by `index_scopes_v7`.
+    // one token per scope; `scopes` numbers the scopes ('' was the global one until migration
+    // 10) and counts each one's indexed rows and tokens. Filled in by `index_scopes_v7`.
     r#"
     CREATE TABLE scopes (
         id      INTEGER PRIMARY KEY,
@@ -163,6 +163,28 @@ const MIGRATIONS: &[&str] = &[
         replaced    INTEGER,
         PRIMARY KEY (project, uid)
     ) WITHOUT ROWID;
+    "#,
+    // 10: the global scope's key in `scopes` is NULL, as a global memory's project is in
+    // `memories`, instead of '': one spelling, so that every lookup of a scope is
+    // `project IS ?1` with the memory's own project bound. The table is rebuilt, since its
+    // `project` was NOT NULL; numbers and counts are kept, and with them every index row's token.
+    // UNIQUE keeps one row per project but holds NULLs distinct, so the partial index on
+    // `project IS NULL` (the same value in every row it holds) admits one global row only. A
+    // fixed number for the global scope would instead have renumbered it in existing stores,
+    // and re-tokened its index rows.
+    r#"
+    CREATE TABLE scopes_v10 (
+        id      INTEGER PRIMARY KEY,
+        project TEXT UNIQUE,
+        docs    INTEGER NOT NULL DEFAULT 0,
+        words   INTEGER NOT NULL DEFAULT 0,
+        grams   INTEGER NOT NULL DEFAULT 0
+    );
+    INSERT INTO scopes_v10(id, project, docs, words, grams)
+        SELECT id, nullif(project, ''), docs, words, grams FROM scopes;
+    DROP TABLE scopes;
+    ALTER TABLE scopes_v10 RENAME TO scopes;
+    CREATE UNIQUE INDEX scopes_global ON scopes(project IS NULL) WHERE project IS NULL;
     "#,
 ];
 
@@ -555,7 +577,8 @@ fn remove(path: &Path) -> Result<()> {
 
 #[cfg(test)]
 mod tests {
-    use super::folded_v3;
+    use super::{folded_v3, head_v6, scope_token_v7, size_v7};
+    use crate::store::index::{self, HEAD_BYTES};
     use crate::text::duplicate::hash;
 
     /// The live hash may only change with a migration that recomputes the stored values.
@@ -570,6 +593,75 @@ mod tests {
             "a.b 3-4 5 .6",
         ] {
             assert_eq!(folded_v3(text), hash(text), "{text:?}");
+        }
+    }
+
+    /// Migrations 6, 7 and 8 indexed and counted rows by their own frozen rules. While the live
+    /// rules agree, a row they indexed leaves the indexes and the counts exactly as
+    /// `index::remove` expects; a change to a live rule needs a migration that re-indexes.
+    #[test]
+    fn the_live_index_rules_are_still_migrations_6_and_7s() {
+        let bodies = [
+            String::new(),
+            "Retry the webhook 3 times, then give up.".into(),
+            "--a--b-- ..c".into(),
+            "ab".into(),
+            "Configuração Élan — ok! 漢字 and ñu 😀 1,000".into(),
+            "nul\0inside\0\0words \0".into(),
+            "word ".repeat(3_000),
+            "a".repeat(20_000),
+            format!("{}é and more past the cut", "x".repeat(HEAD_BYTES - 1)),
+            format!("{}€€", "b".repeat(HEAD_BYTES - 2)),
+            format!("{}😀 past the cut", "c".repeat(HEAD_BYTES - 3)),
+            "連接池の大きさ ".repeat(1_000),
+        ];
+        for body in &bodies {
+            let opening: String = body.chars().take(30).collect();
+            let head = index::head(body);
+            assert_eq!(head, head_v6(body), "{opening:?}, {} bytes", body.len());
+            for source in ["", "cli", "stop hook: café", "a\0b"] {
+                let size = index::Size::of(head, source);
+                let frozen = size_v7(head, source);
+                assert_eq!(
+                    (size.words, size.grams),
+                    frozen,
+                    "{opening:?} from {source:?}"
+                );
+            }
+        }
+        const BASE: i64 = 65_534;
+        let edges = [
+            BASE - 1,
+            BASE,
+            BASE + 1,
+            BASE * BASE - 1,
+            BASE * BASE,
+            BASE * BASE + 1,
+            BASE * BASE * BASE - 1,
+            BASE * BASE * BASE,
+            i64::MAX,
+        ];
+        for n in (0..200_000).step_by(7).chain(edges) {
+            assert_eq!(index::scope_token(n), scope_token_v7(n), "scope {n}");
+        }
+    }
+
+    /// `scopes` holds one row per project and one global row: UNIQUE alone would admit any
+    /// number of global (NULL) rows.
+    #[test]
+    fn scopes_admit_one_row_per_project_and_one_global_row() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = crate::store::Store::open(dir.path()).unwrap();
+        let add = |project: Option<&str>| {
+            store
+                .conn()
+                .execute("INSERT INTO scopes(project) VALUES (?1)", [project])
+        };
+        for project in [None, Some("p"), Some("q")] {
+            add(project).unwrap();
+        }
+        for project in [None, Some("p")] {
+            assert!(add(project).is_err(), "a second row for {project:?}");
         }
     }
 }

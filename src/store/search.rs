@@ -115,11 +115,13 @@ impl Within {
 impl Store {
     /// What `scope` holds in the indexes: its own project's memories and the global ones.
     pub fn within(&self, scope: &Scope) -> Result<Within> {
-        // One row per scope with something indexed: a store holds few projects.
+        // One row per scope with something indexed: a store holds few projects. The global
+        // scope is keyed NULL; `IS` keeps the test true or false when the scope is global too.
         let mut stmt = self.conn().prepare_cached(
-            "SELECT id, docs, words, grams, project IN ('', ?1) FROM scopes WHERE docs > 0",
+            "SELECT id, docs, words, grams, project IS NULL OR project IS ?1 FROM scopes \
+             WHERE docs > 0",
         )?;
-        let rows = stmt.query_map([scope.key().unwrap_or("")], |r| {
+        let rows = stmt.query_map([scope.key()], |r| {
             Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
         })?;
         let (mut tokens, mut docs, mut words, mut grams, mut others) = (Vec::new(), 0, 0, 0, 0);
