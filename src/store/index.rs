@@ -158,17 +158,18 @@ impl Tally {
     }
 }
 
+/// What the indexes hold of a memory: its text and source, under its project's scope.
+pub(crate) struct Indexed<'a> {
+    pub id: i64,
+    pub body: &'a str,
+    pub source: &'a str,
+    pub project: Option<&'a str>,
+}
+
 /// Add a live memory to both indexes.
-pub(crate) fn add(
-    conn: &Connection,
-    tally: &mut Tally,
-    id: i64,
-    body: &str,
-    source: &str,
-    project: Option<&str>,
-) -> Result<()> {
-    let body = head(body);
-    let n = tally.number(conn, project)?;
+pub(crate) fn add(conn: &Connection, tally: &mut Tally, entry: &Indexed) -> Result<()> {
+    let (id, body, source) = (entry.id, head(entry.body), entry.source);
+    let n = tally.number(conn, entry.project)?;
     let token = scope_token(n);
     conn.prepare_cached("INSERT INTO memory(rowid, body, source, scope) VALUES (?1, ?2, ?3, ?4)")?
         .execute(rusqlite::params![id, body, source, token])?;
@@ -179,20 +180,13 @@ pub(crate) fn add(
 }
 
 /// Take a live memory out of both indexes.
-pub(crate) fn remove(
-    conn: &Connection,
-    tally: &mut Tally,
-    id: i64,
-    body: &str,
-    source: &str,
-    project: Option<&str>,
-) -> Result<()> {
-    let n = tally.number(conn, project)?;
+pub(crate) fn remove(conn: &Connection, tally: &mut Tally, entry: &Indexed) -> Result<()> {
+    let n = tally.number(conn, entry.project)?;
     conn.prepare_cached("DELETE FROM memory WHERE rowid = ?1")?
-        .execute([id])?;
+        .execute([entry.id])?;
     conn.prepare_cached("DELETE FROM memorygram WHERE rowid = ?1")?
-        .execute([id])?;
-    let size = Size::of(head(body), source);
+        .execute([entry.id])?;
+    let size = Size::of(head(entry.body), entry.source);
     tally.add(
         n,
         -1,

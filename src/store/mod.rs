@@ -106,23 +106,19 @@ const _: () = assert!(
 impl Memory {
     pub(crate) fn from_row(row: &Row) -> rusqlite::Result<Memory> {
         let body: String = row.get(7)?;
-        Ok(Memory {
-            id: row.get(0)?,
-            project: row.get(1)?,
-            source: row.get(2)?,
-            created_at: Stamp::read(row, 3)?,
-            updated_at: Stamp::read(row, 4)?,
-            superseded_by: row.get(5)?,
-            forgotten_at: Stamp::maybe_read(row, 6)?,
-            bytes: body.len(),
-            body,
-            folded: row.get(8)?,
-        })
+        let bytes = body.len();
+        Memory::with_body(row, body, bytes)
     }
 
     /// A row of `HEAD_COLUMNS`; a long body is left empty for `heads` to read.
     fn from_head_row(row: &Row) -> rusqlite::Result<Memory> {
         let bytes: i64 = row.get(9)?;
+        let body = row.get::<_, Option<String>>(7)?.unwrap_or_default();
+        Memory::with_body(row, body, bytes as usize)
+    }
+
+    /// The columns both row shapes share, around a body read as each shape holds it.
+    fn with_body(row: &Row, body: String, bytes: usize) -> rusqlite::Result<Memory> {
         Ok(Memory {
             id: row.get(0)?,
             project: row.get(1)?,
@@ -131,8 +127,8 @@ impl Memory {
             updated_at: Stamp::read(row, 4)?,
             superseded_by: row.get(5)?,
             forgotten_at: Stamp::maybe_read(row, 6)?,
-            body: row.get::<_, Option<String>>(7)?.unwrap_or_default(),
-            bytes: bytes as usize,
+            body,
+            bytes,
             folded: row.get(8)?,
         })
     }

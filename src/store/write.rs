@@ -186,7 +186,13 @@ fn insert(
     let at = now();
     let id = insert_row(conn, memory, body, folded, at, false)?;
     let project = memory.project.as_deref();
-    index::add(conn, tally, id, body, &memory.source, project)?;
+    let entry = index::Indexed {
+        id,
+        body,
+        source: &memory.source,
+        project,
+    };
+    index::add(conn, tally, &entry)?;
     history::record(conn, id, at, action, None)?;
     Ok(id)
 }
@@ -241,9 +247,15 @@ pub(crate) fn set_state(
     )?
     .execute(rusqlite::params![id, superseded_by, forgotten_at, at])?;
     let live = superseded_by.is_none() && forgotten_at.is_none();
+    let entry = index::Indexed {
+        id,
+        body: &body,
+        source: &source,
+        project: project.as_deref(),
+    };
     match (was_live, live) {
-        (true, false) => index::remove(conn, tally, id, &body, &source, project.as_deref()),
-        (false, true) => index::add(conn, tally, id, &body, &source, project.as_deref()),
+        (true, false) => index::remove(conn, tally, &entry),
+        (false, true) => index::add(conn, tally, &entry),
         _ => Ok(()),
     }
 }
