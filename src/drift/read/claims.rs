@@ -418,7 +418,7 @@ fn not_content() -> &'static HashSet<&'static str> {
             .chain(RELATING)
             .chain(NEGATIONS)
             .copied()
-            .chain(claim_units().map(|(unit, _, _)| unit))
+            .chain(claim_units())
             .collect()
     })
 }

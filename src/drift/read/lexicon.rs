@@ -5,6 +5,10 @@
 //! overlap but differ; each row here says how each reader takes its word, so both read one table
 //! and neither reads a word it was not tuned with.
 
+use std::sync::OnceLock;
+
+use foldhash::HashMap;
+
 /// A unit: (unit, its dimension and factor in a claim, its dimension in a value reading).
 type Unit = (
     &'static str,
@@ -65,27 +69,29 @@ const UNITS: &[Unit] = &[
     ("k", Some(("", 1e3)), None),
 ];
 
-/// The units a claim reads: (unit, dimension, factor to the dimension's base unit).
-pub fn claim_units() -> impl Iterator<Item = (&'static str, &'static str, f64)> {
+/// The units by name, built once per process: every word of every memory is looked up, and
+/// scanning the one table, longer than either reader's old list, made reading slower.
+fn units() -> &'static HashMap<&'static str, Unit> {
+    static MAP: OnceLock<HashMap<&'static str, Unit>> = OnceLock::new();
+    MAP.get_or_init(|| UNITS.iter().map(|&row| (row.0, row)).collect())
+}
+
+/// The units a claim reads.
+pub fn claim_units() -> impl Iterator<Item = &'static str> {
     UNITS
         .iter()
-        .filter_map(|&(unit, claim, _)| claim.map(|(dimension, factor)| (unit, dimension, factor)))
+        .filter(|(_, claim, _)| claim.is_some())
+        .map(|(unit, _, _)| *unit)
 }
 
 /// What a claim reads `word` as, if it is a unit: its dimension and the factor to its base unit.
 pub fn claim_unit(word: &str) -> Option<(&'static str, f64)> {
-    UNITS
-        .iter()
-        .find(|(unit, claim, _)| *unit == word && claim.is_some())
-        .and_then(|&(_, claim, _)| claim)
+    units().get(word).and_then(|&(_, claim, _)| claim)
 }
 
 /// What a value reading reads `word` as, if it is a unit: what it measures.
 pub fn value_unit(word: &str) -> Option<&'static str> {
-    UNITS
-        .iter()
-        .find(|(unit, _, value)| *unit == word && value.is_some())
-        .and_then(|&(_, _, value)| value)
+    units().get(word).and_then(|&(_, _, value)| value)
 }
 
 /// Whether a value reading has a unit measuring `dimension`.
@@ -135,26 +141,34 @@ const PLACES: &[(&str, Option<Place>, bool)] = &[
     ("asia", Some(Place::Region), false),
 ];
 
+/// The places by name, built once per process (as `units`).
+fn places() -> &'static HashMap<&'static str, (Option<Place>, bool)> {
+    static MAP: OnceLock<HashMap<&'static str, (Option<Place>, bool)>> = OnceLock::new();
+    MAP.get_or_init(|| {
+        PLACES
+            .iter()
+            .map(|&(name, claim, value)| (name, (claim, value)))
+            .collect()
+    })
+}
+
 /// What a claim reads `word` as, if it names a place.
 pub fn claim_place(word: &str) -> Option<Place> {
-    PLACES
-        .iter()
-        .find(|(name, claim, _)| *name == word && claim.is_some())
-        .and_then(|&(_, claim, _)| claim)
+    places().get(word).and_then(|&(claim, _)| claim)
 }
 
 /// Whether a value reading takes `word` for an environment.
 pub fn value_environment(word: &str) -> bool {
-    PLACES
-        .iter()
-        .any(|&(name, _, environment)| environment && name == word)
+    places()
+        .get(word)
+        .is_some_and(|&(_, environment)| environment)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// Each word has one row, so each reader's reading of it is read in one place.
+    /// Each word has one row: the lookups keep one row a word.
     #[test]
     fn each_word_has_one_row() {
         let mut units: Vec<&str> = UNITS.iter().map(|(u, _, _)| *u).collect();
