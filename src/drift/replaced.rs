@@ -10,7 +10,8 @@
 //! "still"), one set in another environment, or one that repeats a value of the older.
 
 use super::conflict::names_the_same;
-use super::value::{subject, Rarity, Reading, Shape, Word};
+use super::read::values::{Rarity, Shape, Values, Word};
+use super::value::subject;
 
 /// The least share of the smaller memory's rarity the two must share.
 const SAME_SUBJECT: f64 = 0.3;
@@ -58,7 +59,7 @@ const CONTINUING: &[&str] = &[
 
 /// Whether `r` says something still holds beside it: a word of `CONTINUING`, "too" only at the
 /// end of a sentence ("we run B too", not "lz4 cost too much").
-fn continues(r: &Reading) -> bool {
+fn continues(r: &Values) -> bool {
     let words = &r.words;
     words.iter().enumerate().any(|(i, w)| {
         CONTINUING.contains(&w.lower.as_str())
@@ -67,7 +68,7 @@ fn continues(r: &Reading) -> bool {
 }
 
 /// Why `newer` replaces what `older` says, if it does.
-pub fn replaced(older: &Reading, newer: &Reading, rarity: &Rarity) -> Option<String> {
+pub fn replaced(older: &Values, newer: &Values, rarity: &Rarity) -> Option<String> {
     if older.environments != newer.environments {
         return None;
     }
@@ -97,7 +98,7 @@ struct Slot {
 
 /// The settings `r` assigns a word or name to: "compression is zstd", "topic: `dlq`",
 /// "compression.type=lz4". Numbers are `value`'s.
-fn slots(r: &Reading) -> Vec<Slot> {
+fn slots(r: &Values) -> Vec<Slot> {
     let words = &r.words;
     let mut out = Vec::new();
     for (j, w) in words.iter().enumerate().skip(1) {
@@ -141,7 +142,7 @@ fn slots(r: &Reading) -> Vec<Slot> {
 /// `older` never says: "old vs new". Two sentences that only say what things are ("my favourite
 /// is X" / "my favourite is Y") are about two things as often as one: conversations are full of
 /// them.
-fn reassigned(older: &Reading, newer: &Reading) -> Option<String> {
+fn reassigned(older: &Values, newer: &Values) -> Option<String> {
     let theirs = slots(newer);
     slots(older).into_iter().find_map(|o| {
         let old = &older.words[o.at].lower;
@@ -157,7 +158,7 @@ fn reassigned(older: &Reading, newer: &Reading) -> Option<String> {
 /// A change word in `newer` within `AIM` describing words of a specific word both memories
 /// hold (`Rarity::specific`): "`subject`:
 /// `change word`".
-fn aimed_change(older: &Reading, newer: &Reading, rarity: &Rarity) -> Option<String> {
+fn aimed_change(older: &Values, newer: &Values, rarity: &Rarity) -> Option<String> {
     let words = &newer.words;
     words.iter().enumerate().find_map(|(i, word)| {
         let w = &word.lower;
@@ -176,7 +177,7 @@ fn aimed_change(older: &Reading, newer: &Reading, rarity: &Rarity) -> Option<Str
 /// `older` never says, each within `AIM` describing words of one word both memories hold:
 /// "old vs new".
 /// Paths are left to `stale`: a memory naming another file is rarely about the same slot.
-fn substituted(older: &Reading, newer: &Reading, rarity: &Rarity) -> Option<String> {
+fn substituted(older: &Values, newer: &Values, rarity: &Rarity) -> Option<String> {
     let theirs = own_names(newer, older);
     own_names(older, newer).into_iter().find_map(|(i, shape)| {
         let around: Vec<&String> = near(older, i)
@@ -196,8 +197,8 @@ fn substituted(older: &Reading, newer: &Reading, rarity: &Rarity) -> Option<Stri
 /// Whether both names are held by several memories each: things the project keeps talking
 /// about (`billing-3`, `search-35`), so two notes saying the same of each are about two
 /// subjects, where a value one memory sets (`europe-west1`) is seldom repeated.
-fn both_subjects(a: &Reading, i: usize, b: &Reading, j: usize, rarity: &Rarity) -> bool {
-    let held = |r: &Reading, i: usize| r.words[i].key.as_ref().map_or(0, |k| rarity.held_by(k));
+fn both_subjects(a: &Values, i: usize, b: &Values, j: usize, rarity: &Rarity) -> bool {
+    let held = |r: &Values, i: usize| r.words[i].key.as_ref().map_or(0, |k| rarity.held_by(k));
     held(a, i).min(held(b, j)) >= SUBJECT_HELD_BY
 }
 
@@ -213,7 +214,7 @@ fn numbered_alike(a: &str, b: &str) -> bool {
 }
 
 /// The places and shapes of the names of `r` that `other` never says, paths left out.
-fn own_names<'a>(r: &'a Reading, other: &Reading) -> Vec<(usize, &'a Shape)> {
+fn own_names<'a>(r: &'a Values, other: &Values) -> Vec<(usize, &'a Shape)> {
     r.words
         .iter()
         .enumerate()
@@ -226,7 +227,7 @@ fn own_names<'a>(r: &'a Reading, other: &Reading) -> Vec<(usize, &'a Shape)> {
 }
 
 /// The keys of the `AIM` describing words on each side of place `i` in `r`.
-fn near(r: &Reading, i: usize) -> impl Iterator<Item = &String> {
+fn near(r: &Values, i: usize) -> impl Iterator<Item = &String> {
     let before = r.words[..i].iter().rev().filter_map(key).take(AIM);
     let after = r
         .words

@@ -1,0 +1,194 @@
+//! Findings: what drift reports (`Finding`, of a `Kind`), how a finding reads to a person or a
+//! model, the chains conflicts link, and what a hook leaves out because of them.
+
+use foldhash::{HashMap, HashMapExt};
+use serde::Serialize;
+
+/// What kind of drift a finding is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Kind {
+    Stale,
+    Conflict,
+    Duplicate,
+}
+
+/// One finding.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Finding {
+    pub kind: Kind,
+    /// The memory the finding is against: the stale one, or the older of a pair.
+    pub id: i64,
+    /// Of a pair, the newer memory, which stands.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub newer: Option<i64>,
+    /// Why, in a few words: `"retries: 3 vs 5"`, `"src/x.rs is gone from /repo"`.
+    pub why: String,
+    /// The newer memory's text, quoted when the reader was not handed that memory.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub newer_text: Option<String>,
+}
+
+impl Finding {
+    /// One line for a person or a model: "12 is contradicted by newer 31 (retries: 3 vs 5)".
+    pub fn describe(&self) -> String {
+        let mut line = match (self.kind, self.newer) {
+            (Kind::Stale, _) => format!("{} is stale: {}", self.id, self.why),
+            (Kind::Conflict, Some(newer)) => {
+                format!(
+                    "{} is contradicted by newer {newer} ({})",
+                    self.id, self.why
+                )
+            }
+            (Kind::Duplicate, Some(newer)) => format!("{} is repeated by newer {newer}", self.id),
+            (_, None) => format!("{} {:?}: {}", self.id, self.kind, self.why),
+        };
+        if let (Some(newer), Some(text)) = (self.newer, &self.newer_text) {
+            line.push_str(&format!("\n    {newer} says: {text}"));
+        }
+        line
+    }
+}
+
+impl Finding {
+    /// One line about a memory just stored (`new`), from its side.
+    pub fn about_new(&self, new: i64) -> String {
+        match (self.kind, self.newer) {
+            (Kind::Conflict, Some(n)) if n == new => format!(
+                "it contradicts {} ({}); both are kept: `synapse supersede {} {new}` if it \
+                 replaces it",
+                self.id, self.why, self.id
+            ),
+            (Kind::Duplicate, Some(n)) if n == new => format!(
+                "it repeats {} (same text once case and punctuation are ignored); \
+                 `synapse forget {new}` if one is enough",
+                self.id
+            ),
+            (Kind::Stale, _) if self.id == new => {
+                format!("it names a path that does not exist: {}", self.why)
+            }
+            _ => self.describe(),
+        }
+    }
+}
+
+/// The chains among conflict findings: three or more memories linked by conflicts (the same
+/// value updated again and again), each as ids newest first. A memory in no chain is in none
+/// of the lists.
+pub fn chains(findings: &[Finding]) -> Vec<Vec<i64>> {
+    let links: Vec<(i64, i64)> = findings
+        .iter()
+        .filter(|f| f.kind == Kind::Conflict)
+        .filter_map(|f| f.newer.map(|n| (f.id, n)))
+        .collect();
+    let mut group: HashMap<i64, i64> = HashMap::new();
+    fn root(group: &mut HashMap<i64, i64>, id: i64) -> i64 {
+        let up = *group.entry(id).or_insert(id);
+        if up == id {
+            return id;
+        }
+        let top = root(group, up);
+        group.insert(id, top);
+        top
+    }
+    for &(a, b) in &links {
+        let (ra, rb) = (root(&mut group, a), root(&mut group, b));
+        group.insert(ra.max(rb), ra.min(rb));
+    }
+    let ids: Vec<i64> = group.keys().copied().collect();
+    let mut members: HashMap<i64, Vec<i64>> = HashMap::new();
+    for id in ids {
+        let r = root(&mut group, id);
+        members.entry(r).or_default().push(id);
+    }
+    let mut out: Vec<Vec<i64>> = members
+        .into_values()
+        .filter(|m| m.len() >= 3)
+        .map(|m| newest_first(&m, &links))
+        .collect();
+    out.sort();
+    out
+}
+
+/// `members` ordered so that each comes before every memory it contradicts (the newer first);
+/// ties by id, larger first.
+fn newest_first(members: &[i64], links: &[(i64, i64)]) -> Vec<i64> {
+    let mut left: Vec<i64> = members.to_vec();
+    left.sort_unstable_by(|a, b| b.cmp(a));
+    let mut out = Vec::with_capacity(left.len());
+    while !left.is_empty() {
+        // The newest remaining: no remaining member is newer than it.
+        let at = left
+            .iter()
+            .position(|&m| !links.iter().any(|&(o, n)| o == m && left.contains(&n)))
+            .unwrap_or(0);
+        out.push(left.remove(at));
+    }
+    out
+}
+
+/// What a hook leaves out of the memories it is about to inject, and why.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LeftOut {
+    pub ids: Vec<i64>,
+    /// One reason a memory: "12 is stale (...)", "3 is contradicted by newer 7 (...)".
+    pub reasons: Vec<String>,
+}
+
+impl LeftOut {
+    /// The one line the block shows: "Left out: REASON; REASON.", if anything was left out.
+    pub fn line(&self) -> Option<String> {
+        (!self.reasons.is_empty()).then(|| format!("Left out: {}.", self.reasons.join("; ")))
+    }
+}
+
+/// Of the memories `offered` (ids, in order), which to leave out given `findings`: stale ones,
+/// and the older of a conflicting or duplicate pair.
+pub fn leave_out(findings: &[Finding], offered: &[i64]) -> LeftOut {
+    let mut ids = Vec::new();
+    let mut reasons = Vec::new();
+    for &id in offered {
+        let Some(f) = findings.iter().find(|f| f.id == id) else {
+            continue;
+        };
+        ids.push(id);
+        reasons.push(match (f.kind, f.newer) {
+            (Kind::Stale, _) => format!("{id} is stale ({})", f.why),
+            (Kind::Conflict, Some(newer)) => {
+                format!("{id} is contradicted by newer {newer} ({})", f.why)
+            }
+            (_, newer) => format!(
+                "{id} repeats {}",
+                newer.map_or("another".to_owned(), |n| n.to_string())
+            ),
+        });
+    }
+    LeftOut { ids, reasons }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn conflict(id: i64, newer: i64) -> Finding {
+        Finding {
+            kind: Kind::Conflict,
+            id,
+            newer: Some(newer),
+            why: String::new(),
+            newer_text: None,
+        }
+    }
+
+    #[test]
+    fn chains_are_three_or_more_linked_newest_first() {
+        // 7 <- 3 <- 9 (ids out of time order), a lone pair 20 <- 21, and a duplicate.
+        let mut findings = vec![conflict(7, 3), conflict(3, 9), conflict(7, 9)];
+        findings.push(conflict(20, 21));
+        findings.push(Finding {
+            kind: Kind::Duplicate,
+            ..conflict(30, 31)
+        });
+        assert_eq!(chains(&findings), vec![vec![9, 3, 7]]);
+    }
+}
