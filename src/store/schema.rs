@@ -3,6 +3,8 @@
 //! Each migration runs in one transaction. An existing file is copied aside before it is
 //! migrated, and a file written by a newer Synapse is refused rather than guessed at.
 //! Released migrations are never edited: a change is a new entry at the end of `MIGRATIONS`.
+//! That is why this file is long: every migration stays here as it shipped, beside the frozen
+//! helpers it calls and the tests that they still agree with the live rules.
 
 use std::path::Path;
 
