@@ -756,6 +756,32 @@ fn hooks_inject_memories_and_stop_records_the_reply() {
     );
 }
 
+/// A line the user starts with `remember:` in a prompt is kept, and the model is told so in the
+/// prompt hook's context (a new user's "remember: we never deploy on Fridays" stored nothing).
+#[test]
+#[ignore = "end-to-end: needs the Claude Code client in .ci/node, run .ci/test"]
+fn a_remember_line_the_user_types_is_kept_and_the_model_told() {
+    let mut fx = Fixture::new();
+    fx.seed();
+    fx.api.script("Understood.");
+    let fact = "we never deploy on Fridays";
+    let run = fx.claude(&format!("Check the release plan.\nremember: {fact}"));
+    run.expect_success();
+    run.expect_text(
+        "line 1: remembered as memory",
+        Origin::Hook("UserPromptSubmit"),
+        "what the prompt hook kept",
+    );
+    let listed = fx.synapse_json(&["list", "--json", "--project", fx.repo_arg()]);
+    let kept = listed["memories"]
+        .as_array()
+        .unwrap_or_else(|| panic!("list printed no memories: {listed}"))
+        .iter()
+        .filter(|m| m["body"] == json!(fact))
+        .count();
+    assert_eq!(kept, 1, "the project holds {listed:#}\n{run}");
+}
+
 /// `/synapse:recall QUESTION`: the prompt hook searches and hands the results to the model.
 #[test]
 #[ignore = "end-to-end: needs the Claude Code client in .ci/node, run .ci/test"]

@@ -414,6 +414,45 @@ fn stop_records_marked_lessons_once_and_masks_secrets() {
     assert_eq!(repo.bodies().len(), 2);
 }
 
+/// A user typing "remember: ..." in a prompt stored nothing (found trying Synapse as a new user):
+/// such a line is kept as a project memory once, whatever the hooks' switches, and the model is
+/// told, so it saves nothing a second time.
+#[test]
+fn a_remember_line_the_user_types_is_kept_once_and_said() {
+    let repo = Repo::new();
+    let prompt = "Ship the retry fix.\nremember: we never deploy on Fridays\n\
+                  ```yaml\nremember: true\n```";
+    let said = repo.prompt("s1", prompt);
+    assert!(said.contains("line 1: remembered as memory"), "{said}");
+    assert_eq!(repo.bodies(), ["we never deploy on Fridays"]);
+    let out = common::run_synapse(&repo.data, &repo.path, &["list", "--json"], b"");
+    let list: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let source = list["memories"][0]["source"].as_str().unwrap();
+    assert!(source.starts_with("prompt s1 "), "{source}");
+
+    // The prompt holds the text: this session is not handed it back.
+    assert!(!repo
+        .prompt("s1", "do we deploy on Fridays?")
+        .contains("<synapse-memories>"));
+    assert!(repo
+        .prompt("s2", "do we deploy on Fridays?")
+        .contains("we never deploy on Fridays"));
+
+    let payload = json!({"session_id": "s3", "cwd": repo.path, "prompt": prompt,
+        "hook_event_name": "UserPromptSubmit"});
+    let off = stdout(repo.hook(
+        "synapse-prompt-submit",
+        &payload,
+        &[("SYNAPSE_PROMPT_SUBMIT", "off")],
+    ));
+    assert!(
+        off.contains("line 1: already remembered as memory"),
+        "{off}"
+    );
+    assert_eq!(repo.bodies().len(), 1);
+    assert_eq!(repo.log_lines(), 0);
+}
+
 #[rstest]
 #[case::not_json(b"not json")]
 #[case::empty(b"")]

@@ -7,6 +7,8 @@
 //!   has not been given.
 //! - UserPromptSubmit with `/synapse:remember`, `recall`, `read`, `forget` or `share`: run the
 //!   command on the text as typed and print its answer (see `slash`).
+//! - UserPromptSubmit with lines the user starts with `remember:`: record each (`record`), say so,
+//!   and offer memories as usual.
 //! - Stop: record `remember:` lines and `<remember>` blocks of the last reply as project
 //!   memories (`record`); print nothing (printing would make Claude continue).
 //!
@@ -34,6 +36,8 @@ use crate::store::{Scope, Store};
 const MAX_INPUT: u64 = 4 << 20;
 /// How long after it starts a hook waits for the changed files of a large checkout.
 const SIGNAL_WAIT: Duration = Duration::from_millis(3);
+/// The most `remember:` lines of one prompt recorded: a hook's work is bounded whatever is pasted.
+const MAX_TYPED: usize = 8;
 
 /// Which hook is running.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -162,7 +166,15 @@ fn handle(event: Event, input: &str) -> Result<(Option<String>, Option<Store>)> 
         Event::UserPromptSubmit => payload.prompt.as_deref().and_then(slash::parse),
         _ => None,
     };
+    // Lines the user marked `remember:` are kept whatever the settings say, as a slash command
+    // is run: the user asked for it in so many words.
+    let typed = match (event, &command, payload.prompt.as_deref()) {
+        (Event::UserPromptSubmit, None, Some(prompt)) => lessons::typed(prompt),
+        _ => Vec::new(),
+    };
+    let prompt_on = settings.hooks.prompt_submit;
     let on = command.is_some()
+        || !typed.is_empty()
         || match event {
             Event::SessionStart => settings.hooks.session_start,
             Event::UserPromptSubmit => settings.hooks.prompt_submit,
@@ -201,7 +213,15 @@ fn handle(event: Event, input: &str) -> Result<(Option<String>, Option<Store>)> 
             let team = fold_team(&mut store, &scope, checkout.as_deref());
             session_start(&mut store, &scope, &payload, signal(), budget, team)
         }
-        (Event::UserPromptSubmit, None) => prompt_submit(&mut store, &scope, &payload, signal()),
+        (Event::UserPromptSubmit, None) => {
+            let kept = keep_typed(&mut store, &scope, &payload, typed, checkout.as_deref())?;
+            let offered = if prompt_on {
+                prompt_submit(&mut store, &scope, &payload, signal())?
+            } else {
+                None
+            };
+            Ok([kept, offered].into_iter().flatten().reduce(|a, b| a + &b))
+        }
         (Event::Stop, _) => stop(&mut store, &scope, &payload, checkout.as_deref()).map(|_| None),
     }?;
     Ok((out, Some(store)))
@@ -330,15 +350,25 @@ fn offer(
         return Ok(None);
     };
     given.extend(&offer.left.ids);
+    mark_given(store, payload, given)?;
+    Ok(Some(text))
+}
+
+/// Remember that this session was given (or told why it was not given) the memories `ids`, so
+/// no later prompt offers them again.
+fn mark_given(store: &mut Store, payload: &Payload, ids: Vec<i64>) -> Result<()> {
+    if ids.is_empty() {
+        return Ok(());
+    }
+    let session = &payload.session_id;
     write_or_spool(
         store,
-        |store| store.mark_injected(session, &given),
+        |store| store.mark_injected(session, &ids),
         || spool::Entry::Injected {
             session: session.clone(),
-            ids: given.clone(),
+            ids: ids.clone(),
         },
-    )?;
-    Ok(Some(text))
+    )
 }
 
 /// Record the lessons of the last reply. Each is recorded on its own, so one that fails (too
@@ -377,13 +407,51 @@ fn stop(
     Ok(())
 }
 
+/// Record the lines the user marked `remember:` in the prompt (at most `MAX_TYPED`), and tell
+/// the model what became of them, so it does not save them a second time. Each memory stored is
+/// marked as given to this session: the prompt holds its text already.
+fn keep_typed(
+    store: &mut Store,
+    scope: &Scope,
+    payload: &Payload,
+    typed: Vec<String>,
+    checkout: Option<&Path>,
+) -> Result<Option<String>> {
+    if typed.is_empty() {
+        return Ok(None);
+    }
+    let mut said = vec![
+        "Synapse kept the lines the user marked \"remember:\" in this prompt as project memories \
+         (nothing more to save for them):"
+            .to_owned(),
+    ];
+    let (day, short) = (crate::store::today(), short_session(payload));
+    let mut given = Vec::new();
+    for (n, text) in typed.into_iter().enumerate() {
+        if n == MAX_TYPED {
+            said.push(format!("only the first {MAX_TYPED} lines were kept"));
+            break;
+        }
+        let source = format!("prompt {short} {day}");
+        let (lines, outcome) = slash::keep(store, scope, &text, source, checkout)?;
+        said.push(format!("line {}: {}", n + 1, lines.join("; ")));
+        given.extend(outcome.map(|o| o.id));
+    }
+    mark_given(store, payload, given)?;
+    Ok(Some(said.join("\n") + "\n"))
+}
+
+/// The first characters of the session's id, for a memory's source label.
+fn short_session(payload: &Payload) -> String {
+    payload.session_id.chars().take(8).collect()
+}
+
 /// The lessons marked in the last reply, as memories of this project.
 fn lessons_of(scope: &Scope, payload: &Payload) -> Vec<NewMemory> {
     let Some(message) = payload.last_assistant_message.as_deref() else {
         return Vec::new();
     };
-    let day = crate::store::today();
-    let short: String = payload.session_id.chars().take(8).collect();
+    let (day, short) = (crate::store::today(), short_session(payload));
     lessons::marked(message)
         .into_iter()
         .map(|lesson| NewMemory {

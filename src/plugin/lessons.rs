@@ -1,6 +1,7 @@
-//! Lessons the assistant marks in a reply: a line starting `remember:` (any case, after optional
-//! list markers) or the text of a `<remember>...</remember>` block. What they may hold in the
-//! way of secrets is masked where every memory is stored (`secrets`).
+//! Lessons marked for keeping: in a reply, a line starting `remember:` (any case, after optional
+//! list markers) or the text of a `<remember>...</remember>` block (`marked`); in a prompt the
+//! user typed, a line starting `remember:` outside a code fence (`typed`). What they may hold in
+//! the way of secrets is masked where every memory is stored (`record`).
 
 /// The lessons marked in `message`, in order, trimmed, empty ones dropped.
 pub fn marked(message: &str) -> Vec<String> {
@@ -25,6 +26,29 @@ pub fn marked(message: &str) -> Vec<String> {
         }
     }
     found.retain(|l| !l.is_empty());
+    found
+}
+
+/// What the user marked for keeping in a prompt: each line that starts with `remember:` (any
+/// case, after white space), outside a fenced code block, with what follows the colon trimmed.
+/// A prompt is the user's own words, so only this plain form counts: a quoted line, a list item
+/// or a tag may be text the user is asking about.
+pub fn typed(prompt: &str) -> Vec<String> {
+    let mut fenced = false;
+    let mut found = Vec::new();
+    for line in prompt.lines() {
+        let line = line.trim_start();
+        if line.starts_with("```") || line.starts_with("~~~") {
+            fenced = !fenced;
+            continue;
+        }
+        let Some((label, lesson)) = line.split_once(':') else {
+            continue;
+        };
+        if !fenced && label.eq_ignore_ascii_case("remember") && !lesson.trim().is_empty() {
+            found.push(lesson.trim().to_owned());
+        }
+    }
     found
 }
 
@@ -55,5 +79,15 @@ mod tests {
             marked(reply),
             ["日本語", "the staging password=\"ñu-2024\" rotates"]
         );
+    }
+
+    #[test]
+    fn a_prompt_keeps_only_its_own_plain_remember_lines() {
+        let prompt =
+            "Why does CI fail?\nremember: we never deploy on Fridays\n  REMEMBER:  pool is 20 \n\
+                      ```yaml\nremember: true\n```\n- remember: a list item\n> remember: a quote\n\
+                      remember:\nplease remember: this";
+        assert_eq!(typed(prompt), ["we never deploy on Fridays", "pool is 20"]);
+        assert!(typed("~~~\nremember: x\n~~~").is_empty());
     }
 }

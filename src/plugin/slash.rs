@@ -17,7 +17,7 @@ use crate::config::Budget;
 use crate::drift;
 use crate::recall::{self, Options};
 use crate::record::{self, Recorded, Recording};
-use crate::store::write::NewMemory;
+use crate::store::write::{NewMemory, Remembered};
 use crate::store::{is_busy, Scope, Store};
 
 /// The prefix of this plugin's commands in a prompt.
@@ -108,13 +108,32 @@ fn remember(
     text: &str,
     checkout: Option<&Path>,
 ) -> Result<String> {
+    let source = format!("slash-command {}", crate::store::today());
+    let (mut lines, outcome) = keep(store, scope, text, source, checkout)?;
+    if let Some(outcome) = outcome {
+        let findings = drift::of_remembered(store, scope, &outcome)?;
+        lines.extend(findings.iter().map(|f| f.about_new(outcome.id)));
+    }
+    Ok(lines.join("\n"))
+}
+
+/// Record `text` the user typed as a memory of `scope`, labelled `source`: the lines that say
+/// what became of it, and what storing did (none when it was not stored: not a memory's text,
+/// or spooled). `/synapse:remember` and a prompt's `remember:` lines both keep text this way.
+pub fn keep(
+    store: &mut Store,
+    scope: &Scope,
+    text: &str,
+    source: String,
+    checkout: Option<&Path>,
+) -> Result<(Vec<String>, Option<Remembered>)> {
     if let Err(e) = crate::store::write::check_body(text) {
-        return Ok(format!("nothing stored: {e:#}"));
+        return Ok((vec![format!("nothing stored: {e:#}")], None));
     }
     let recording = Recording {
         memory: NewMemory {
             body: text.to_owned(),
-            source: format!("slash-command {}", crate::store::today()),
+            source,
             project: scope.key().map(str::to_owned),
             ..NewMemory::default()
         },
@@ -123,7 +142,7 @@ fn remember(
     };
     let (outcome, shared) = match record::remember(store, scope, recording)? {
         Recorded::Stored { outcome, shared } => (outcome, shared),
-        Recorded::Spooled => return Ok(record::SPOOLED.to_owned()),
+        Recorded::Spooled => return Ok((vec![record::SPOOLED.to_owned()], None)),
     };
     let id = outcome.id;
     let mut lines = vec![if outcome.duplicate {
@@ -133,9 +152,7 @@ fn remember(
     }];
     lines.extend(outcome.masked_line());
     lines.extend(shared.line());
-    let findings = drift::of_remembered(store, scope, &outcome)?;
-    lines.extend(findings.iter().map(|f| f.about_new(id)));
-    Ok(lines.join("\n"))
+    Ok((lines, Some(outcome)))
 }
 
 fn recall(store: &Store, scope: &Scope, query: &str, budget: Budget) -> Result<String> {
