@@ -54,16 +54,24 @@ pub struct Server {
     tool_router: ToolRouter<Server>,
 }
 
-/// The project folder and, once a tool has needed it, the open store and the folder's scope.
+/// The project folder and, once a tool has needed it, what the tools work in.
 struct State {
     folder: Result<PathBuf, String>,
-    open: Option<(Store, Scope)>,
+    open: Option<Here>,
+}
+
+/// What the tools work in: the open store, the folder's scope, and the git checkout around the
+/// folder (where a new memory is shared when the checkout says so, as from the command line).
+struct Here {
+    store: Store,
+    scope: Scope,
+    checkout: Option<PathBuf>,
 }
 
 impl State {
-    /// The store and scope, opened on first use.
-    fn open(&mut self) -> Result<(&mut Store, &Scope)> {
-        let (store, scope) = match &mut self.open {
+    /// The store, scope and checkout, found on first use.
+    fn open(&mut self) -> Result<&mut Here> {
+        Ok(match &mut self.open {
             Some(open) => open,
             closed => {
                 let folder = self.folder.clone().map_err(anyhow::Error::msg)?;
@@ -71,10 +79,14 @@ impl State {
                     format!("could not find the project of {}", folder.display())
                 })?;
                 let store = Store::open_default().context("could not open the memory store")?;
-                closed.insert((store, scope))
+                let checkout = crate::team::checkout(&folder);
+                closed.insert(Here {
+                    store,
+                    scope,
+                    checkout,
+                })
             }
-        };
-        Ok((store, scope))
+        })
     }
 }
 
@@ -123,15 +135,14 @@ impl Server {
     /// Run `work` on the open store, off the protocol's thread.
     async fn with_store(
         &self,
-        work: impl FnOnce(&mut Store, &Scope) -> Result<Value> + Send + 'static,
+        work: impl FnOnce(&mut Here) -> Result<Value> + Send + 'static,
     ) -> CallToolResult {
         let state = Arc::clone(&self.state);
         let done = tokio::task::spawn_blocking(move || {
             // A panic in an earlier call rolled its transaction back as it unwound: the store
             // is still sound, so a poisoned lock is taken as it is.
             let mut state = state.lock().unwrap_or_else(PoisonError::into_inner);
-            let (store, scope) = state.open()?;
-            work(store, scope)
+            work(state.open()?)
         })
         .await;
         answer(done.unwrap_or_else(|e| Err(anyhow::anyhow!("the tool failed: {e}"))))
@@ -142,13 +153,10 @@ impl Server {
         &self,
         tool: &str,
         args: JsonObject,
-        work: impl FnOnce(&mut Store, &Scope, T) -> Result<Value> + Send + 'static,
+        work: impl FnOnce(&mut Here, T) -> Result<Value> + Send + 'static,
     ) -> CallToolResult {
         match tools::parse::<T>(tool, args) {
-            Ok(args) => {
-                self.with_store(move |store, scope| work(store, scope, args))
-                    .await
-            }
+            Ok(args) => self.with_store(move |here| work(here, args)).await,
             Err(e) => answer(Err(e)),
         }
     }
@@ -164,8 +172,8 @@ impl Server {
         annotations(title = "Recall memories", read_only_hint = true, open_world_hint = false)
     )]
     async fn recall(&self, args: JsonObject) -> CallToolResult {
-        self.call("recall", args, |store, scope, args| {
-            tools::recall(store, scope, args)
+        self.call("recall", args, |h, args| {
+            tools::recall(&h.store, &h.scope, args)
         })
         .await
     }
@@ -177,8 +185,8 @@ impl Server {
         annotations(title = "Read a memory", read_only_hint = true, open_world_hint = false)
     )]
     async fn readmemory(&self, args: JsonObject) -> CallToolResult {
-        self.call("readmemory", args, |store, scope, args| {
-            tools::read(store, scope, args)
+        self.call("readmemory", args, |h, args| {
+            tools::read(&h.store, &h.scope, args)
         })
         .await
     }
@@ -197,7 +205,10 @@ impl Server {
         )
     )]
     async fn remember(&self, args: JsonObject) -> CallToolResult {
-        self.call("remember", args, tools::remember).await
+        self.call("remember", args, |h, args| {
+            tools::remember(&mut h.store, &h.scope, h.checkout.as_deref(), args)
+        })
+        .await
     }
 
     /// Mark memory `old` as replaced by memory `new`: old is hidden from recall (never
@@ -213,7 +224,10 @@ impl Server {
         )
     )]
     async fn supersede(&self, args: JsonObject) -> CallToolResult {
-        self.call("supersede", args, tools::supersede).await
+        self.call("supersede", args, |h, args| {
+            tools::supersede(&mut h.store, &h.scope, args)
+        })
+        .await
     }
 
     /// Hide a memory that is wrong or no longer useful (never deleted; restore undoes it).
@@ -228,7 +242,10 @@ impl Server {
         )
     )]
     async fn forget(&self, args: JsonObject) -> CallToolResult {
-        self.call("forget", args, tools::forget).await
+        self.call("forget", args, |h, args| {
+            tools::forget(&mut h.store, &h.scope, args)
+        })
+        .await
     }
 
     /// Undo the latest forget or supersede of a memory.
@@ -243,7 +260,10 @@ impl Server {
         )
     )]
     async fn restore(&self, args: JsonObject) -> CallToolResult {
-        self.call("restore", args, tools::restore).await
+        self.call("restore", args, |h, args| {
+            tools::restore(&mut h.store, &h.scope, args)
+        })
+        .await
     }
 
     /// Audit every memory this project sees: stale (names a path that is gone), conflict (a
@@ -253,8 +273,8 @@ impl Server {
         annotations(title = "Audit drift", read_only_hint = true, open_world_hint = false)
     )]
     async fn drift(&self, args: JsonObject) -> CallToolResult {
-        self.call("drift", args, |store, scope, NoArgs {}| {
-            tools::audit(store, scope)
+        self.call("drift", args, |h, NoArgs {}| {
+            tools::audit(&h.store, &h.scope)
         })
         .await
     }

@@ -267,9 +267,15 @@ pub fn read(store: &Store, scope: &Scope, args: ReadArgs) -> Result<Value> {
 }
 
 /// `remember`: store a memory (masked), or name the one it repeats; report what it contradicts
-/// and the paths it names that are gone. A project memory is shared when its checkout says so;
-/// when the store is busy the memory waits in the spool, as on every write path (`record`).
-pub fn remember(store: &mut Store, scope: &Scope, args: RememberArgs) -> Result<Value> {
+/// and the paths it names that are gone. A project memory is shared through `checkout` when the
+/// checkout says so; when the store is busy the memory waits in the spool, as on every write
+/// path (`record`).
+pub fn remember(
+    store: &mut Store,
+    scope: &Scope,
+    checkout: Option<&Path>,
+    args: RememberArgs,
+) -> Result<Value> {
     for &old in &args.supersedes {
         check_id(old, "supersedes")?;
     }
@@ -278,9 +284,6 @@ pub fn remember(store: &mut Store, scope: &Scope, args: RememberArgs) -> Result<
     } else {
         scope.clone()
     };
-    let checkout = home
-        .key()
-        .and_then(|key| crate::team::checkout(Path::new(key)));
     let recording = Recording {
         memory: NewMemory {
             body: args.text,
@@ -290,7 +293,8 @@ pub fn remember(store: &mut Store, scope: &Scope, args: RememberArgs) -> Result<
             secrets: crate::secrets::Secrets::Mask,
         },
         supersedes: &args.supersedes,
-        checkout: checkout.as_deref(),
+        // A global memory belongs to no checkout.
+        checkout: checkout.filter(|_| home.key().is_some()),
     };
     let (outcome, shared) = match record::remember(store, scope, recording)? {
         Recorded::Stored { outcome, shared } => (outcome, shared),

@@ -188,7 +188,13 @@ fn handle(event: Event, input: &str) -> Result<(Option<String>, Option<Store>)> 
     let repo = git2::Repository::discover(&payload.cwd).ok();
     let scope = Scope::of_folder_in(&payload.cwd, repo.as_ref())?;
     let checkout = repo.as_ref().and_then(|r| r.workdir()).map(PathBuf::from);
-    let wants_signal = event != Event::Stop && command.is_none();
+    // The signal steers recall only: not for a slash command, a Stop, or a prompt that only
+    // keeps `remember:` lines with prompt memories off.
+    let wants_signal = match event {
+        Event::SessionStart => true,
+        Event::UserPromptSubmit => command.is_none() && prompt_on,
+        Event::Stop => false,
+    };
     let pending = wants_signal.then(|| Pending::start(repo, &settings.signal.ignore));
     let budget = settings.budget;
     let mut store = match Store::open_for_hook(&dir) {
