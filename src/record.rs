@@ -12,7 +12,7 @@ use anyhow::Result;
 use crate::secrets::Secrets;
 use crate::store::shared::Event;
 use crate::store::spool;
-use crate::store::write::{check_body, NewMemory, Remembered};
+use crate::store::write::{NewMemory, Remembered};
 use crate::store::{is_busy, Scope, Store};
 
 /// One memory to record.
@@ -66,7 +66,8 @@ pub const SPOOLED: &str = "the store is busy (another process holds it); the tex
                            Synapse's spool and is stored with the next write";
 
 /// Record `recording.memory`, visible from `visible`. Text that cannot be a memory (empty, too
-/// long) is an error and nothing is spooled. A write that finds the store busy is spooled when
+/// long) is an error and nothing is spooled: the store refuses it before it waits for the lock.
+/// A write that finds the store busy is spooled when
 /// the spool can carry it: it cannot carry a supersede (which must check the older memories
 /// under the lock) or text stored with its secrets (the spool holds only masked text).
 pub fn remember(store: &mut Store, visible: &Scope, recording: Recording) -> Result<Recorded> {
@@ -75,7 +76,6 @@ pub fn remember(store: &mut Store, visible: &Scope, recording: Recording) -> Res
         supersedes,
         checkout,
     } = recording;
-    check_body(&memory.body)?;
     let outcome = match store.remember(&memory, supersedes, visible) {
         Ok(outcome) => outcome,
         Err(e) if is_busy(&e) && supersedes.is_empty() && memory.secrets == Secrets::Mask => {
