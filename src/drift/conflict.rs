@@ -228,7 +228,7 @@ mod tests {
     fn conflict(older: &str, newer: &str) -> Option<String> {
         let s = WordStemmer::default();
         let (o, n) = (Reading::of(older, &s), Reading::of(newer, &s));
-        disagreement(&o.claims, &n.claims)
+        disagreement(o.claims(), n.claims())
     }
 
     #[test]

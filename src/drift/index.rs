@@ -26,7 +26,7 @@ pub(super) fn conflicts_among<'a>(
         };
         if i == j
             || skip.contains_key(&key(i, j))
-            || readings[i].claims.named_apart(&readings[j].claims)
+            || readings[i].claims().named_apart(readings[j].claims())
         {
             return;
         }
@@ -40,7 +40,7 @@ pub(super) fn conflicts_among<'a>(
     // Claims, each distinct one with the memories that make it.
     let mut claims: Vec<(&'a Claim, Vec<usize>)> = Vec::new();
     let mut index: HashMap<String, usize> = HashMap::new();
-    for (i, p) in readings.iter().map(|r| &r.claims).enumerate() {
+    for (i, p) in readings.iter().map(Reading::claims).enumerate() {
         for claim in &p.claims {
             let n = *index.entry(claim.signature()).or_insert_with(|| {
                 claims.push((claim, Vec::new()));
@@ -109,7 +109,7 @@ pub(super) fn conflicts_among<'a>(
     // Clauses equal but for one word, each distinct clause once.
     let mut clauses: Vec<(&[Word], Vec<usize>)> = Vec::new();
     let mut index: HashMap<&[Word], usize> = HashMap::new();
-    for (i, p) in readings.iter().map(|r| &r.claims).enumerate() {
+    for (i, p) in readings.iter().map(Reading::claims).enumerate() {
         for clause in &p.clauses {
             let n = *index.entry(clause.as_slice()).or_insert_with(|| {
                 clauses.push((clause.as_slice(), Vec::new()));
@@ -156,7 +156,7 @@ pub(super) fn candidates(readings: &[Reading], rarity: &Rarity) -> Vec<(usize, u
     let mut buckets: HashMap<&str, Vec<usize>> = HashMap::new();
     for (i, r) in readings.iter().enumerate() {
         for t in r
-            .values
+            .values()
             .terms
             .iter()
             .filter(|t| rarity.held_by(t) <= BUCKET)

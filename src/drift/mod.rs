@@ -59,9 +59,9 @@ type Rule = fn(&Reading, &Reading, &Rarity) -> Option<String>;
 /// The conflict rules, clearest first, each over the one reading of each memory: claims that
 /// disagree (`conflict`), a value changed (`value`), a thing replaced (`replaced`).
 const RULES: [Rule; 3] = [
-    |older, newer, _| conflict::disagreement(&older.claims, &newer.claims),
-    |older, newer, rarity| value::changed(&older.values, &newer.values, rarity),
-    |older, newer, rarity| replaced::replaced(&older.values, &newer.values, rarity),
+    |older, newer, _| conflict::disagreement(older.claims(), newer.claims()),
+    |older, newer, rarity| value::changed(older.values(), newer.values(), rarity),
+    |older, newer, rarity| replaced::replaced(older.values(), newer.values(), rarity),
 ];
 
 /// Why `newer` contradicts `older`: what the first of `rules` that finds a conflict says.
@@ -137,7 +137,7 @@ pub fn audit(store: &Store, scope: &Scope) -> Result<Vec<Finding>> {
         let (older, newer) = oldest_first(&memories[i], &memories[j]);
         pairs.insert((i, j), pair(Kind::Conflict, older, newer, why));
     }
-    let rarity = Rarity::of(readings.iter().map(|r| &r.values));
+    let rarity = Rarity::of(readings.iter().map(Reading::values));
     for (i, j) in index::candidates(&readings, &rarity) {
         if pairs.contains_key(&(i, j)) {
             continue;
@@ -189,10 +189,11 @@ pub fn check(
         let reading = readings
             .entry(m.id)
             .or_insert_with(|| Reading::of(claimed(m), &stemmer));
-        all_partners.push(partners(store, scope, m, &reading.claims, side)?);
+        all_partners.push(partners(store, scope, m, reading.claims(), side)?);
     }
     // Rarity among what is at hand: the memories that have a partner, and their partners, each
-    // counted once (a memory with no partner is in no pair and decides nothing).
+    // counted once (a memory with no partner is in no pair and decides nothing, and its values
+    // are never read).
     let mut at_hand: HashSet<i64> = HashSet::new();
     for (m, partners) in memories.iter().zip(&all_partners) {
         if partners.iter().all(|p| p.id == m.id) {
@@ -205,7 +206,7 @@ pub fn check(
                 .or_insert_with(|| Reading::of(claimed(x), &stemmer));
         }
     }
-    let rarity = Rarity::of(at_hand.iter().map(|id| &readings[id].values));
+    let rarity = Rarity::of(at_hand.iter().map(|id| readings[id].values()));
     for (m, partners) in memories.iter().zip(&all_partners) {
         for p in partners.iter().filter(|p| p.id != m.id) {
             let ids = (m.id.min(p.id), m.id.max(p.id));

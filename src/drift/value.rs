@@ -195,7 +195,7 @@ pub(super) mod tests {
         others: &[&str],
     ) -> (Values, Values, Rarity) {
         let stemmer = WordStemmer::default();
-        let read = |text: &str| Reading::of(text, &stemmer).values;
+        let read = |text: &str| Reading::of(text, &stemmer).values().clone();
         let (o, n) = (read(older), read(newer));
         let rest: Vec<Values> = others.iter().map(|t| read(t)).collect();
         let rarity = Rarity::of(rest.iter().chain([&o, &n]));

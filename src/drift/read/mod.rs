@@ -14,27 +14,44 @@ pub mod scan;
 pub mod tokens;
 pub mod values;
 
+use std::cell::OnceCell;
+
 use crate::text::WordStemmer;
 use claims::Profile;
 use values::Values;
 
-/// One memory as the conflict rules read it.
-#[derive(Clone, Debug)]
-pub struct Reading {
-    /// Its claims, for the claim rule (`conflict`).
-    pub claims: Profile,
-    /// Its values and describing words, for the value rules (`value`, `replaced`).
-    pub values: Values,
+/// One memory as the conflict rules read it. The text is cut into pieces when it is read; each
+/// reader runs on them the first time a rule asks for what it reads, and once: `check` reads
+/// the claims of every memory it is handed (to find partners) but the values only of a memory
+/// in a pair, and a partner's claims only if the pair is no repeat.
+pub struct Reading<'a> {
+    pieces: Vec<scan::Piece<'a>>,
+    stemmer: &'a WordStemmer,
+    claims: OnceCell<Profile>,
+    values: OnceCell<Values>,
 }
 
-impl Reading {
+impl<'a> Reading<'a> {
     /// Read `text`.
-    pub fn of(text: &str, stemmer: &WordStemmer) -> Reading {
-        let pieces = scan::pieces(text);
+    pub fn of(text: &'a str, stemmer: &'a WordStemmer) -> Reading<'a> {
         Reading {
-            claims: Profile::of(clauses::clauses(&pieces), stemmer),
-            values: values::read(tokens::tokens(&pieces), stemmer),
+            pieces: scan::pieces(text),
+            stemmer,
+            claims: OnceCell::new(),
+            values: OnceCell::new(),
         }
+    }
+
+    /// Its claims, for the claim rule (`conflict`).
+    pub fn claims(&self) -> &Profile {
+        self.claims
+            .get_or_init(|| Profile::of(clauses::clauses(&self.pieces), self.stemmer))
+    }
+
+    /// Its values and describing words, for the value rules (`value`, `replaced`).
+    pub fn values(&self) -> &Values {
+        self.values
+            .get_or_init(|| values::read(tokens::tokens(&self.pieces), self.stemmer))
     }
 }
 
@@ -55,8 +72,9 @@ mod tests {
     #[case::after_a_pair("`é` `")]
     #[case::at_the_end("end with `")]
     fn an_unmatched_backtick_ends(#[case] text: &str) {
-        let reading = Reading::of(text, &WordStemmer::default());
-        assert!(reading.claims.claims.len() <= text.len() + 1, "{text:?}");
-        assert!(reading.values.words.len() <= text.len() + 1, "{text:?}");
+        let stemmer = WordStemmer::default();
+        let reading = Reading::of(text, &stemmer);
+        assert!(reading.claims().claims.len() <= text.len() + 1, "{text:?}");
+        assert!(reading.values().words.len() <= text.len() + 1, "{text:?}");
     }
 }
