@@ -16,7 +16,7 @@
 pub mod conflict;
 mod findings;
 mod index;
-pub mod read;
+mod read;
 pub mod replaced;
 pub mod stale;
 pub mod value;
