@@ -121,7 +121,7 @@ impl Profile {
             if taken[i] {
                 continue;
             }
-            let Some((said, width)) = value_at(clause, i) else {
+            let Some((said, width)) = value_at(clause, i, stemmer) else {
                 if clause[i].code && number(&clause[i].text).is_none() {
                     self.names.insert(clause[i].text.clone());
                 }
@@ -174,7 +174,7 @@ impl Profile {
 }
 
 /// The value starting at word `i`, and how many words it spans (a number and its unit word).
-pub(crate) fn value_at(clause: &[Word], i: usize) -> Option<(Said, usize)> {
+fn value_at(clause: &[Word], i: usize, stemmer: &WordStemmer) -> Option<(Said, usize)> {
     let w = &clause[i];
     let t = w.text.as_str();
     let reference = t
@@ -224,7 +224,7 @@ pub(crate) fn value_at(clause: &[Word], i: usize) -> Option<(Said, usize)> {
             Some((d, f)) => (d.to_owned(), f),
             // A number of things counts those things: "12 partitions" is no replication factor.
             None if unit.is_empty() => match next.filter(|n| counted_noun(n)) {
-                Some(noun) => (WordStemmer::default().stem(&noun.text), 1.0),
+                Some(noun) => (stemmer.stem(&noun.text), 1.0),
                 None => (String::new(), 1.0),
             },
             None if unit.chars().all(|c| c.is_ascii_alphabetic()) => (unit.to_owned(), 1.0),
@@ -354,7 +354,8 @@ fn subject_around(
         .iter()
         .position(|w| w.pause)
         .map_or(clause.len(), |p| last + p + 1);
-    let picked = (start..end).filter(|&j| (j < at || j > last) && value_at(clause, j).is_none());
+    let picked =
+        (start..end).filter(|&j| (j < at || j > last) && value_at(clause, j, stemmer).is_none());
     content(clause, picked, stemmer)
 }
 
