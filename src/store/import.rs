@@ -5,7 +5,6 @@
 //! export then import is lossless. Import checks every line before it stores anything: a file
 //! with one bad line stores nothing and the error names the line.
 
-use std::collections::hash_map::Entry;
 use std::collections::{HashMap, HashSet};
 use std::io::Write;
 
@@ -14,7 +13,7 @@ use rusqlite::{Connection, OptionalExtension};
 use serde::{Deserialize, Serialize};
 
 use super::history::Action;
-use super::index::{self, Tally};
+use super::index::{self, ByScope, Tally};
 use super::write::{set_state, store_hidden, store_new_unless, NewMemory};
 use super::{Memory, Scope, Store, MEMORY_COLUMNS, VISIBLE};
 use crate::secrets::Secrets;
@@ -139,7 +138,7 @@ fn same_hidden(conn: &Connection, memory: &NewMemory) -> Result<Option<i64>> {
 /// so the store is searched for a live copy only when the hash was seen (a first import into a
 /// project is then one query a line cheaper).
 #[derive(Default)]
-struct Fresh(HashMap<Option<String>, Option<HashSet<i64>>>);
+struct Fresh(ByScope<Option<HashSet<i64>>>);
 
 impl Fresh {
     /// Whether a live memory of `project` might hold the body hashed as `folded`; remembers the
@@ -150,13 +149,10 @@ impl Fresh {
         project: Option<&str>,
         folded: i64,
     ) -> Result<bool> {
-        let stored = match self.0.entry(project.map(str::to_owned)) {
-            Entry::Occupied(known) => known.into_mut(),
-            Entry::Vacant(new) => {
-                let held_nothing = index::live_count(conn, project)? == 0;
-                new.insert(held_nothing.then(HashSet::new))
-            }
-        };
+        let stored = self.0.get_or_make(project, || {
+            let held_nothing = index::live_count(conn, project)? == 0;
+            Ok(held_nothing.then(HashSet::new))
+        })?;
         Ok(match stored {
             Some(stored) => !stored.insert(folded),
             None => true,

@@ -17,7 +17,6 @@
 //! makes SQLite open a statement savepoint for every insert, and FTS5 flushes its pending index
 //! at each savepoint, which made a 10,000-memory import ten times slower.
 
-use std::collections::hash_map::Entry;
 use std::collections::{BTreeMap, HashMap};
 
 use anyhow::{Context, Result};
@@ -117,23 +116,62 @@ pub(crate) fn live_count(conn: &Connection, project: Option<&str>) -> Result<i64
         .unwrap_or(0))
 }
 
+/// A value for each scope met, keyed by project (`None`: global memories) without allocating a
+/// key for a scope already met: the tallies of a write look one up for every row.
+pub(crate) struct ByScope<T> {
+    global: Option<T>,
+    projects: HashMap<String, T>,
+}
+
+impl<T> Default for ByScope<T> {
+    fn default() -> Self {
+        ByScope {
+            global: None,
+            projects: HashMap::new(),
+        }
+    }
+}
+
+impl<T> ByScope<T> {
+    /// The value of `project`'s scope, made by `make` the first time the scope is met.
+    pub(crate) fn get_or_make(
+        &mut self,
+        project: Option<&str>,
+        make: impl FnOnce() -> Result<T>,
+    ) -> Result<&mut T> {
+        let Some(key) = project else {
+            return match &mut self.global {
+                Some(value) => Ok(value),
+                none => Ok(none.insert(make()?)),
+            };
+        };
+        if !self.projects.contains_key(key) {
+            let value = make()?;
+            self.projects.insert(key.to_owned(), value);
+        }
+        Ok(self
+            .projects
+            .get_mut(key)
+            .expect("the value was inserted above"))
+    }
+}
+
 /// What one write transaction changes in the `scopes` counts, written once at its end by
 /// `Tally::write`: an import of many rows then looks each scope up and updates its counts once,
 /// not once a row (two statements a row were 7% of an import's instructions).
 #[derive(Default)]
 pub(crate) struct Tally {
-    /// Scope numbers by project (`None`: global memories).
-    numbers: HashMap<Option<String>, i64>,
+    /// Scope numbers by project.
+    numbers: ByScope<i64>,
     changes: BTreeMap<i64, (i64, Size)>,
 }
 
 impl Tally {
     /// The number of `project`'s scope, looked up once a transaction.
     fn number(&mut self, conn: &Connection, project: Option<&str>) -> Result<i64> {
-        Ok(match self.numbers.entry(project.map(str::to_owned)) {
-            Entry::Occupied(known) => *known.get(),
-            Entry::Vacant(new) => *new.insert(scope_number(conn, project)?),
-        })
+        Ok(*self
+            .numbers
+            .get_or_make(project, || scope_number(conn, project))?)
     }
 
     /// Count `rows` more rows of `size` in scope `n` (both negative for rows taken out).
@@ -201,6 +239,26 @@ pub(crate) fn remove(conn: &Connection, tally: &mut Tally, entry: &Indexed) -> R
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_scope_s_value_is_made_once_and_global_is_no_project() {
+        let mut made = 0;
+        let mut values = ByScope::default();
+        for project in [None, Some("p"), None, Some("p"), Some("q")] {
+            *values
+                .get_or_make(project, || {
+                    made += 1;
+                    Ok(0)
+                })
+                .unwrap() += 1;
+        }
+        assert_eq!(made, 3);
+        assert_eq!(*values.get_or_make(None, || Ok(99)).unwrap(), 2);
+        assert_eq!(*values.get_or_make(Some("p"), || Ok(99)).unwrap(), 2);
+        assert!(values
+            .get_or_make(Some("r"), || anyhow::bail!("no such scope"))
+            .is_err());
+    }
 
     #[test]
     fn the_head_ends_on_a_character_boundary() {
