@@ -323,7 +323,11 @@ fn every_write_path_masks_every_secret_and_keeps_look_alikes(
 /// one fails here rather than go unmeasured.
 #[test]
 fn every_set_has_a_case() {
-    let source = include_str!("secrets.rs");
+    // Case lines only: a case commented out runs nothing.
+    let cases: Vec<&str> = include_str!("secrets.rs")
+        .lines()
+        .filter(|l| l.trim_start().starts_with("#[case"))
+        .collect();
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/secrets");
     let mut sets = 0;
     for entry in std::fs::read_dir(&dir).unwrap() {
@@ -332,7 +336,7 @@ fn every_set_has_a_case() {
             let set = path.file_stem().unwrap().to_str().unwrap();
             let case = format!("(\"{set}\", Bar::");
             assert!(
-                source.contains(&case),
+                cases.iter().any(|l| l.contains(&case)),
                 "{set}.toml has no case with its bar"
             );
             sets += 1;
