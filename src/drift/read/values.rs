@@ -187,8 +187,8 @@ impl Rarity {
     }
 }
 
-/// The value a token writes, if it is one, and whether the next token is its unit.
-fn value_of(token: &str, next: Option<&str>) -> Option<(Measure, String, bool)> {
+/// The value a token writes, if it is one (its unit may be the `next` token).
+fn value_of(token: &str, next: Option<&str>) -> Option<(Measure, String)> {
     let digits_end = token
         .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == ':'))
         .unwrap_or(token.len());
@@ -198,33 +198,30 @@ fn value_of(token: &str, next: Option<&str>) -> Option<(Measure, String, bool)> 
         let version = token
             .strip_prefix(['v', 'V'])
             .filter(|v| v.contains('.') && v.chars().all(|c| c.is_ascii_digit() || c == '.'));
-        return version.map(|v| (Measure::Version, v.to_owned(), false));
+        return version.map(|v| (Measure::Version, v.to_owned()));
     }
     if number.contains(':') {
         let clock = number.len() <= 5 && number.split(':').count() == 2;
-        return clock.then(|| (Measure::Clock, number.to_owned(), false));
+        return clock.then(|| (Measure::Clock, number.to_owned()));
     }
     let suffix = suffix.to_lowercase();
     let written = token.strip_prefix(number).unwrap_or("");
     if number.contains('.') && written.starts_with(".x") {
         // `3.1.x`: a version line.
-        return Some((Measure::Version, number.to_owned(), false));
+        return Some((Measure::Version, number.to_owned()));
     }
     if !suffix.is_empty() && !suffix.chars().all(|c| c.is_alphabetic() || c == '%') {
         return None;
     }
-    let (dimension, joined) = match (suffix.as_str(), next.and_then(value_unit)) {
-        ("", Some(d)) => (d.to_owned(), true),
-        ("", None) => (String::new(), false),
-        (s, _) => (
-            value_unit(s).map_or_else(|| s.to_owned(), str::to_owned),
-            false,
-        ),
+    let dimension = match (suffix.as_str(), next.and_then(value_unit)) {
+        ("", Some(d)) => d.to_owned(),
+        ("", None) => String::new(),
+        (s, _) => value_unit(s).map_or_else(|| s.to_owned(), str::to_owned),
     };
     if number.contains('.') && dimension.is_empty() {
-        return Some((Measure::Version, number.to_owned(), false));
+        return Some((Measure::Version, number.to_owned()));
     }
-    Some((Measure::Number(dimension), number.to_owned(), joined))
+    Some((Measure::Number(dimension), number.to_owned()))
 }
 
 /// Whether a token says what a value is of: a content word, not a number, unit or environment.
@@ -329,7 +326,7 @@ pub(super) fn read(tokens: Vec<Token>, stemmer: &WordStemmer) -> Values {
         .collect();
     for (i, t) in tokens.iter().enumerate() {
         let next = tokens.get(i + 1).map(|n| n.lower.as_str());
-        let Some((measure, value, _)) = value_of(&t.text, next) else {
+        let Some((measure, value)) = value_of(&t.text, next) else {
             continue;
         };
         let before = keys[..i].iter().rev().flatten().take(REACH);
