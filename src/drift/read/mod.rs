@@ -61,6 +61,19 @@ mod tests {
 
     use super::*;
 
+    /// A hook's check reads the claims of every memory it is handed and the values only of
+    /// those in a pair: asking for one reading reads nothing else.
+    #[test]
+    fn each_reader_runs_when_asked_and_once() {
+        let stemmer = WordStemmer::default();
+        let reading = Reading::of("Webhook retries: 3 times", &stemmer);
+        assert!(reading.claims.get().is_none() && reading.values.get().is_none());
+        let claims: *const Profile = reading.claims();
+        assert!(reading.values.get().is_none());
+        assert!(std::ptr::eq(claims, reading.claims()));
+        assert!(!reading.values().values.is_empty());
+    }
+
     /// A backtick without a partner once kept the clause splitter where it was, forever: every
     /// recall and hook that checked such a memory for drift hung.
     #[rstest]
