@@ -28,6 +28,7 @@ use crate::recall::unasked::{self, PROMPT_MEMORIES};
 use crate::recall::Hit;
 use crate::record::{self, Recorded, Recording, Shared};
 use crate::signal::{Pending, Signal};
+use crate::sources::{self, Known};
 use crate::store::spool;
 use crate::store::write::NewMemory;
 use crate::store::{Scope, Store};
@@ -217,12 +218,23 @@ fn handle(event: Event, input: &str) -> Result<(Option<String>, Option<Store>)> 
         }
         (Event::SessionStart, _) => {
             let team = fold_team(&mut store, &scope, checkout.as_deref());
-            session_start(&mut store, &scope, &payload, signal(), budget, team)
+            let signal = signal();
+            let known = fold_sources(&mut store, &scope, &payload, checkout.as_deref(), &signal);
+            let start = Start {
+                signal,
+                budget,
+                team,
+                known,
+            };
+            session_start(&mut store, &scope, &payload, start)
         }
         (Event::UserPromptSubmit, None) => {
             let kept = keep_typed(&mut store, &scope, &payload, typed, checkout.as_deref())?;
             let offered = if prompt_on {
-                prompt_submit(&mut store, &scope, &payload, signal())?
+                let signal = signal();
+                let known =
+                    fold_sources(&mut store, &scope, &payload, checkout.as_deref(), &signal);
+                prompt_submit(&mut store, &scope, &payload, signal, &known)?
             } else {
                 None
             };
@@ -279,14 +291,50 @@ fn replaced_by_team(store: &mut Store, scope: &Scope, top: &Path) -> Result<Vec<
     Ok(reasons)
 }
 
+/// Fold what changed among Claude Code's own memory and instruction files (`sources::refresh`,
+/// bounded by `sources::HOOK`), and return the files known. A fold that fails costs the session
+/// nothing: it is logged, the files known before are used, and the next hook tries again.
+fn fold_sources(
+    store: &mut Store,
+    scope: &Scope,
+    payload: &Payload,
+    checkout: Option<&Path>,
+    signal: &Signal,
+) -> Known {
+    let place = sources::Place::new(scope, &payload.cwd, checkout);
+    match sources::refresh(store, &place, &signal.files, sources::HOOK) {
+        Ok(known) => known,
+        Err(e) => {
+            log_failure(
+                Event::SessionStart,
+                &e.context("could not fold Claude Code's memory files"),
+            );
+            Known::unchanged(store, &place).unwrap_or_default()
+        }
+    }
+}
+
+/// What SessionStart works from, besides the payload.
+struct Start {
+    signal: Signal,
+    budget: Budget,
+    /// Memories a teammate's newer one replaced, for the left-out line.
+    team: Vec<String>,
+    known: Known,
+}
+
 fn session_start(
     store: &mut Store,
     scope: &Scope,
     payload: &Payload,
-    signal: Signal,
-    budget: Budget,
-    team: Vec<String>,
+    start: Start,
 ) -> Result<Option<String>> {
+    let Start {
+        signal,
+        budget,
+        team,
+        known,
+    } = start;
     let source = payload.source.as_deref().unwrap_or("startup");
     if matches!(source, "compact" | "clear") {
         let session = &payload.session_id;
@@ -304,12 +352,31 @@ fn session_start(
         }
         return Ok(Some(format!(
             "{}\n",
-            inject::status_line(store.count_live(scope)?)
+            inject::status_line(store.count_live(scope)?, known.saving())
         )));
     }
-    let hits = unasked::for_session(store, scope, &signal, budget)?;
+    let mut hits = rules_for_files(store, scope, &known, &signal.files)?;
+    let found = unasked::for_session(store, scope, &signal, budget)?;
+    let ruled: std::collections::HashSet<i64> = hits.iter().map(|h| h.id).collect();
+    hits.extend(found.into_iter().filter(|h| !ruled.contains(&h.id)));
     let most = budget.max_results();
-    offer(store, scope, payload, hits, Frame::Session { most, team })
+    offer(store, scope, payload, (hits, &known), Frame::Session { most, team })
+}
+
+/// The memories of the rules whose `paths:` match a file being changed: the client shows such a
+/// rule only beside a matching file the model reads, and the session is about those files.
+fn rules_for_files(
+    store: &Store,
+    scope: &Scope,
+    known: &Known,
+    files: &[String],
+) -> Result<Vec<Hit>> {
+    let mut ids = Vec::new();
+    for rule in known.rules_for(files) {
+        ids.extend(store.memories_of_source(rule.id)?);
+    }
+    let memories = store.live_openings_by_ids(&ids, scope, crate::store::index::HEAD_BYTES)?;
+    Ok(memories.into_iter().map(Hit::of_memory).collect())
 }
 
 fn prompt_submit(
@@ -317,14 +384,15 @@ fn prompt_submit(
     scope: &Scope,
     payload: &Payload,
     signal: Signal,
+    known: &Known,
 ) -> Result<Option<String>> {
     let prompt = payload.prompt.as_deref().unwrap_or("");
     let (_, hits) = unasked::for_prompt(store, scope, prompt, &signal)?;
-    offer(store, scope, payload, hits, Frame::Prompt)
+    offer(store, scope, payload, (hits, known), Frame::Prompt)
 }
 
 /// A block's maker: the text for the hits and the left-out line, and the ids it shows.
-type Format = fn(&[Hit], Option<&str>, i64) -> Option<(String, Vec<i64>)>;
+type Format = fn(&[Hit], Option<&str>, i64, inject::Saving) -> Option<(String, Vec<i64>)>;
 
 /// The block a hook frames its offer in.
 enum Frame {
@@ -337,11 +405,13 @@ enum Frame {
 
 /// Frame what `unasked::offer` keeps of `hits`, and remember both what was shown and what was
 /// left out, so neither is offered (or explained) twice.
+/// Pieces of the files Claude Code loads itself, and memories repeating a line of them, are
+/// screened out first (`Known::screen`): the model has them already.
 fn offer(
     store: &mut Store,
     scope: &Scope,
     payload: &Payload,
-    hits: Vec<Hit>,
+    (hits, known): (Vec<Hit>, &Known),
     frame: Frame,
 ) -> Result<Option<String>> {
     let (most, format, also_left_out): (usize, Format, _) = match frame {
@@ -349,10 +419,17 @@ fn offer(
         Frame::Prompt => (PROMPT_MEMORIES, inject::prompt_block, Vec::new()),
     };
     let session = &payload.session_id;
+    let given = store.injected(session)?;
+    let (hits, repeats) = known.screen(store, hits)?;
     let mut offer = unasked::offer(store, scope, session, hits, most)?;
+    for (id, why) in repeats.into_iter().filter(|(id, _)| !given.contains(id)) {
+        offer.left.ids.push(id);
+        offer.left.reasons.push(why);
+    }
     offer.left.reasons.extend(also_left_out);
     let now = crate::store::now();
-    let Some((text, mut given)) = format(&offer.hits, offer.left.line().as_deref(), now) else {
+    let left = offer.left.line();
+    let Some((text, mut given)) = format(&offer.hits, left.as_deref(), now, known.saving()) else {
         return Ok(None);
     };
     given.extend(&offer.left.ids);

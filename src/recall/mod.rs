@@ -99,6 +99,25 @@ pub struct Hit {
     pub body: String,
 }
 
+impl Hit {
+    /// A memory handed over whole (or as far as it was read), found by something other than
+    /// search: the rules a changed file's path selects.
+    pub fn of_memory(memory: crate::store::Memory) -> Hit {
+        Hit {
+            id: memory.id,
+            abridged: !memory.is_whole(),
+            text: memory.body.clone(),
+            project: memory.project,
+            source: memory.source,
+            created_at: memory.created_at,
+            bytes: memory.bytes,
+            score: 0.0,
+            coverage: 0,
+            body: memory.body,
+        }
+    }
+}
+
 /// Why one candidate was returned or cut (`--explain`).
 #[derive(Clone, Debug, Serialize)]
 pub struct Explained {

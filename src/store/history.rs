@@ -21,6 +21,8 @@ pub enum Action {
     RestoreSupersede,
     /// A forget undone.
     RestoreForget,
+    /// Read from a source file of Claude Code's own memory (`store::sources`).
+    Source,
 }
 
 impl Action {
@@ -32,6 +34,7 @@ impl Action {
             Action::Forget => "forget",
             Action::RestoreSupersede => "restore-supersede",
             Action::RestoreForget => "restore-forget",
+            Action::Source => "source",
         }
     }
 }

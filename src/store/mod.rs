@@ -21,6 +21,7 @@ pub mod schema;
 pub mod scope;
 pub mod search;
 pub mod shared;
+pub mod sources;
 pub mod spool;
 pub mod write;
 

@@ -188,6 +188,33 @@ const MIGRATIONS: &[&str] = &[
     ALTER TABLE scopes_v10 RENAME TO scopes;
     CREATE UNIQUE INDEX scopes_global ON scopes(project IS NULL) WHERE project IS NULL;
     "#,
+    // 11: sources, the files of Claude Code's own memory that Synapse reads (`store::sources`):
+    // each file with its size and modification time as last folded (`kind`: what the file is to
+    // the client, `dir`: the folder at or below which the client loads it itself, `globs`: a
+    // rule's `paths:`), and which memories hold which of its pieces, from which line. A file's
+    // memories are ordinary rows of `memories`, searched and audited like any other; `sourced`
+    // marks them as copies that the next fold of their file replaces.
+    r#"
+    CREATE TABLE sources (
+        id       INTEGER PRIMARY KEY,
+        project  TEXT,
+        path     TEXT NOT NULL,
+        kind     TEXT NOT NULL,
+        shown    TEXT NOT NULL,
+        dir      TEXT,
+        globs    TEXT,
+        size     INTEGER NOT NULL,
+        modified INTEGER NOT NULL
+    );
+    CREATE UNIQUE INDEX sources_path ON sources(path, ifnull(project, ''));
+    CREATE INDEX sources_project ON sources(project);
+    CREATE TABLE sourced (
+        memory_id INTEGER PRIMARY KEY,
+        source_id INTEGER NOT NULL,
+        line      INTEGER NOT NULL
+    );
+    CREATE INDEX sourced_source ON sourced(source_id);
+    "#,
 ];
 
 /// Synapse's mark in the file's header (`PRAGMA application_id`, "SYNA"), written by migration 7:

@@ -158,6 +158,49 @@ pub(crate) fn store_hidden(conn: &Connection, memory: &NewMemory, action: Action
     Ok(id)
 }
 
+/// Store `memory` as a new live row whatever else is live (a piece of a source file, which is a
+/// copy of that file's text and stands beside any memory that repeats it), masked like every
+/// other body; returns the new id and the body as stored.
+pub(crate) fn store_copy(
+    conn: &Connection,
+    tally: &mut Tally,
+    memory: &NewMemory,
+    action: Action,
+) -> Result<(i64, String)> {
+    let masked = masked_body(memory)?;
+    let folded = hash(&masked.text);
+    let id = insert(conn, tally, memory, &masked.text, folded, action)?;
+    Ok((id, masked.text))
+}
+
+/// Delete the memory `id` outright, with its history and its index entries (a copy of a source
+/// file's piece that the file no longer holds: the file is the record, not the store).
+pub(crate) fn delete(conn: &Connection, tally: &mut Tally, id: i64) -> Result<()> {
+    let (body, source, project, live): (String, String, Option<String>, bool) = conn
+        .prepare_cached(
+            "SELECT body, source, project, superseded_by IS NULL AND forgotten_at IS NULL \
+             FROM memories WHERE id = ?1",
+        )?
+        .query_row([id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?;
+    if live {
+        let entry = index::Indexed {
+            id,
+            body: &body,
+            source: &source,
+            project: project.as_deref(),
+        };
+        index::remove(conn, tally, &entry)?;
+    }
+    for sql in [
+        "DELETE FROM history WHERE memory_id = ?1",
+        "DELETE FROM injected WHERE memory_id = ?1",
+        "DELETE FROM memories WHERE id = ?1",
+    ] {
+        conn.prepare_cached(sql)?.execute([id])?;
+    }
+    Ok(())
+}
+
 /// The body as it will be stored: checked, and with its secrets masked unless allowed.
 fn masked_body(memory: &NewMemory) -> Result<secrets::Masked> {
     check_body(&memory.body)?;

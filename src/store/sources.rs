@@ -1,0 +1,402 @@
+//! Source files in the store: which files of Claude Code's own memory were folded, as what, at
+//! which size and time, and which memories hold their pieces (see `crate::sources` for finding
+//! and reading them).
+//!
+//! A fold runs in one write transaction and changes a file's memories only when the file's row
+//! still holds the size and time the folding process saw before it read the file: two sessions
+//! that both notice an edit fold it once, and one that read an older version never overwrites a
+//! newer fold. Pieces whose text did not change keep their memory (its id, its age, whether it
+//! was forgotten or superseded); a piece the file no longer holds is deleted, since the file is
+//! the record and the memory only its copy.
+
+use std::collections::HashMap;
+
+use anyhow::{Context, Result};
+use rusqlite::{Connection, OptionalExtension};
+use serde::Serialize;
+
+use super::history::Action;
+use super::index::{self, Tally};
+use super::write::{self, NewMemory};
+use super::{Scope, Store};
+
+/// What a source file is to Claude Code, which decides whether the client loads it itself.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Kind {
+    /// `CLAUDE.md`, `CLAUDE.local.md`, `.claude/CLAUDE.md`, what they import, and rules without
+    /// `paths:`: loaded whenever the session works at or below the file's `dir`.
+    Instructions,
+    /// The auto memory's `MEMORY.md`: loaded into every session.
+    Index,
+    /// A topic file of the auto memory: read only when the model asks for it.
+    Topic,
+    /// A rule with `paths:`: shown only beside a matching file the model reads.
+    Rule,
+    /// `AGENTS.md`: loaded only where no `CLAUDE.md` stands beside it.
+    Agents,
+}
+
+impl Kind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Instructions => "instructions",
+            Kind::Index => "index",
+            Kind::Topic => "topic",
+            Kind::Rule => "rule",
+            Kind::Agents => "agents",
+        }
+    }
+
+    fn parse(text: &str) -> Kind {
+        match text {
+            "index" => Kind::Index,
+            "topic" => Kind::Topic,
+            "rule" => Kind::Rule,
+            "agents" => Kind::Agents,
+            _ => Kind::Instructions,
+        }
+    }
+}
+
+/// A source file as the store knows it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SourceFile {
+    /// 0 for a file not folded yet.
+    pub id: i64,
+    /// The scope its memories belong to (`None`: global, like the user's own `CLAUDE.md`).
+    pub project: Option<String>,
+    /// Absolute.
+    pub path: String,
+    pub kind: Kind,
+    /// How it is named to people: relative to the project, or `~/`-relative.
+    pub shown: String,
+    /// The folder at or below which Claude Code loads the file itself, if it does.
+    pub dir: Option<String>,
+    /// A rule's `paths:` globs.
+    pub globs: Vec<String>,
+    /// Bytes, as last folded.
+    pub size: i64,
+    /// Nanoseconds since the epoch, as last folded.
+    pub modified: i64,
+}
+
+/// One piece of a file, about to be folded as a memory.
+#[derive(Clone, Debug)]
+pub struct Piece {
+    /// 1-based line of the file.
+    pub line: i64,
+    pub text: String,
+    /// The memory's source label (`CLAUDE.md:42`, `memory/deploy.md`).
+    pub label: String,
+}
+
+/// A file read for a fold: the file as it is now, what the folding process saw in the store
+/// before it read it (`None`: no row), and its pieces.
+#[derive(Debug)]
+pub struct FileRead {
+    pub file: SourceFile,
+    pub seen: Option<(i64, i64)>,
+    pub pieces: Vec<Piece>,
+}
+
+/// What one fold changed.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Folded {
+    /// Files whose memories were replaced.
+    pub files: usize,
+    /// Files gone, with their memories.
+    pub gone: usize,
+    pub added: usize,
+    pub removed: usize,
+}
+
+/// Where a memory copied from a source file comes from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Origin {
+    pub source: i64,
+    pub line: i64,
+}
+
+impl SourceFile {
+    fn from_row(r: &rusqlite::Row) -> rusqlite::Result<SourceFile> {
+        let globs: Option<String> = r.get(6)?;
+        Ok(SourceFile {
+            id: r.get(0)?,
+            project: r.get(1)?,
+            path: r.get(2)?,
+            kind: Kind::parse(&r.get::<_, String>(3)?),
+            shown: r.get(4)?,
+            dir: r.get(5)?,
+            globs: globs
+                .map(|g| g.lines().map(str::to_owned).collect())
+                .unwrap_or_default(),
+            size: r.get(7)?,
+            modified: r.get(8)?,
+        })
+    }
+}
+
+const FILE_COLUMNS: &str = "id, project, path, kind, shown, dir, globs, size, modified";
+
+impl Store {
+    /// The source files folded into `scope`, and the global ones (the user's), by path.
+    pub fn source_files(&self, scope: &Scope) -> Result<Vec<SourceFile>> {
+        let mut stmt = self.conn().prepare_cached(&format!(
+            "SELECT {FILE_COLUMNS} FROM sources WHERE project IS NULL OR project = ?1 ORDER BY path"
+        ))?;
+        let rows = stmt.query_map([scope.key()], SourceFile::from_row)?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// Fold `reads` and take out `gone` (files no longer there, as the caller saw them), in one
+    /// transaction. A file whose row changed since the caller saw it is left as it is.
+    pub fn fold_sources(&mut self, reads: Vec<FileRead>, gone: Vec<SourceFile>) -> Result<Folded> {
+        if reads.is_empty() && gone.is_empty() {
+            return Ok(Folded::default());
+        }
+        self.write(|conn| {
+            let mut tally = Tally::default();
+            let mut folded = Folded::default();
+            for file in &gone {
+                let seen = Some((file.size, file.modified));
+                let Some(id) = row_if_unchanged(conn, file, seen)? else {
+                    continue;
+                };
+                folded.removed += remove_file(conn, &mut tally, id)?;
+                folded.gone += 1;
+            }
+            for read in reads {
+                let Some(id) = row_if_unchanged(conn, &read.file, read.seen)? else {
+                    continue;
+                };
+                let (added, removed) = fold_file(conn, &mut tally, id, read)?;
+                folded.files += 1;
+                folded.added += added;
+                folded.removed += removed;
+            }
+            tally.write(conn)?;
+            Ok(folded)
+        })
+    }
+
+    /// Where each of `ids` that is a copy of a source file's piece comes from.
+    pub fn origins(&self, ids: &[i64]) -> Result<HashMap<i64, Origin>> {
+        let mut stmt = self
+            .conn()
+            .prepare_cached("SELECT source_id, line FROM sourced WHERE memory_id = ?1")?;
+        let mut found = HashMap::new();
+        for &id in ids {
+            if let Some((source, line)) = stmt
+                .query_row([id], |r| Ok((r.get(0)?, r.get(1)?)))
+                .optional()?
+            {
+                found.insert(id, Origin { source, line });
+            }
+        }
+        Ok(found)
+    }
+
+    /// The live memories of the source file `source`, in the file's order.
+    pub fn memories_of_source(&self, source: i64) -> Result<Vec<i64>> {
+        let mut stmt = self.conn().prepare_cached(
+            "SELECT s.memory_id FROM sourced s JOIN memories m ON m.id = s.memory_id \
+             WHERE s.source_id = ?1 AND m.superseded_by IS NULL AND m.forgotten_at IS NULL \
+             ORDER BY s.line",
+        )?;
+        let rows = stmt.query_map([source], |r| r.get(0))?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// The folded-text hashes (`text::duplicate::hash`) of the live memories of the files
+    /// `sources`, each with its memory and where it comes from.
+    pub fn source_hashes(&self, sources: &[i64]) -> Result<HashMap<i64, (i64, i64, i64)>> {
+        let mut stmt = self.conn().prepare_cached(
+            "SELECT coalesce(m.folded, 0), m.id, s.line FROM sourced s \
+             JOIN memories m ON m.id = s.memory_id \
+             WHERE s.source_id = ?1 AND m.superseded_by IS NULL AND m.forgotten_at IS NULL",
+        )?;
+        let mut found = HashMap::new();
+        for &source in sources {
+            let rows = stmt.query_map([source], |r| {
+                Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?, r.get::<_, i64>(2)?))
+            })?;
+            for row in rows {
+                let (folded, id, line) = row?;
+                found.entry(folded).or_insert((id, source, line));
+            }
+        }
+        Ok(found)
+    }
+}
+
+/// The id of `file`'s row if it still holds the size and time `seen` (no row when `seen` is
+/// `None`); a new file gets its row here. `None` when another process folded it meanwhile.
+fn row_if_unchanged(
+    conn: &Connection,
+    file: &SourceFile,
+    seen: Option<(i64, i64)>,
+) -> Result<Option<i64>> {
+    let now: Option<(i64, i64, i64)> = conn
+        .prepare_cached(
+            "SELECT id, size, modified FROM sources WHERE path = ?1 AND ifnull(project, '') = ?2",
+        )?
+        .query_row(
+            rusqlite::params![file.path, file.project.as_deref().unwrap_or("")],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )
+        .optional()?;
+    match (now, seen) {
+        (Some((id, size, modified)), Some(seen)) if (size, modified) == seen => Ok(Some(id)),
+        (None, None) => {
+            conn.prepare_cached(
+                "INSERT INTO sources(project, path, kind, shown, size, modified) \
+                 VALUES (?1, ?2, ?3, ?4, -1, -1)",
+            )?
+            .execute(rusqlite::params![
+                file.project,
+                file.path,
+                file.kind.as_str(),
+                file.shown
+            ])?;
+            Ok(Some(conn.last_insert_rowid()))
+        }
+        _ => Ok(None),
+    }
+}
+
+/// One stored piece of a file: its memory, text and label.
+struct Stored {
+    id: i64,
+    body: String,
+    label: String,
+}
+
+/// Replace the memories of the file `id` by `read`'s pieces, keeping those whose text is
+/// unchanged; returns how many were added and removed.
+fn fold_file(
+    conn: &Connection,
+    tally: &mut Tally,
+    id: i64,
+    read: FileRead,
+) -> Result<(usize, usize)> {
+    let file = &read.file;
+    let mut stored: HashMap<String, Vec<Stored>> = HashMap::new();
+    {
+        let mut stmt = conn.prepare_cached(
+            "SELECT m.id, m.body, m.source FROM sourced s JOIN memories m ON m.id = s.memory_id \
+             WHERE s.source_id = ?1 ORDER BY s.line DESC",
+        )?;
+        let rows = stmt.query_map([id], |r| {
+            Ok(Stored {
+                id: r.get(0)?,
+                body: r.get(1)?,
+                label: r.get(2)?,
+            })
+        })?;
+        for row in rows {
+            let row = row?;
+            stored.entry(row.body.clone()).or_default().push(row);
+        }
+    }
+    let created = file.modified.div_euclid(1_000_000_000);
+    let mut added = 0;
+    for piece in read.pieces {
+        let masked = crate::secrets::mask(&piece.text).text;
+        if let Some(kept) = stored.get_mut(&masked).and_then(Vec::pop) {
+            if kept.label != piece.label {
+                relabel(conn, tally, kept.id, &piece.label)?;
+            }
+            set_origin(conn, kept.id, id, piece.line)?;
+            continue;
+        }
+        let memory = NewMemory {
+            body: piece.text,
+            source: piece.label,
+            project: file.project.clone(),
+            created_at: Some(created),
+            ..NewMemory::default()
+        };
+        let (new, _) = write::store_copy(conn, tally, &memory, Action::Source)
+            .with_context(|| format!("could not fold line {} of {}", piece.line, file.path))?;
+        set_origin(conn, new, id, piece.line)?;
+        added += 1;
+    }
+    let mut removed = 0;
+    for old in stored.into_values().flatten() {
+        write::delete(conn, tally, old.id)?;
+        conn.prepare_cached("DELETE FROM sourced WHERE memory_id = ?1")?
+            .execute([old.id])?;
+        removed += 1;
+    }
+    conn.prepare_cached(
+        "UPDATE sources SET kind = ?2, shown = ?3, dir = ?4, globs = ?5, size = ?6, \
+         modified = ?7 WHERE id = ?1",
+    )?
+    .execute(rusqlite::params![
+        id,
+        file.kind.as_str(),
+        file.shown,
+        file.dir,
+        (!file.globs.is_empty()).then(|| file.globs.join("\n")),
+        file.size,
+        file.modified
+    ])?;
+    Ok((added, removed))
+}
+
+/// Delete the file `id`'s row and memories; returns how many memories went.
+fn remove_file(conn: &Connection, tally: &mut Tally, id: i64) -> Result<usize> {
+    let ids: Vec<i64> = conn
+        .prepare_cached("SELECT memory_id FROM sourced WHERE source_id = ?1")?
+        .query_map([id], |r| r.get(0))?
+        .collect::<rusqlite::Result<_>>()?;
+    for &memory in &ids {
+        write::delete(conn, tally, memory)?;
+    }
+    conn.prepare_cached("DELETE FROM sourced WHERE source_id = ?1")?
+        .execute([id])?;
+    conn.prepare_cached("DELETE FROM sources WHERE id = ?1")?
+        .execute([id])?;
+    Ok(ids.len())
+}
+
+fn set_origin(conn: &Connection, memory: i64, source: i64, line: i64) -> Result<()> {
+    conn.prepare_cached(
+        "INSERT INTO sourced(memory_id, source_id, line) VALUES (?1, ?2, ?3) \
+         ON CONFLICT(memory_id) DO UPDATE SET source_id = ?2, line = ?3",
+    )?
+    .execute(rusqlite::params![memory, source, line])?;
+    Ok(())
+}
+
+/// Give a kept piece the label of its new line, in its row and (when live) its index entry,
+/// which holds the label.
+fn relabel(conn: &Connection, tally: &mut Tally, id: i64, label: &str) -> Result<()> {
+    let (body, old, project, live): (String, String, Option<String>, bool) = conn
+        .prepare_cached(
+            "SELECT body, source, project, superseded_by IS NULL AND forgotten_at IS NULL \
+             FROM memories WHERE id = ?1",
+        )?
+        .query_row([id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?;
+    if live {
+        let entry = index::Indexed {
+            id,
+            body: &body,
+            source: &old,
+            project: project.as_deref(),
+        };
+        index::remove(conn, tally, &entry)?;
+        index::add(
+            conn,
+            tally,
+            &index::Indexed {
+                source: label,
+                ..entry
+            },
+        )?;
+    }
+    conn.prepare_cached("UPDATE memories SET source = ?2 WHERE id = ?1")?
+        .execute(rusqlite::params![id, label])?;
+    Ok(())
+}
