@@ -31,10 +31,10 @@ pub mod recall;
 pub mod record;
 /// Secrets in memory text, masked by one detector on every write path.
 pub mod secrets;
-/// Claude Code's own memory and instruction files, read as sources and folded into the store.
-pub mod sources;
 /// The task signal: branch, changed files and prompt, from git without reading file contents.
 pub mod signal;
+/// Claude Code's own memory and instruction files, read as sources and folded into the store.
+pub mod sources;
 /// The SQLite store: schema, migrations, scope, writes and history.
 pub mod store;
 /// Team memory through git: the shared file of a repository, its events, sharing and folding.

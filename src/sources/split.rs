@@ -1,5 +1,12 @@
 //! Cutting a source file's text into memories: frontmatter, sections at headings and list items,
 //! topic files, and `@path` imports. Pure text work; nothing here touches the disk.
+//!
+//! The Markdown read here is the subset instruction files use (ATX headings, lists, fences, HTML
+//! comments), read line by line in one pass, so any input costs time linear in its length.
+
+/// The most text one chunk keeps: a section longer than this is a pasted document rather than an
+/// instruction, and a memory that size would crowd everything else out of a recall budget.
+pub const MAX_CHUNK_BYTES: usize = 8 * 1024;
 
 /// One memory's worth of a source file.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -24,24 +31,955 @@ pub struct Front {
 }
 
 /// Split `text` into its frontmatter and the rest; the third value is the 1-based line the rest
-/// starts on. Text without frontmatter gives `Front::default()`, the whole text and 1.
+/// starts on. Text without frontmatter gives `Front::default()`, the whole text and 1. A leading
+/// byte-order mark is never part of the rest: it marks the encoding and is not text.
 pub fn front(text: &str) -> (Front, &str, usize) {
-    unimplemented!("issue 32: split::front {}", text.len())
+    let (front, _, body, body_line) = front_and_description_line(text);
+    (front, body, body_line)
+}
+
+/// `front`, plus the line the `description` key sits on (where a topic memory starts).
+fn front_and_description_line(text: &str) -> (Front, Option<usize>, &str, usize) {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    match front_block(text) {
+        Some(block) => {
+            let (front, description_line) = parse_front(&block.lines);
+            (front, description_line, block.body, block.body_line)
+        }
+        None => (Front::default(), None, text, 1),
+    }
+}
+
+/// A frontmatter block found in a text.
+struct FrontBlock<'a> {
+    /// The lines between the fences, each with its 1-based line number.
+    lines: Vec<(usize, &'a str)>,
+    /// The text after the closing line, and the line it starts on.
+    body: &'a str,
+    body_line: usize,
+}
+
+/// The block between an opening `---` and the closing `---` or `...`. `None` without the closing
+/// line: a lone `---` on the first line is a thematic break, and the text under it is all body.
+fn front_block(text: &str) -> Option<FrontBlock<'_>> {
+    let mut lines = text.split_inclusive('\n');
+    let opening = lines.next()?;
+    if opening.trim_end() != "---" {
+        return None;
+    }
+    let mut consumed = opening.len();
+    let mut inner = Vec::new();
+    for (index, line) in lines.enumerate() {
+        consumed += line.len();
+        // The opening line is line 1, so the line at `index` here is line `index + 2`.
+        let number = index + 2;
+        let content = line.trim_end();
+        if content == "---" || content == "..." {
+            let (_, body) = text.split_at_checked(consumed)?;
+            return Some(FrontBlock {
+                lines: inner,
+                body,
+                body_line: number + 1,
+            });
+        }
+        inner.push((number, content));
+    }
+    None
+}
+
+/// Reads the frontmatter lines; the second value is the line of `description:`.
+fn parse_front(lines: &[(usize, &str)]) -> (Front, Option<usize>) {
+    let mut front = Front::default();
+    let mut description_line = None;
+    // The top-level key that indented lines (and `- item` lines under `paths:`) belong to.
+    let mut parent = "";
+    // Whether a `name` or `description` continued on indented lines keeps its line breaks (a `|`
+    // block) or folds them into spaces (a `>` block, or a plain value wrapped over lines).
+    let mut literal = false;
+    for &(number, line) in lines {
+        let content = line.trim_start();
+        if content.is_empty() || content.starts_with('#') {
+            continue;
+        }
+        let indented = content.len() != line.len();
+        let entry = list_entry(content);
+        if indented || (entry.is_some() && parent == "paths") {
+            match parent {
+                "metadata" => {
+                    if let Some(("type", value)) = key_value(content) {
+                        front.kind = scalar(value);
+                    }
+                }
+                "paths" => front.paths.extend(entry.and_then(scalar)),
+                "name" => continue_value(&mut front.name, content, literal),
+                "description" => continue_value(&mut front.description, content, literal),
+                _ => {}
+            }
+            continue;
+        }
+        let Some((key, value)) = key_value(content) else {
+            parent = "";
+            continue;
+        };
+        parent = key;
+        let block = block_indicator(value);
+        literal = block && value.starts_with('|');
+        let value = if block { None } else { scalar(value) };
+        match key {
+            "name" => front.name = value,
+            "description" => {
+                front.description = value;
+                description_line = Some(number);
+            }
+            "type" => front.kind = value,
+            "paths" => front.paths = value.as_deref().map(split_list).unwrap_or_default(),
+            _ => {}
+        }
+    }
+    (front, description_line)
+}
+
+/// `key: value` with both sides trimmed; the key must be one plain word.
+fn key_value(line: &str) -> Option<(&str, &str)> {
+    let (key, value) = line.split_once(':')?;
+    let key = key.trim();
+    let plain = !key.is_empty()
+        && key
+            .chars()
+            .all(|c| c.is_alphanumeric() || c == '_' || c == '-');
+    plain.then(|| (key, value.trim()))
+}
+
+/// The text of a `- item` line, or `None` when the line is not one.
+fn list_entry(line: &str) -> Option<&str> {
+    let rest = line.strip_prefix('-')?;
+    (rest.is_empty() || rest.starts_with([' ', '\t'])).then(|| rest.trim())
+}
+
+/// Whether a value is YAML's `|` or `>` (with an optional chomping or indent sign): the text is on
+/// the indented lines below.
+fn block_indicator(value: &str) -> bool {
+    value.starts_with(['|', '>'])
+        && value
+            .chars()
+            .skip(1)
+            .all(|c| matches!(c, '-' | '+' | '0'..='9'))
+}
+
+/// Adds an indented line to a value that continues below its key.
+fn continue_value(field: &mut Option<String>, line: &str, literal: bool) {
+    match field {
+        Some(value) => {
+            value.push(if literal { '\n' } else { ' ' });
+            value.push_str(line);
+        }
+        None => *field = Some(line.to_owned()),
+    }
+}
+
+/// A value without its matching quotes; `None` when nothing is left.
+fn scalar(value: &str) -> Option<String> {
+    let value = value.trim();
+    let unquoted = ['"', '\'']
+        .into_iter()
+        .find_map(|quote| value.strip_prefix(quote)?.strip_suffix(quote))
+        .unwrap_or(value)
+        .trim();
+    (!unquoted.is_empty()).then(|| unquoted.to_owned())
+}
+
+/// The items of `[a, "b"]` or of `a, b`. A comma inside quotes or braces does not separate, so a
+/// glob like `src/{api,web}/**` stays whole.
+fn split_list(value: &str) -> Vec<String> {
+    let value = value.trim();
+    let inner = match value.strip_prefix('[') {
+        Some(rest) => rest.strip_suffix(']').unwrap_or(rest),
+        None => value,
+    };
+    let mut items = Vec::new();
+    let mut quote = None;
+    let mut braces = 0usize;
+    let mut rest = inner;
+    let mut scanned = 0;
+    for (at, c) in inner.char_indices() {
+        match (quote, c) {
+            (Some(open), c) if c == open => quote = None,
+            (Some(_), _) => {}
+            (None, '"' | '\'') => quote = Some(c),
+            (None, '{') => braces += 1,
+            (None, '}') => braces = braces.saturating_sub(1),
+            (None, ',') if braces == 0 => {
+                if let Some((item, after)) = rest.split_at_checked(at - scanned) {
+                    items.extend(scalar(item));
+                    rest = after.strip_prefix(',').unwrap_or(after);
+                    scanned = at + 1;
+                }
+            }
+            (None, _) => {}
+        }
+    }
+    items.extend(scalar(rest));
+    items
 }
 
 /// Cut instruction text (a `CLAUDE.md`, a rule, `AGENTS.md`, `MEMORY.md`) into at most `limit`
 /// chunks at headings and list items; `first_line` is the line `body` starts on in its file.
+///
+/// A heading starts a new context and is not a chunk of its own: the paragraph text right under it
+/// is one chunk that begins with the heading line, so the heading's words find it. Each top-level
+/// list item is one chunk, with its continuation lines and nested items. Fenced code never splits
+/// a chunk, HTML comments are dropped, and a chunk is cut at `MAX_CHUNK_BYTES`.
 pub fn sections(body: &str, first_line: usize, limit: usize) -> Vec<Chunk> {
-    unimplemented!("issue 32: split::sections {} {first_line} {limit}", body.len())
+    let mut cutter = Cutter {
+        limit,
+        chunks: Vec::new(),
+        open: None,
+        heading: None,
+        heading_line: None,
+        fence: None,
+        in_comment: false,
+        blank_before: false,
+    };
+    for (index, line) in body.split('\n').enumerate() {
+        if cutter.chunks.len() >= limit {
+            break;
+        }
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        cutter.line(first_line + index, line);
+    }
+    cutter.close();
+    cutter.chunks
+}
+
+/// The state of one pass of `sections` over a text.
+struct Cutter {
+    limit: usize,
+    chunks: Vec<Chunk>,
+    /// The chunk being written.
+    open: Option<Open>,
+    /// The text of the nearest heading above.
+    heading: Option<String>,
+    /// The nearest heading's line number and line, while nothing has come under it yet: the next
+    /// paragraph starts with it.
+    heading_line: Option<(usize, String)>,
+    fence: Option<Fence>,
+    /// Inside an HTML comment that began on an earlier line.
+    in_comment: bool,
+    /// The previous line was blank (a line that only held a comment does not count).
+    blank_before: bool,
+}
+
+/// A chunk being written.
+struct Open {
+    line: usize,
+    text: String,
+    heading: Option<String>,
+    /// For a list item, the column its content starts at: lines indented that far are its own.
+    item_indent: Option<usize>,
+    /// A blank line came after the last line written, to be kept if more text follows.
+    blank_pending: bool,
+}
+
+impl Open {
+    fn push(&mut self, line: &str) {
+        // Past the cap the rest is cut anyway; not copying it keeps a huge section cheap.
+        if self.text.len() > MAX_CHUNK_BYTES {
+            return;
+        }
+        if !self.text.is_empty() {
+            self.text.push('\n');
+            if self.blank_pending {
+                self.text.push('\n');
+            }
+        }
+        self.blank_pending = false;
+        self.text.push_str(line);
+    }
+}
+
+/// An open code fence: its character, its length, and how many columns its lines lose (an item's
+/// content indent, for a fence inside an item).
+struct Fence {
+    mark: char,
+    length: usize,
+    dedent: usize,
+}
+
+impl Cutter {
+    fn line(&mut self, number: usize, line: &str) {
+        if let Some(fence) = &self.fence {
+            let dedented = dedent(line, fence.dedent);
+            if fence_closes(fence, dedented.trim_start()) {
+                self.fence = None;
+            }
+            if let Some(open) = &mut self.open {
+                open.push(dedented);
+            }
+            return;
+        }
+        let uncommented;
+        let line = if self.in_comment || line.contains("<!--") {
+            uncommented = strip_comments(line, &mut self.in_comment);
+            if uncommented.trim().is_empty() && !line.trim().is_empty() {
+                return;
+            }
+            uncommented.as_str()
+        } else {
+            line
+        };
+        if line.trim().is_empty() {
+            if let Some(open) = &mut self.open {
+                open.blank_pending = true;
+            }
+            self.blank_before = true;
+            return;
+        }
+        let blank_before = std::mem::replace(&mut self.blank_before, false);
+        let (indent, rest) = indentation(line);
+
+        if let Some(item_indent) = self.open.as_ref().and_then(|open| open.item_indent) {
+            if indent >= item_indent {
+                let dedented = dedent(line, item_indent);
+                self.open_fence(dedented.trim_start(), item_indent);
+                self.push(dedented);
+                return;
+            }
+        }
+        if indent < 4 && thematic_break(rest) {
+            self.close();
+            return;
+        }
+        if indent < 4 {
+            if let Some(text) = heading(rest) {
+                self.close();
+                self.heading = (!text.is_empty()).then(|| text.to_owned());
+                self.heading_line = Some((number, line.trim().to_owned()));
+                return;
+            }
+        }
+        if let Some((marker_width, content)) = list_marker(rest) {
+            self.close();
+            self.heading_line = None;
+            let spaces = rest.len() - marker_width - content.len();
+            let gap = if content.is_empty() || spaces > 4 {
+                1
+            } else {
+                spaces
+            };
+            let item_indent = indent + marker_width + gap;
+            self.open = Some(Open {
+                line: number,
+                text: String::new(),
+                heading: self.heading.clone(),
+                item_indent: Some(item_indent),
+                blank_pending: false,
+            });
+            self.open_fence(content, item_indent);
+            self.push(content);
+            return;
+        }
+        let in_item = self
+            .open
+            .as_ref()
+            .is_some_and(|open| open.item_indent.is_some());
+        if in_item && !blank_before {
+            // A lazy continuation of the item (or a fence written flush under it).
+            self.open_fence(rest, indent);
+            self.push(rest);
+            return;
+        }
+        if in_item || self.open.is_none() {
+            self.close();
+            let (line_number, text) = match self.heading_line.take() {
+                Some(heading) => heading,
+                None => (number, String::new()),
+            };
+            self.open = Some(Open {
+                line: line_number,
+                text,
+                heading: self.heading.clone(),
+                item_indent: None,
+                blank_pending: false,
+            });
+        }
+        if indent < 4 {
+            self.open_fence(rest, 0);
+        }
+        self.push(line);
+    }
+
+    fn push(&mut self, line: &str) {
+        if let Some(open) = &mut self.open {
+            open.push(line);
+        }
+    }
+
+    /// Opens a fence when `rest` (a line without its indentation) starts one.
+    fn open_fence(&mut self, rest: &str, dedent: usize) {
+        if let Some((mark, length)) = fence_opens(rest) {
+            self.fence = Some(Fence {
+                mark,
+                length,
+                dedent,
+            });
+        }
+    }
+
+    /// Ends the chunk being written, keeping it if it says anything and the limit allows.
+    fn close(&mut self) {
+        let Some(open) = self.open.take() else {
+            return;
+        };
+        let mut text = open.text;
+        text.truncate(text.trim_end().len());
+        if text.len() > MAX_CHUNK_BYTES {
+            let cut = text
+                .char_indices()
+                .map(|(at, _)| at)
+                .take_while(|&at| at <= MAX_CHUNK_BYTES)
+                .last()
+                .unwrap_or(0);
+            text.truncate(cut);
+        }
+        if !text.trim().is_empty() && self.chunks.len() < self.limit {
+            self.chunks.push(Chunk {
+                line: open.line,
+                text,
+                heading: open.heading,
+            });
+        }
+    }
+}
+
+/// A line's indentation in columns (a tab reaches the next multiple of 4) and the rest of it.
+fn indentation(line: &str) -> (usize, &str) {
+    let rest = line.trim_start_matches([' ', '\t']);
+    let columns = line
+        .chars()
+        .take_while(|c| matches!(c, ' ' | '\t'))
+        .fold(0, |column, c| {
+            if c == '\t' {
+                column + 4 - column % 4
+            } else {
+                column + 1
+            }
+        });
+    (columns, rest)
+}
+
+/// `line` without up to `columns` columns of its indentation.
+fn dedent(line: &str, columns: usize) -> &str {
+    let mut column = 0;
+    for (at, c) in line.char_indices() {
+        if column >= columns || !matches!(c, ' ' | '\t') {
+            return line.get(at..).unwrap_or("");
+        }
+        column = if c == '\t' {
+            column + 4 - column % 4
+        } else {
+            column + 1
+        };
+    }
+    ""
+}
+
+/// The text of an ATX heading (`#` to `######`, a space, the text, an optional closing run of
+/// `#`s), or `None` when `rest` is not one.
+fn heading(rest: &str) -> Option<&str> {
+    let text = rest.trim_start_matches('#');
+    let level = rest.len() - text.len();
+    if !(1..=6).contains(&level) || !(text.is_empty() || text.starts_with([' ', '\t'])) {
+        return None;
+    }
+    let text = text.trim();
+    let unclosed = text.trim_end_matches('#');
+    if unclosed.is_empty() {
+        return Some(unclosed);
+    }
+    // `# C#` keeps its `#`; only a run after a space closes the heading.
+    Some(if unclosed.ends_with([' ', '\t']) {
+        unclosed.trim_end()
+    } else {
+        text
+    })
+}
+
+/// A line of three or more `-`, `*` or `_` (spaces allowed between): a rule, not a list item.
+fn thematic_break(rest: &str) -> bool {
+    let Some(mark) = rest.chars().next().filter(|c| matches!(c, '-' | '*' | '_')) else {
+        return false;
+    };
+    rest.chars().all(|c| c == mark || matches!(c, ' ' | '\t'))
+        && rest.chars().filter(|&c| c == mark).count() >= 3
+}
+
+/// A list item's marker width in bytes and its content, or `None` when `rest` is not an item:
+/// `-`, `*` or `+`, or up to nine digits and `.` or `)`, then a space or the end of the line.
+fn list_marker(rest: &str) -> Option<(usize, &str)> {
+    let after_digits = rest.trim_start_matches(|c: char| c.is_ascii_digit());
+    let digits = rest.len() - after_digits.len();
+    let after = if digits == 0 {
+        rest.strip_prefix(['-', '*', '+'])?
+    } else if digits <= 9 {
+        after_digits.strip_prefix(['.', ')'])?
+    } else {
+        return None;
+    };
+    if !(after.is_empty() || after.starts_with([' ', '\t'])) {
+        return None;
+    }
+    Some((
+        rest.len() - after.len(),
+        after.trim_start_matches([' ', '\t']),
+    ))
+}
+
+/// The mark and length of the code fence `rest` opens: three or more backticks (whose info string
+/// has none) or tildes.
+fn fence_opens(rest: &str) -> Option<(char, usize)> {
+    let mark = rest.chars().next().filter(|c| matches!(c, '`' | '~'))?;
+    let info = rest.trim_start_matches(mark);
+    let length = rest.len() - info.len();
+    (length >= 3 && !(mark == '`' && info.contains('`'))).then_some((mark, length))
+}
+
+/// Whether `rest` closes `fence`: a run of its mark at least as long, and nothing after.
+fn fence_closes(fence: &Fence, rest: &str) -> bool {
+    let after = rest.trim_start_matches(fence.mark);
+    rest.len() - after.len() >= fence.length && after.trim().is_empty()
+}
+
+/// `line` without its HTML comments; `in_comment` carries a comment that runs past the line.
+fn strip_comments(line: &str, in_comment: &mut bool) -> String {
+    let mut kept = String::new();
+    let mut rest = line;
+    loop {
+        if *in_comment {
+            match rest.split_once("-->") {
+                Some((_, after)) => {
+                    *in_comment = false;
+                    rest = after;
+                }
+                None => return kept,
+            }
+        }
+        match rest.split_once("<!--") {
+            Some((before, after)) => {
+                kept.push_str(before);
+                *in_comment = true;
+                rest = after;
+            }
+            None => {
+                kept.push_str(rest);
+                return kept;
+            }
+        }
+    }
 }
 
 /// A topic file of Claude Code's auto memory as one memory (its description, then its body) and
 /// its `name` as the title; `None` when it says nothing.
 pub fn topic(text: &str) -> Option<(Option<String>, Chunk)> {
-    unimplemented!("issue 32: split::topic {}", text.len())
+    let (front, description_line, body, body_line) = front_and_description_line(text);
+    let description = front.description.as_deref().map(str::trim).unwrap_or("");
+    let body_text = body.trim();
+    let (line, text) = match (description.is_empty(), body_text.is_empty()) {
+        (true, true) => return None,
+        (true, false) => (body_line + leading_blank_lines(body), body_text.to_owned()),
+        (false, true) => (description_line.unwrap_or(1), description.to_owned()),
+        (false, false) => (
+            description_line.unwrap_or(1),
+            format!("{description}\n\n{body_text}"),
+        ),
+    };
+    let chunk = Chunk {
+        line,
+        text,
+        heading: None,
+    };
+    Some((front.name, chunk))
+}
+
+/// How many whitespace-only lines open `text`, so a chunk's line is where its text starts.
+fn leading_blank_lines(text: &str) -> usize {
+    text.split('\n')
+        .take_while(|line| line.trim().is_empty())
+        .count()
 }
 
 /// The `@path` imports of instruction text, as written, outside code spans and fences.
+///
+/// An import is `@` at the start of a line or after whitespace, then a path with a `/` or a `.`
+/// or starting with `~` (so a bare `@someone` is a mention, not an import); punctuation that
+/// ends a sentence is not part of the path.
 pub fn imports(body: &str) -> Vec<String> {
-    unimplemented!("issue 32: split::imports {}", body.len())
+    let mut found = Vec::new();
+    let mut fence: Option<Fence> = None;
+    for line in body.lines() {
+        let rest = line.trim_start();
+        if let Some(open) = &fence {
+            if fence_closes(open, rest) {
+                fence = None;
+            }
+            continue;
+        }
+        if let Some((mark, length)) = fence_opens(rest) {
+            fence = Some(Fence {
+                mark,
+                length,
+                dedent: 0,
+            });
+            continue;
+        }
+        let spans = code_spans(line);
+        let mut span = spans.iter().peekable();
+        let mut previous: Option<char> = None;
+        for (at, c) in line.char_indices() {
+            let after_space = previous.is_none_or(char::is_whitespace);
+            previous = Some(c);
+            if c != '@' || !after_space {
+                continue;
+            }
+            while span.next_if(|&&(_, end)| end <= at).is_some() {}
+            if span.peek().is_some_and(|&&(start, _)| start <= at) {
+                continue;
+            }
+            let token = line
+                .get(at + 1..)
+                .and_then(|tail| tail.split(char::is_whitespace).next())
+                .unwrap_or("");
+            let path = token.trim_end_matches(['.', ',', ';', ':', ')', '!', '?', '"', '\'']);
+            if path.contains(['/', '.']) || path.starts_with('~') {
+                found.push(path.to_owned());
+            }
+        }
+    }
+    found
+}
+
+/// The byte ranges of a line's inline code spans: a run of backticks up to the next run of the
+/// same length. Each run is matched to the next one of its length found by one backward pass, so
+/// a line of many unmatched runs costs no more than its length.
+fn code_spans(line: &str) -> Vec<(usize, usize)> {
+    let mut runs: Vec<(usize, usize)> = Vec::new();
+    for (at, c) in line.char_indices() {
+        if c != '`' {
+            continue;
+        }
+        match runs.last_mut() {
+            Some((start, length)) if *start + *length == at => *length += 1,
+            _ => runs.push((at, 1)),
+        }
+    }
+    let mut next_same = vec![None; runs.len()];
+    let mut last_of_length = std::collections::HashMap::new();
+    for (index, &(_, length)) in runs.iter().enumerate().rev() {
+        next_same[index] = last_of_length.insert(length, index);
+    }
+    let mut spans = Vec::new();
+    let mut index = 0;
+    while index < runs.len() {
+        match next_same[index] {
+            Some(close) => {
+                let (start, _) = runs[index];
+                let (close_start, close_length) = runs[close];
+                spans.push((start, close_start + close_length));
+                index = close + 1;
+            }
+            None => index += 1,
+        }
+    }
+    spans
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rstest::rstest;
+
+    fn texts(chunks: &[Chunk]) -> Vec<&str> {
+        chunks.iter().map(|chunk| chunk.text.as_str()).collect()
+    }
+
+    fn lines(chunks: &[Chunk]) -> Vec<usize> {
+        chunks.iter().map(|chunk| chunk.line).collect()
+    }
+
+    #[test]
+    fn front_reads_a_topic_files_fields_and_where_the_body_starts() {
+        let text = "---\nname: Deploy window\ndescription: \"never on Fridays\"\nmetadata:\n  type: feedback\n---\nBody here.\n";
+        let (front, body, line) = front(text);
+        assert_eq!(front.name.as_deref(), Some("Deploy window"));
+        assert_eq!(front.description.as_deref(), Some("never on Fridays"));
+        assert_eq!(front.kind.as_deref(), Some("feedback"));
+        assert_eq!(body, "Body here.\n");
+        assert_eq!(line, 7);
+    }
+
+    #[rstest]
+    #[case::inline_list("paths: [\"src/api/**\", 'lib/*.rs', docs]", &["src/api/**", "lib/*.rs", "docs"])]
+    #[case::block_list("paths:\n  - \"src/**/*.ts\"\n  - 'tests/**'", &["src/**/*.ts", "tests/**"])]
+    #[case::block_list_flush("paths:\n- src/**\n- lib/**", &["src/**", "lib/**"])]
+    #[case::one_string("paths: \"src/**/*.rs\"", &["src/**/*.rs"])]
+    #[case::comma_separated("paths: src/**, lib/**", &["src/**", "lib/**"])]
+    #[case::braces_stay_whole("paths: [\"src/{api,web}/**\", 'a,b']", &["src/{api,web}/**", "a,b"])]
+    #[case::empty_list("paths: []", &[])]
+    fn front_reads_paths_in_every_spelling(#[case] yaml: &str, #[case] want: &[&str]) {
+        let text = format!("---\n{yaml}\nother: x\n---\nrule");
+        let (front, body, _) = front(&text);
+        assert_eq!(front.paths, want);
+        assert_eq!(body, "rule");
+    }
+
+    #[rstest]
+    #[case::bom_and_trailing_spaces("\u{feff}---  \nname: n\n---\nbody", Some("n"), "body", 4)]
+    #[case::crlf("---\r\nname: n\r\n---\r\nbody\r\n", Some("n"), "body\r\n", 4)]
+    #[case::dots_close("---\nname: n\n...\nbody", Some("n"), "body", 4)]
+    #[case::no_closing_fence("---\nname: n\nbody", None, "---\nname: n\nbody", 1)]
+    #[case::bom_without_front("\u{feff}# Title", None, "# Title", 1)]
+    #[case::not_on_first_line("\n---\nname: n\n---\n", None, "\n---\nname: n\n---\n", 1)]
+    #[case::closing_at_end_of_text("---\nname: n\n---", Some("n"), "", 4)]
+    #[case::empty_text("", None, "", 1)]
+    #[case::only_an_opening("---", None, "---", 1)]
+    fn front_finds_its_block(
+        #[case] text: &str,
+        #[case] name: Option<&str>,
+        #[case] body: &str,
+        #[case] line: usize,
+    ) {
+        let (front, rest, start) = front(text);
+        assert_eq!(front.name.as_deref(), name);
+        assert_eq!((rest, start), (body, line));
+    }
+
+    #[test]
+    fn front_folds_a_wrapped_description_and_ignores_unknown_keys() {
+        let text = "---\ndescription: >\n  first part\n  second part\nunknown: [1, 2]\ntype: project\nextra:\n  type: user\n---\n";
+        let (front, _, _) = front(text);
+        assert_eq!(front.description.as_deref(), Some("first part second part"));
+        assert_eq!(front.kind.as_deref(), Some("project"));
+    }
+
+    #[test]
+    fn front_keeps_line_breaks_of_a_literal_block() {
+        let (front, _, _) = front("---\ndescription: |\n  one\n  two\n---\n");
+        assert_eq!(front.description.as_deref(), Some("one\ntwo"));
+    }
+
+    #[test]
+    fn headings_set_the_context_and_lead_the_paragraph_under_them() {
+        let body =
+            "# Project\n\nIntro words\nmore intro.\n\n## Deploy\n- never on Fridays\n- tag first\n";
+        let chunks = sections(body, 1, 10);
+        assert_eq!(
+            texts(&chunks),
+            [
+                "# Project\nIntro words\nmore intro.",
+                "never on Fridays",
+                "tag first"
+            ]
+        );
+        assert_eq!(lines(&chunks), [1, 7, 8]);
+        let headings: Vec<_> = chunks.iter().map(|c| c.heading.as_deref()).collect();
+        assert_eq!(headings, [Some("Project"), Some("Deploy"), Some("Deploy")]);
+    }
+
+    #[test]
+    fn a_heading_with_nothing_under_it_is_no_chunk() {
+        let chunks = sections("# One\n## Two ##\n\n### C#\n- item\n", 1, 10);
+        assert_eq!(texts(&chunks), ["item"]);
+        assert_eq!(chunks[0].heading.as_deref(), Some("C#"));
+    }
+
+    #[test]
+    fn a_nested_list_stays_with_its_top_level_item_dedented() {
+        let body = "- parent item\n  continued here\n  - child one\n    - grandchild\n  - child two\n- next\n";
+        let chunks = sections(body, 1, 10);
+        assert_eq!(
+            texts(&chunks),
+            [
+                "parent item\ncontinued here\n- child one\n  - grandchild\n- child two",
+                "next"
+            ]
+        );
+        assert_eq!(lines(&chunks), [1, 6]);
+    }
+
+    #[rstest]
+    #[case::dot("1. first\n2. second\n10. tenth", &["first", "second", "tenth"])]
+    #[case::paren("1) first\n2) second", &["first", "second"])]
+    #[case::star_and_plus("* star\n+ plus", &["star", "plus"])]
+    #[case::wide_marker_indent("10.  tenth\n     more", &["tenth\nmore"])]
+    #[case::not_a_marker("-no space\n1.5 litres", &["-no space\n1.5 litres"])]
+    #[case::rule_is_not_an_item("- a\n\n* * *\n\n- b", &["a", "b"])]
+    fn list_items_of_every_marker(#[case] body: &str, #[case] want: &[&str]) {
+        assert_eq!(texts(&sections(body, 1, 10)), want);
+    }
+
+    #[test]
+    fn a_fence_never_splits_and_its_dashes_and_hashes_are_code() {
+        let body = "## Build\nRun this:\n```sh\n# not a heading\n- not an item\n\n```\nthen done.\n- item\n  ~~~\n  - code in item\n  ~~~\n- last";
+        let chunks = sections(body, 1, 10);
+        assert_eq!(
+            texts(&chunks),
+            [
+                "## Build\nRun this:\n```sh\n# not a heading\n- not an item\n\n```\nthen done.",
+                "item\n~~~\n- code in item\n~~~",
+                "last"
+            ]
+        );
+        assert_eq!(lines(&chunks), [1, 9, 13]);
+        assert!(chunks.iter().all(|c| c.heading.as_deref() == Some("Build")));
+    }
+
+    #[test]
+    fn a_fence_flush_under_an_item_belongs_to_it() {
+        let chunks = sections("- run:\n```\n- x\n```\n- other", 1, 10);
+        assert_eq!(texts(&chunks), ["run:\n```\n- x\n```", "other"]);
+    }
+
+    #[test]
+    fn an_unclosed_fence_runs_to_the_end() {
+        let chunks = sections("- a\n\n```\n- b\n# c", 1, 10);
+        assert_eq!(texts(&chunks), ["a", "```\n- b\n# c"]);
+    }
+
+    #[test]
+    fn html_comments_are_dropped_even_across_lines() {
+        let body = "<!-- a note\n- hidden item\n-->\n- shown <!-- aside --> item\n<!-- whole line -->\n- second";
+        let chunks = sections(body, 1, 10);
+        assert_eq!(texts(&chunks), ["shown  item", "second"]);
+        assert_eq!(lines(&chunks), [4, 6]);
+    }
+
+    #[test]
+    fn text_after_a_list_and_a_blank_line_is_its_own_paragraph() {
+        let body = "- item\nlazy continuation\n\nA paragraph.\n\nSame paragraph.\n- next";
+        let chunks = sections(body, 1, 10);
+        assert_eq!(
+            texts(&chunks),
+            [
+                "item\nlazy continuation",
+                "A paragraph.\n\nSame paragraph.",
+                "next"
+            ]
+        );
+        assert_eq!(lines(&chunks), [1, 4, 7]);
+    }
+
+    #[test]
+    fn lines_count_from_where_the_body_starts_in_the_file() {
+        let text = "---\nname: n\n---\n\n- first\n\n- second\n";
+        let (_, body, line) = front(text);
+        assert_eq!(lines(&sections(body, line, 10)), [5, 7]);
+    }
+
+    #[test]
+    fn limit_caps_the_chunks() {
+        let body = "- a\n- b\n- c\n- d";
+        assert_eq!(texts(&sections(body, 1, 2)), ["a", "b"]);
+        assert!(sections(body, 1, 0).is_empty());
+    }
+
+    #[test]
+    fn a_long_chunk_is_cut_on_a_character_boundary() {
+        let body = format!("- {}", "é".repeat(MAX_CHUNK_BYTES));
+        let chunks = sections(&body, 1, 10);
+        assert_eq!(chunks[0].text.len(), MAX_CHUNK_BYTES);
+        let odd = format!("- x{}", "é".repeat(MAX_CHUNK_BYTES));
+        assert_eq!(sections(&odd, 1, 10)[0].text.len(), MAX_CHUNK_BYTES - 1);
+    }
+
+    #[test]
+    fn unicode_text_and_a_memory_index() {
+        let body = "# Índice\n- [Ventana de despliegue](deploy.md) — nunca los viernes 🚫\n- 日本語のメモ\r\n";
+        let chunks = sections(body, 1, 10);
+        assert_eq!(
+            texts(&chunks),
+            [
+                "[Ventana de despliegue](deploy.md) — nunca los viernes 🚫",
+                "日本語のメモ"
+            ]
+        );
+        assert_eq!(chunks[0].heading.as_deref(), Some("Índice"));
+    }
+
+    #[test]
+    fn blank_and_comment_only_text_has_no_chunks() {
+        assert!(sections("", 1, 10).is_empty());
+        assert!(sections("\n  \n<!-- x -->\n-\n# H\n", 1, 10).is_empty());
+    }
+
+    #[test]
+    fn topic_is_the_description_then_the_body() {
+        let text = "---\nname: Deploy window\ndescription: never on Fridays\nmetadata:\n  type: feedback\n---\n\nThe release broke twice.\n";
+        let (title, chunk) = topic(text).unwrap();
+        assert_eq!(title.as_deref(), Some("Deploy window"));
+        assert_eq!(chunk.text, "never on Fridays\n\nThe release broke twice.");
+        assert_eq!(chunk.line, 3);
+    }
+
+    #[rstest]
+    #[case::body_only("# Notes\n\nplain", "# Notes\n\nplain", 1)]
+    #[case::body_after_blank_lines("---\nname: n\n---\n\n\nbody", "body", 6)]
+    #[case::description_only("---\ndescription: d\n---\n", "d", 2)]
+    fn topic_starts_where_its_text_does(
+        #[case] text: &str,
+        #[case] want: &str,
+        #[case] line: usize,
+    ) {
+        let (_, chunk) = topic(text).unwrap();
+        assert_eq!((chunk.text.as_str(), chunk.line), (want, line));
+    }
+
+    #[test]
+    fn a_topic_that_says_nothing_is_none() {
+        assert_eq!(
+            topic("---\nname: empty\ndescription: \"\"\n---\n  \n"),
+            None
+        );
+        assert_eq!(topic(""), None);
+    }
+
+    #[test]
+    fn imports_outside_code_only() {
+        let body = "See @docs/setup.md and @~/.claude/mine.md.\n@./local.md, @/abs/x.md\nmail a@b.com, ping @someone\n`@in/span.md` and ``a ` @also/span.md``\n```\n@in/fence.md\n```\n(@paren/x.md) last @CLAUDE.local.md";
+        assert_eq!(
+            imports(body),
+            [
+                "docs/setup.md",
+                "~/.claude/mine.md",
+                "./local.md",
+                "/abs/x.md",
+                "CLAUDE.local.md"
+            ]
+        );
+    }
+
+    #[test]
+    fn an_unmatched_backtick_hides_nothing() {
+        assert_eq!(imports("a ` stray @x/y.md"), ["x/y.md"]);
+    }
+
+    #[test]
+    fn odd_input_does_not_panic() {
+        for text in [
+            "---",
+            "---\n---",
+            "\u{feff}",
+            "#",
+            "- ",
+            "1.",
+            "```",
+            "<!--",
+            "@",
+            "`@a.md",
+            "é\n\u{feff}---\n",
+        ] {
+            let (_, body, line) = front(text);
+            sections(body, line, 5);
+            topic(text);
+            imports(text);
+        }
+    }
 }
