@@ -2,10 +2,11 @@
 //! (`--plugin-dir`), the binaries cargo just built (`SYNAPSE_BIN_DIR`), and a fake Messages API
 //! on 127.0.0.1 that scripts the model's replies and records every request the client sends.
 //!
-//! The client is `SYNAPSE_CLAUDE` or `.ci/node/node_modules/.bin/claude` (the README's test command,
-//! `.ci/test`, installs the pinned version there). A plain `cargo test` lists these tests as
-//! ignored; `.ci/test` runs them, and without the client they fail and say so: they are never
-//! skipped.
+//! Every test runs once per client, as the cases `pinned` (Claude Code 2.1.197, the version the
+//! design was measured with: `SYNAPSE_CLAUDE` or `.ci/node/node_modules/.bin/claude`) and `newest`
+//! (2.1.332: `SYNAPSE_CLAUDE_NEWEST` or `.ci/node-newest/node_modules/.bin/claude`); the README's
+//! test command, `.ci/test`, installs both. A plain `cargo test` lists these tests as ignored;
+//! `.ci/test` runs them, and without a client they fail and say so: they are never skipped.
 //!
 //! Hook and command output reaches the model inside the request's `messages`; where exactly
 //! depends on the model and client version, so the checks look for substrings in the text of
@@ -24,6 +25,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use common::MCP_TOOLS;
+use rstest::rstest;
 use serde_json::{json, Value};
 use tempfile::TempDir;
 
@@ -65,6 +67,21 @@ impl Request {
     /// A model call: `POST /v1/messages`, with or without a query string.
     fn is_messages(&self) -> bool {
         self.method == "POST" && self.path.split('?').next() == Some("/v1/messages")
+    }
+
+    /// Every text of the call's `messages`, one string each.
+    fn texts(&self) -> Vec<String> {
+        let mut texts = Vec::new();
+        collect_strings(&self.body["messages"], &mut texts);
+        texts
+    }
+
+    /// The names of the tools the call offers with their schemas.
+    fn tools(&self) -> Vec<&str> {
+        self.body["tools"]
+            .as_array()
+            .map(|tools| tools.iter().filter_map(|t| t["name"].as_str()).collect())
+            .unwrap_or_default()
     }
 }
 
@@ -306,20 +323,54 @@ fn write_stream(out: &mut impl Write, model: &str, reply: &Reply) -> std::io::Re
 // The client
 // ---------------------------------------------------------------------------------------------
 
-/// The Claude Code executable; its absence fails the test that needs it.
-fn claude() -> PathBuf {
-    let path = match std::env::var_os("SYNAPSE_CLAUDE") {
-        Some(p) if !p.is_empty() => PathBuf::from(p),
-        _ => Path::new(env!("CARGO_MANIFEST_DIR")).join(".ci/node/node_modules/.bin/claude"),
-    };
-    if path.is_file() {
-        return path;
+/// The Claude Code clients every test runs against: users run both, and they differ in where
+/// hook output sits and in how MCP tools reach the model.
+#[derive(Clone, Copy, Debug)]
+enum Client {
+    /// 2.1.197, the version the design's facts were measured with.
+    Pinned,
+    /// 2.1.332, the newest measured: MCP tools deferred behind `ToolSearch`.
+    Newest,
+}
+
+impl Client {
+    /// The executable; its absence fails the test that needs it.
+    fn path(self) -> PathBuf {
+        let (variable, prefix) = match self {
+            Client::Pinned => ("SYNAPSE_CLAUDE", ".ci/node"),
+            Client::Newest => ("SYNAPSE_CLAUDE_NEWEST", ".ci/node-newest"),
+        };
+        let path = match std::env::var_os(variable) {
+            Some(p) if !p.is_empty() => PathBuf::from(p),
+            _ => Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join(prefix)
+                .join("node_modules/.bin/claude"),
+        };
+        if path.is_file() {
+            return path;
+        }
+        panic!(
+            "the {self} not found at {}: this test runs the real client and cannot run without \
+             it; run the README's test command (.ci/test), which installs both clients, or set \
+             {variable}",
+            path.display()
+        );
     }
-    panic!(
-        "Claude Code not found at {}: this test runs the real client and cannot run without it; \
-         run the README's test command (.ci/test), which installs it, or set SYNAPSE_CLAUDE",
-        path.display()
-    );
+
+    /// Whether the first request names the MCP tools without their schemas, so the model must
+    /// load one with `ToolSearch` before calling it.
+    fn defers_mcp_tools(self) -> bool {
+        matches!(self, Client::Newest)
+    }
+}
+
+impl std::fmt::Display for Client {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Client::Pinned => "pinned Claude Code client (2.1.197)",
+            Client::Newest => "newest Claude Code client (2.1.332)",
+        })
+    }
 }
 
 /// What one `claude -p` run did.
@@ -351,9 +402,7 @@ impl Run {
 
     /// Every text of the first model call's `messages`, one string each.
     fn texts(&self) -> Vec<String> {
-        let mut texts = Vec::new();
-        collect_strings(&self.main_request().body["messages"], &mut texts);
-        texts
+        self.main_request().texts()
     }
 
     fn expect_success(&self) {
@@ -413,6 +462,7 @@ impl Origin {
 
 impl std::fmt::Display for Run {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        writeln!(f, "--- {}", self.label)?;
         writeln!(f, "--- exit: {} after {:?}", self.status, self.elapsed)?;
         writeln!(f, "--- stdout:\n{}", self.stdout.trim_end())?;
         writeln!(f, "--- stderr:\n{}", self.stderr.trim_end())?;
@@ -420,9 +470,7 @@ impl std::fmt::Display for Run {
         for (i, r) in self.requests.iter().enumerate() {
             writeln!(f, "[{i}] {} {}", r.method, r.path)?;
             if r.is_messages() {
-                let mut texts = Vec::new();
-                collect_strings(&r.body["messages"], &mut texts);
-                for t in texts {
+                for t in r.texts() {
                     writeln!(f, "    | {}", clip(&t, 3000).replace('\n', "\n    | "))?;
                 }
             }
@@ -466,13 +514,14 @@ struct Fixture {
     repo: PathBuf,
     data: PathBuf,
     api: FakeApi,
+    client: Client,
     claude: PathBuf,
     runs: usize,
 }
 
 impl Fixture {
-    fn new() -> Fixture {
-        let claude = claude();
+    fn new(client: Client) -> Fixture {
+        let claude = client.path();
         // The plugin's launchers find the binaries in SYNAPSE_BIN_DIR; a missing one would make
         // them start a background build instead.
         let bin_dir = Path::new(env!("CARGO_BIN_EXE_synapse")).parent().unwrap();
@@ -492,6 +541,7 @@ impl Fixture {
             repo,
             data,
             api: FakeApi::start(),
+            client,
             claude,
             runs: 0,
         }
@@ -543,7 +593,7 @@ impl Fixture {
     /// `claude` with more arguments for the client.
     fn claude_with(&mut self, prompt: &str, extra: &[&str]) -> Run {
         self.runs += 1;
-        let label = format!("claude -p {prompt:?}");
+        let label = format!("{}: claude -p {prompt:?}", self.client);
         let home = self.dir.path().join(format!("home-{}", self.runs));
         fs::create_dir_all(&home).unwrap();
         let stdout_path = self.dir.path().join(format!("run-{}.stdout", self.runs));
@@ -704,10 +754,12 @@ fn make_repo(repo: &Path) {
 
 /// A plain prompt: SessionStart hands over the branch's memory, UserPromptSubmit the prompt's,
 /// and the Stop hook records the reply's `remember:` line.
-#[test]
-#[ignore = "end-to-end: needs the Claude Code client in .ci/node, run .ci/test"]
-fn hooks_inject_memories_and_stop_records_the_reply() {
-    let mut fx = Fixture::new();
+#[rstest]
+#[case::pinned(Client::Pinned)]
+#[case::newest(Client::Newest)]
+#[ignore = "end-to-end: needs both Claude Code clients, run .ci/test"]
+fn hooks_inject_memories_and_stop_records_the_reply(#[case] client: Client) {
+    let mut fx = Fixture::new(client);
     let webhook = fx.seed();
     let reply = format!("Noted.\nremember: {LEARNED}");
     fx.api.script(&reply);
@@ -758,10 +810,12 @@ fn hooks_inject_memories_and_stop_records_the_reply() {
 
 /// A line the user starts with `remember:` in a prompt is kept, and the model is told so in the
 /// prompt hook's context (a new user's "remember: we never deploy on Fridays" stored nothing).
-#[test]
-#[ignore = "end-to-end: needs the Claude Code client in .ci/node, run .ci/test"]
-fn a_remember_line_the_user_types_is_kept_and_the_model_told() {
-    let mut fx = Fixture::new();
+#[rstest]
+#[case::pinned(Client::Pinned)]
+#[case::newest(Client::Newest)]
+#[ignore = "end-to-end: needs both Claude Code clients, run .ci/test"]
+fn a_remember_line_the_user_types_is_kept_and_the_model_told(#[case] client: Client) {
+    let mut fx = Fixture::new(client);
     fx.seed();
     fx.api.script("Understood.");
     let fact = "we never deploy on Fridays";
@@ -783,10 +837,12 @@ fn a_remember_line_the_user_types_is_kept_and_the_model_told() {
 }
 
 /// `/synapse:recall QUESTION`: the prompt hook searches and hands the results to the model.
-#[test]
-#[ignore = "end-to-end: needs the Claude Code client in .ci/node, run .ci/test"]
-fn recall_command_hands_over_matching_memories() {
-    let mut fx = Fixture::new();
+#[rstest]
+#[case::pinned(Client::Pinned)]
+#[case::newest(Client::Newest)]
+#[ignore = "end-to-end: needs both Claude Code clients, run .ci/test"]
+fn recall_command_hands_over_matching_memories(#[case] client: Client) {
+    let mut fx = Fixture::new(client);
     let webhook = fx.seed();
 
     let run = fx.claude("/synapse:recall webhook retries");
@@ -803,10 +859,12 @@ fn recall_command_hands_over_matching_memories() {
 }
 
 /// `/synapse:read ID` hands the memory's exact text to the model.
-#[test]
-#[ignore = "end-to-end: needs the Claude Code client in .ci/node, run .ci/test"]
-fn read_command_hands_over_the_memory_text() {
-    let mut fx = Fixture::new();
+#[rstest]
+#[case::pinned(Client::Pinned)]
+#[case::newest(Client::Newest)]
+#[ignore = "end-to-end: needs both Claude Code clients, run .ci/test"]
+fn read_command_hands_over_the_memory_text(#[case] client: Client) {
+    let mut fx = Fixture::new(client);
     let webhook = fx.seed();
     assert!(
         fx.synapse(&["read", &webhook.to_string()])
@@ -837,14 +895,24 @@ fn tool_result(request: &Request, id: &str) -> Option<String> {
 /// The plugin's MCP server in the real client: the model, scripted, calls `recall` and then
 /// `readmemory`; each result reaches the model in the next request with the memory's text, its
 /// id and the advisory framing. Claude Code sends the model only the JSON of a result's
-/// `structuredContent`, so that JSON is what these checks read.
-#[test]
-#[ignore = "end-to-end: needs the Claude Code client in .ci/node, run .ci/test"]
-fn mcp_tools_hand_the_model_framed_memories_and_exact_pages() {
-    let mut fx = Fixture::new();
+/// `structuredContent`, so that JSON is what these checks read. The newest client first names the
+/// tools without their schemas, so there the model loads both with `ToolSearch` before calling.
+#[rstest]
+#[case::pinned(Client::Pinned)]
+#[case::newest(Client::Newest)]
+#[ignore = "end-to-end: needs both Claude Code clients, run .ci/test"]
+fn mcp_tools_hand_the_model_framed_memories_and_exact_pages(#[case] client: Client) {
+    let mut fx = Fixture::new(client);
     let webhook = fx.seed();
     let recall = format!("{MCP_PREFIX}recall");
     let read = format!("{MCP_PREFIX}readmemory");
+    let deferred = client.defers_mcp_tools();
+    if deferred {
+        fx.api.script_tool_use(
+            "ToolSearch",
+            json!({"query": format!("select:{recall},{read}")}),
+        );
+    }
     fx.api
         .script_tool_use(&recall, json!({"query": "webhook retries backoff"}));
     fx.api
@@ -858,17 +926,48 @@ fn mcp_tools_hand_the_model_framed_memories_and_exact_pages() {
     );
     run.expect_success();
     let posts = run.messages_posts();
-    assert_eq!(posts.len(), 3, "recall, readmemory, then the answer\n{run}");
+    let (posts, loaded) = if deferred {
+        assert_eq!(
+            posts.len(),
+            4,
+            "ToolSearch, recall, readmemory, then the answer\n{run}"
+        );
+        (&posts[1..], Some(posts[0]))
+    } else {
+        assert_eq!(posts.len(), 3, "recall, readmemory, then the answer\n{run}");
+        (&posts[..], None)
+    };
 
-    let offered: Vec<&str> = posts[0].body["tools"]
-        .as_array()
-        .map(|tools| tools.iter().filter_map(|t| t["name"].as_str()).collect())
-        .unwrap_or_default();
-    for tool in MCP_TOOLS {
-        let name = format!("{MCP_PREFIX}{tool}");
+    if let Some(first) = loaded {
+        // Named, one a line, in the first request's list of tools ToolSearch can load.
+        let texts = first.texts();
+        let named: Vec<&str> = texts
+            .iter()
+            .filter(|t| t.contains("ToolSearch"))
+            .flat_map(|t| t.lines())
+            .collect();
+        for tool in MCP_TOOLS {
+            let name = format!("{MCP_PREFIX}{tool}");
+            assert!(
+                named.contains(&name.as_str()),
+                "{client}: {name} is not among the deferred tools\n{run}"
+            );
+        }
+    }
+    // With their schemas: every tool from the start, or the two ToolSearch loaded.
+    let expected: Vec<String> = if deferred {
+        vec![recall.clone(), read.clone()]
+    } else {
+        MCP_TOOLS
+            .iter()
+            .map(|t| format!("{MCP_PREFIX}{t}"))
+            .collect()
+    };
+    let offered = posts[0].tools();
+    for name in &expected {
         assert!(
             offered.contains(&name.as_str()),
-            "the model is not offered {name}; it is offered {offered:?}\n{run}"
+            "{client}: the model is not offered {name}; it is offered {offered:?}\n{run}"
         );
     }
 
@@ -928,10 +1027,12 @@ const HOSTILE: &[&str] = &[
 
 /// Every hostile text reaches the store exactly as typed through `/synapse:remember` in the
 /// real client, and none of them runs anything.
-#[test]
-#[ignore = "end-to-end: needs the Claude Code client in .ci/node, run .ci/test"]
-fn slash_command_text_reaches_synapse_exactly_as_typed() {
-    let mut fx = Fixture::new();
+#[rstest]
+#[case::pinned(Client::Pinned)]
+#[case::newest(Client::Newest)]
+#[ignore = "end-to-end: needs both Claude Code clients, run .ci/test"]
+fn slash_command_text_reaches_synapse_exactly_as_typed(#[case] client: Client) {
+    let mut fx = Fixture::new(client);
     let canary = fx.dir.path().join("ran");
     let canary = canary.to_str().unwrap();
     let mut failures = Vec::new();
@@ -995,10 +1096,12 @@ fn slash_command_text_reaches_synapse_exactly_as_typed() {
 
 /// The client's own validator accepts the plugin manifest (and the marketplace manifest, when
 /// there is one) with warnings counted as errors.
-#[test]
-#[ignore = "end-to-end: needs the Claude Code client in .ci/node, run .ci/test"]
-fn manifests_pass_strict_validation() {
-    let claude = claude();
+#[rstest]
+#[case::pinned(Client::Pinned)]
+#[case::newest(Client::Newest)]
+#[ignore = "end-to-end: needs both Claude Code clients, run .ci/test"]
+fn manifests_pass_strict_validation(#[case] client: Client) {
+    let claude = client.path();
     let home = tempfile::tempdir().unwrap();
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     for name in ["plugin.json", "marketplace.json"] {
@@ -1022,7 +1125,7 @@ fn manifests_pass_strict_validation() {
         );
         assert!(
             out.status.success() && text.contains("Validation passed"),
-            "claude plugin validate --strict {}: {}\n{text}",
+            "{client}: claude plugin validate --strict {}: {}\n{text}",
             manifest.display(),
             out.status
         );
