@@ -24,6 +24,11 @@ use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use common::claude_memory::{
+    project_key, ClaudeMemory, AGENTS_PHRASE, API_BRANCH, CLAUDE_MD, CLAUDE_MD_PHRASE,
+    NEWER_RETRIES, OLDER_RETRIES, PRESENT_PATHS, REPEATED_LINE, REPEATING_TOPIC, RULE_FILE,
+    RULE_PHRASE, TOPICS, TOPIC_MISSING_PATH,
+};
 use common::MCP_TOOLS;
 use rstest::rstest;
 use serde_json::{json, Value};
@@ -520,7 +525,15 @@ struct Fixture {
 }
 
 impl Fixture {
+    /// The fixture with `make_repo`'s repository.
     fn new(client: Client) -> Fixture {
+        let fx = Fixture::without_repo(client);
+        make_repo(&fx.repo);
+        fx
+    }
+
+    /// The fixture with nothing at `repo` yet, for a test that builds its own repository.
+    fn without_repo(client: Client) -> Fixture {
         let claude = client.path();
         // The plugin's launchers find the binaries in SYNAPSE_BIN_DIR; a missing one would make
         // them start a background build instead.
@@ -535,7 +548,6 @@ impl Fixture {
         let dir = tempfile::tempdir().unwrap();
         let repo = dir.path().join("repo");
         let data = dir.path().join("data");
-        make_repo(&repo);
         Fixture {
             dir,
             repo,
@@ -592,10 +604,15 @@ impl Fixture {
 
     /// `claude` with more arguments for the client.
     fn claude_with(&mut self, prompt: &str, extra: &[&str]) -> Run {
+        let home = self.dir.path().join(format!("home-{}", self.runs + 1));
+        fs::create_dir_all(&home).unwrap();
+        self.claude_at(&home, prompt, extra)
+    }
+
+    /// `claude_with` with `home` as HOME, for a test that put files there first.
+    fn claude_at(&mut self, home: &Path, prompt: &str, extra: &[&str]) -> Run {
         self.runs += 1;
         let label = format!("{}: claude -p {prompt:?}", self.client);
-        let home = self.dir.path().join(format!("home-{}", self.runs));
-        fs::create_dir_all(&home).unwrap();
         let stdout_path = self.dir.path().join(format!("run-{}.stdout", self.runs));
         let stderr_path = self.dir.path().join(format!("run-{}.stderr", self.runs));
         let bin_dir = Path::new(env!("CARGO_BIN_EXE_synapse")).parent().unwrap();
@@ -611,7 +628,7 @@ impl Fixture {
             .arg("--debug")
             .current_dir(&self.repo)
             .env_clear()
-            .env("HOME", &home)
+            .env("HOME", home)
             .env("SYNAPSE_DATA", &self.data)
             .env("SYNAPSE_BIN_DIR", bin_dir)
             .env("ANTHROPIC_BASE_URL", self.api.base_url())
@@ -647,7 +664,7 @@ impl Fixture {
             stdout: fs::read_to_string(&stdout_path).unwrap_or_default(),
             stderr: fs::read_to_string(&stderr_path).unwrap_or_default(),
             requests: self.api.requests()[before..].to_vec(),
-            debug: debug_log(&home),
+            debug: debug_log(home),
             elapsed: start.elapsed(),
         };
         eprintln!(
@@ -1130,4 +1147,125 @@ fn manifests_pass_strict_validation(#[case] client: Client) {
             out.status
         );
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Claude Code's own memory (tests/common/claude_memory.rs)
+// ---------------------------------------------------------------------------------------------
+
+/// The fixture says what it is: every phrase a test counts sits in one file once, the paths it
+/// calls missing are missing and the others there, the newer of the contradicting pair is newer,
+/// and the auto memory is where the client's key puts it.
+#[test]
+fn claude_memory_fixture_holds_what_it_says() {
+    let dir = tempfile::tempdir().unwrap();
+    let memory = ClaudeMemory::build(&dir.path().join("home"), &dir.path().join("repo"));
+    let mut files = Vec::new();
+    walk(&memory.repo, &mut files);
+    walk(&memory.home, &mut files);
+    files.retain(|f| !f.components().any(|c| c.as_os_str() == ".git"));
+    let texts: Vec<(PathBuf, String)> = files
+        .into_iter()
+        .map(|f| (f.clone(), fs::read_to_string(f).unwrap()))
+        .collect();
+    let holders = |needle: &str| -> Vec<&Path> {
+        texts
+            .iter()
+            .filter(|(_, t)| t.contains(needle))
+            .map(|(f, _)| f.as_path())
+            .collect()
+    };
+
+    assert_eq!(
+        memory.memory_dir,
+        memory
+            .home
+            .join(".claude/projects")
+            .join(
+                memory
+                    .repo
+                    .to_str()
+                    .unwrap()
+                    .replace(|c: char| !c.is_ascii_alphanumeric(), "-"),
+            )
+            .join("memory")
+    );
+    assert_eq!(
+        fs::read_to_string(memory.memory_dir.join("MEMORY.md")).unwrap(),
+        memory.index
+    );
+    assert!(TOPICS.len() >= 10);
+    assert_eq!(memory.index.lines().count(), TOPICS.len());
+    for topic in &TOPICS {
+        let path = memory.memory_dir.join(topic.file);
+        assert_eq!(holders(topic.phrase), [path.as_path()], "{}", topic.file);
+        let text = fs::read_to_string(&path).unwrap();
+        assert!(text.starts_with(&format!("---\nname: {}\n", topic.name)));
+        assert!(text.contains("metadata:\n  type: project\n---\n"));
+        let line = format!("- [{}]({}) — {}", topic.name, topic.file, topic.hook);
+        assert_eq!(memory.index.matches(&line).count(), 1, "{line}");
+    }
+    assert_eq!(
+        memory.topic(OLDER_RETRIES).phrase.replace('5', "8"),
+        memory.topic(NEWER_RETRIES).phrase
+    );
+    let modified = |file: &str| {
+        fs::metadata(memory.memory_dir.join(file))
+            .unwrap()
+            .modified()
+            .unwrap()
+    };
+    assert!(modified(OLDER_RETRIES) + Duration::from_secs(300 * 86_400) < modified(NEWER_RETRIES));
+
+    for phrase in [CLAUDE_MD_PHRASE, RULE_PHRASE, AGENTS_PHRASE] {
+        assert_eq!(holders(phrase).len(), 1, "{phrase}");
+    }
+    assert!(fs::read_to_string(memory.repo.join(RULE_FILE))
+        .unwrap()
+        .contains(RULE_PHRASE));
+    assert!((35..=50).contains(&CLAUDE_MD.lines().count()));
+    for (path, line) in memory.missing_paths() {
+        assert!(!memory.repo.join(path).exists(), "{path}");
+        assert!(CLAUDE_MD.lines().nth(line - 1).unwrap().contains(path));
+    }
+    for path in PRESENT_PATHS {
+        assert!(memory.repo.join(path).is_file(), "{path}");
+        assert_eq!(CLAUDE_MD.matches(path).count(), 1, "{path}");
+    }
+    let (file, path) = TOPIC_MISSING_PATH;
+    assert!(memory.topic(file).body.contains(path) && !memory.repo.join(path).exists());
+    let body = memory.topic(REPEATING_TOPIC).body;
+    assert_eq!(body.lines().next(), Some(REPEATED_LINE));
+    assert_eq!(
+        CLAUDE_MD.lines().nth(memory.repeated_line() - 1),
+        Some(REPEATED_LINE)
+    );
+
+    memory.on_api_branch();
+    let status = Command::new("git")
+        .args(["status", "--porcelain", "--branch"])
+        .current_dir(&memory.repo)
+        .output()
+        .unwrap();
+    let status = String::from_utf8(status.stdout).unwrap();
+    assert!(
+        status.starts_with(&format!("## {API_BRANCH}\n")),
+        "{status}"
+    );
+    assert!(
+        status.contains(" M src/api/handlers.rs\n?? src/api/pagination.rs\n"),
+        "{status}"
+    );
+}
+
+/// A key past 200 characters is cut and followed by a hash; the value measured with 2.1.332.
+#[test]
+fn a_long_project_key_is_cut_and_hashed_as_the_client_does() {
+    let path: String = std::iter::once("/tmp/cc-research/w".to_owned())
+        .chain((1..=25).map(|i| format!("/segment_{i:02}")))
+        .collect();
+    let key = project_key(&path);
+    assert_eq!(key.len(), 207, "{key}");
+    assert!(key.ends_with("-segment-16-segme-p9fr5r"), "{key}");
+    assert_eq!(project_key("/tmp/w/my.repo_x y"), "-tmp-w-my-repo-x-y");
 }
