@@ -1153,6 +1153,20 @@ fn manifests_pass_strict_validation(#[case] client: Client) {
 // Claude Code's own memory (tests/common/claude_memory.rs)
 // ---------------------------------------------------------------------------------------------
 
+/// How many times `needle` occurs in the strings of a request's body: its system prompt, its
+/// messages and its tools.
+fn occurrences(request: &Request, needle: &str) -> usize {
+    fn walk(value: &Value, needle: &str) -> usize {
+        match value {
+            Value::String(s) => s.matches(needle).count(),
+            Value::Array(items) => items.iter().map(|v| walk(v, needle)).sum(),
+            Value::Object(map) => map.values().map(|v| walk(v, needle)).sum(),
+            _ => 0,
+        }
+    }
+    walk(&request.body, needle)
+}
+
 /// The fixture says what it is: every phrase a test counts sits in one file once, the paths it
 /// calls missing are missing and the others there, the newer of the contradicting pair is newer,
 /// and the auto memory is where the client's key puts it.
@@ -1268,4 +1282,74 @@ fn a_long_project_key_is_cut_and_hashed_as_the_client_does() {
     assert_eq!(key.len(), 207, "{key}");
     assert!(key.ends_with("-segment-16-segme-p9fr5r"), "{key}");
     assert_eq!(project_key("/tmp/w/my.repo_x y"), "-tmp-w-my-repo-x-y");
+}
+
+/// A prompt about one topic of the auto memory: the client loads `MEMORY.md` itself, once, and
+/// never a topic file, so the topic's words in the request are Synapse's doing, and a second copy
+/// of the index would be too.
+#[rstest]
+#[case::pinned(Client::Pinned)]
+#[case::newest(Client::Newest)]
+#[ignore = "end-to-end: needs both Claude Code clients, run .ci/test"]
+fn a_topic_file_the_prompt_is_about_reaches_the_model_once_beside_the_index(
+    #[case] client: Client,
+) {
+    let mut fx = Fixture::without_repo(client);
+    let memory = ClaudeMemory::build(&fx.dir.path().join("home"), &fx.repo);
+    let topic = memory.topic("api-rate-limits.md");
+
+    let run = fx.claude_at(
+        &memory.home,
+        "What rate limit does the public API apply per token, and what does a caller get past it?",
+        &[],
+    );
+    run.expect_success();
+    let request = run.main_request();
+    assert_eq!(
+        occurrences(request, memory.index.trim_end()),
+        1,
+        "MEMORY.md should reach the model once, by the client's own load\n{run}"
+    );
+    assert!(
+        occurrences(request, topic.phrase) >= 1,
+        "the topic file {} ({:?}) did not reach the model\n{run}",
+        topic.file,
+        topic.phrase
+    );
+}
+
+/// SessionStart on a branch that changes files under `src/api/`: Synapse hands over the rule
+/// scoped to those paths (the client shows it only once the model reads such a file), and never
+/// a line of `CLAUDE.md`, which the client has loaded already.
+#[rstest]
+#[case::pinned(Client::Pinned)]
+#[case::newest(Client::Newest)]
+#[ignore = "end-to-end: needs both Claude Code clients, run .ci/test"]
+fn session_start_on_an_api_branch_hands_over_the_scoped_rule_and_no_claude_md_line(
+    #[case] client: Client,
+) {
+    let mut fx = Fixture::without_repo(client);
+    let memory = ClaudeMemory::build(&fx.dir.path().join("home"), &fx.repo);
+    memory.on_api_branch();
+
+    let run = fx.claude_at(&memory.home, "Carry on with the branch.", &[]);
+    run.expect_success();
+    let request = run.main_request();
+    let repeated: Vec<String> = memory
+        .claude_md_items()
+        .into_iter()
+        .map(|line| (line, occurrences(request, line)))
+        .filter(|(_, n)| *n != 1)
+        .map(|(line, n)| format!("{n} x {line:?}"))
+        .collect();
+    assert!(
+        repeated.is_empty() && occurrences(request, CLAUDE_MD_PHRASE) == 1,
+        "each CLAUDE.md line should reach the model once, by the client's own load: \
+         {repeated:#?}\n{run}"
+    );
+    run.expect_text(
+        RULE_PHRASE,
+        Origin::Hook("SessionStart:startup"),
+        "the rule scoped to src/api/",
+    );
 }
