@@ -2,10 +2,11 @@
 //! (`--plugin-dir`), the binaries cargo just built (`SYNAPSE_BIN_DIR`), and a fake Messages API
 //! on 127.0.0.1 that scripts the model's replies and records every request the client sends.
 //!
-//! The client is `SYNAPSE_CLAUDE` or `.ci/node/node_modules/.bin/claude` (the README's test command,
-//! `.ci/test`, installs the pinned version there). A plain `cargo test` lists these tests as
-//! ignored; `.ci/test` runs them, and without the client they fail and say so: they are never
-//! skipped.
+//! Every test runs once per client, as the cases `pinned` (Claude Code 2.1.197, the version the
+//! design was measured with: `SYNAPSE_CLAUDE` or `.ci/node/node_modules/.bin/claude`) and `newest`
+//! (2.1.332: `SYNAPSE_CLAUDE_NEWEST` or `.ci/node-newest/node_modules/.bin/claude`); the README's
+//! test command, `.ci/test`, installs both. A plain `cargo test` lists these tests as ignored;
+//! `.ci/test` runs them, and without a client they fail and say so: they are never skipped.
 //!
 //! Hook and command output reaches the model inside the request's `messages`; where exactly
 //! depends on the model and client version, so the checks look for substrings in the text of
@@ -23,7 +24,13 @@ use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use common::claude_memory::{
+    project_key, ClaudeMemory, AGENTS_PHRASE, API_BRANCH, CLAUDE_MD, CLAUDE_MD_PHRASE,
+    NEWER_RETRIES, OLDER_RETRIES, PRESENT_PATHS, REPEATED_LINE, REPEATING_TOPIC, RULE_FILE,
+    RULE_PHRASE, TOPICS, TOPIC_MISSING_PATH,
+};
 use common::MCP_TOOLS;
+use rstest::rstest;
 use serde_json::{json, Value};
 use tempfile::TempDir;
 
@@ -65,6 +72,21 @@ impl Request {
     /// A model call: `POST /v1/messages`, with or without a query string.
     fn is_messages(&self) -> bool {
         self.method == "POST" && self.path.split('?').next() == Some("/v1/messages")
+    }
+
+    /// Every text of the call's `messages`, one string each.
+    fn texts(&self) -> Vec<String> {
+        let mut texts = Vec::new();
+        collect_strings(&self.body["messages"], &mut texts);
+        texts
+    }
+
+    /// The names of the tools the call offers with their schemas.
+    fn tools(&self) -> Vec<&str> {
+        self.body["tools"]
+            .as_array()
+            .map(|tools| tools.iter().filter_map(|t| t["name"].as_str()).collect())
+            .unwrap_or_default()
     }
 }
 
@@ -306,20 +328,54 @@ fn write_stream(out: &mut impl Write, model: &str, reply: &Reply) -> std::io::Re
 // The client
 // ---------------------------------------------------------------------------------------------
 
-/// The Claude Code executable; its absence fails the test that needs it.
-fn claude() -> PathBuf {
-    let path = match std::env::var_os("SYNAPSE_CLAUDE") {
-        Some(p) if !p.is_empty() => PathBuf::from(p),
-        _ => Path::new(env!("CARGO_MANIFEST_DIR")).join(".ci/node/node_modules/.bin/claude"),
-    };
-    if path.is_file() {
-        return path;
+/// The Claude Code clients every test runs against: users run both, and they differ in where
+/// hook output sits and in how MCP tools reach the model.
+#[derive(Clone, Copy, Debug)]
+enum Client {
+    /// 2.1.197, the version the design's facts were measured with.
+    Pinned,
+    /// 2.1.332, the newest measured: MCP tools deferred behind `ToolSearch`.
+    Newest,
+}
+
+impl Client {
+    /// The executable; its absence fails the test that needs it.
+    fn path(self) -> PathBuf {
+        let (variable, prefix) = match self {
+            Client::Pinned => ("SYNAPSE_CLAUDE", ".ci/node"),
+            Client::Newest => ("SYNAPSE_CLAUDE_NEWEST", ".ci/node-newest"),
+        };
+        let path = match std::env::var_os(variable) {
+            Some(p) if !p.is_empty() => PathBuf::from(p),
+            _ => Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join(prefix)
+                .join("node_modules/.bin/claude"),
+        };
+        if path.is_file() {
+            return path;
+        }
+        panic!(
+            "the {self} not found at {}: this test runs the real client and cannot run without \
+             it; run the README's test command (.ci/test), which installs both clients, or set \
+             {variable}",
+            path.display()
+        );
     }
-    panic!(
-        "Claude Code not found at {}: this test runs the real client and cannot run without it; \
-         run the README's test command (.ci/test), which installs it, or set SYNAPSE_CLAUDE",
-        path.display()
-    );
+
+    /// Whether the first request names the MCP tools without their schemas, so the model must
+    /// load one with `ToolSearch` before calling it.
+    fn defers_mcp_tools(self) -> bool {
+        matches!(self, Client::Newest)
+    }
+}
+
+impl std::fmt::Display for Client {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Client::Pinned => "pinned Claude Code client (2.1.197)",
+            Client::Newest => "newest Claude Code client (2.1.332)",
+        })
+    }
 }
 
 /// What one `claude -p` run did.
@@ -351,9 +407,7 @@ impl Run {
 
     /// Every text of the first model call's `messages`, one string each.
     fn texts(&self) -> Vec<String> {
-        let mut texts = Vec::new();
-        collect_strings(&self.main_request().body["messages"], &mut texts);
-        texts
+        self.main_request().texts()
     }
 
     fn expect_success(&self) {
@@ -413,6 +467,7 @@ impl Origin {
 
 impl std::fmt::Display for Run {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        writeln!(f, "--- {}", self.label)?;
         writeln!(f, "--- exit: {} after {:?}", self.status, self.elapsed)?;
         writeln!(f, "--- stdout:\n{}", self.stdout.trim_end())?;
         writeln!(f, "--- stderr:\n{}", self.stderr.trim_end())?;
@@ -420,9 +475,7 @@ impl std::fmt::Display for Run {
         for (i, r) in self.requests.iter().enumerate() {
             writeln!(f, "[{i}] {} {}", r.method, r.path)?;
             if r.is_messages() {
-                let mut texts = Vec::new();
-                collect_strings(&r.body["messages"], &mut texts);
-                for t in texts {
+                for t in r.texts() {
                     writeln!(f, "    | {}", clip(&t, 3000).replace('\n', "\n    | "))?;
                 }
             }
@@ -466,13 +519,22 @@ struct Fixture {
     repo: PathBuf,
     data: PathBuf,
     api: FakeApi,
+    client: Client,
     claude: PathBuf,
     runs: usize,
 }
 
 impl Fixture {
-    fn new() -> Fixture {
-        let claude = claude();
+    /// The fixture with `make_repo`'s repository.
+    fn new(client: Client) -> Fixture {
+        let fx = Fixture::without_repo(client);
+        make_repo(&fx.repo);
+        fx
+    }
+
+    /// The fixture with nothing at `repo` yet, for a test that builds its own repository.
+    fn without_repo(client: Client) -> Fixture {
+        let claude = client.path();
         // The plugin's launchers find the binaries in SYNAPSE_BIN_DIR; a missing one would make
         // them start a background build instead.
         let bin_dir = Path::new(env!("CARGO_BIN_EXE_synapse")).parent().unwrap();
@@ -486,12 +548,12 @@ impl Fixture {
         let dir = tempfile::tempdir().unwrap();
         let repo = dir.path().join("repo");
         let data = dir.path().join("data");
-        make_repo(&repo);
         Fixture {
             dir,
             repo,
             data,
             api: FakeApi::start(),
+            client,
             claude,
             runs: 0,
         }
@@ -542,10 +604,15 @@ impl Fixture {
 
     /// `claude` with more arguments for the client.
     fn claude_with(&mut self, prompt: &str, extra: &[&str]) -> Run {
-        self.runs += 1;
-        let label = format!("claude -p {prompt:?}");
-        let home = self.dir.path().join(format!("home-{}", self.runs));
+        let home = self.dir.path().join(format!("home-{}", self.runs + 1));
         fs::create_dir_all(&home).unwrap();
+        self.claude_at(&home, prompt, extra)
+    }
+
+    /// `claude_with` with `home` as HOME, for a test that put files there first.
+    fn claude_at(&mut self, home: &Path, prompt: &str, extra: &[&str]) -> Run {
+        self.runs += 1;
+        let label = format!("{}: claude -p {prompt:?}", self.client);
         let stdout_path = self.dir.path().join(format!("run-{}.stdout", self.runs));
         let stderr_path = self.dir.path().join(format!("run-{}.stderr", self.runs));
         let bin_dir = Path::new(env!("CARGO_BIN_EXE_synapse")).parent().unwrap();
@@ -561,7 +628,7 @@ impl Fixture {
             .arg("--debug")
             .current_dir(&self.repo)
             .env_clear()
-            .env("HOME", &home)
+            .env("HOME", home)
             .env("SYNAPSE_DATA", &self.data)
             .env("SYNAPSE_BIN_DIR", bin_dir)
             .env("ANTHROPIC_BASE_URL", self.api.base_url())
@@ -597,7 +664,7 @@ impl Fixture {
             stdout: fs::read_to_string(&stdout_path).unwrap_or_default(),
             stderr: fs::read_to_string(&stderr_path).unwrap_or_default(),
             requests: self.api.requests()[before..].to_vec(),
-            debug: debug_log(&home),
+            debug: debug_log(home),
             elapsed: start.elapsed(),
         };
         eprintln!(
@@ -704,10 +771,12 @@ fn make_repo(repo: &Path) {
 
 /// A plain prompt: SessionStart hands over the branch's memory, UserPromptSubmit the prompt's,
 /// and the Stop hook records the reply's `remember:` line.
-#[test]
-#[ignore = "end-to-end: needs the Claude Code client in .ci/node, run .ci/test"]
-fn hooks_inject_memories_and_stop_records_the_reply() {
-    let mut fx = Fixture::new();
+#[rstest]
+#[case::pinned(Client::Pinned)]
+#[case::newest(Client::Newest)]
+#[ignore = "end-to-end: needs both Claude Code clients, run .ci/test"]
+fn hooks_inject_memories_and_stop_records_the_reply(#[case] client: Client) {
+    let mut fx = Fixture::new(client);
     let webhook = fx.seed();
     let reply = format!("Noted.\nremember: {LEARNED}");
     fx.api.script(&reply);
@@ -758,10 +827,12 @@ fn hooks_inject_memories_and_stop_records_the_reply() {
 
 /// A line the user starts with `remember:` in a prompt is kept, and the model is told so in the
 /// prompt hook's context (a new user's "remember: we never deploy on Fridays" stored nothing).
-#[test]
-#[ignore = "end-to-end: needs the Claude Code client in .ci/node, run .ci/test"]
-fn a_remember_line_the_user_types_is_kept_and_the_model_told() {
-    let mut fx = Fixture::new();
+#[rstest]
+#[case::pinned(Client::Pinned)]
+#[case::newest(Client::Newest)]
+#[ignore = "end-to-end: needs both Claude Code clients, run .ci/test"]
+fn a_remember_line_the_user_types_is_kept_and_the_model_told(#[case] client: Client) {
+    let mut fx = Fixture::new(client);
     fx.seed();
     fx.api.script("Understood.");
     let fact = "we never deploy on Fridays";
@@ -783,10 +854,12 @@ fn a_remember_line_the_user_types_is_kept_and_the_model_told() {
 }
 
 /// `/synapse:recall QUESTION`: the prompt hook searches and hands the results to the model.
-#[test]
-#[ignore = "end-to-end: needs the Claude Code client in .ci/node, run .ci/test"]
-fn recall_command_hands_over_matching_memories() {
-    let mut fx = Fixture::new();
+#[rstest]
+#[case::pinned(Client::Pinned)]
+#[case::newest(Client::Newest)]
+#[ignore = "end-to-end: needs both Claude Code clients, run .ci/test"]
+fn recall_command_hands_over_matching_memories(#[case] client: Client) {
+    let mut fx = Fixture::new(client);
     let webhook = fx.seed();
 
     let run = fx.claude("/synapse:recall webhook retries");
@@ -803,10 +876,12 @@ fn recall_command_hands_over_matching_memories() {
 }
 
 /// `/synapse:read ID` hands the memory's exact text to the model.
-#[test]
-#[ignore = "end-to-end: needs the Claude Code client in .ci/node, run .ci/test"]
-fn read_command_hands_over_the_memory_text() {
-    let mut fx = Fixture::new();
+#[rstest]
+#[case::pinned(Client::Pinned)]
+#[case::newest(Client::Newest)]
+#[ignore = "end-to-end: needs both Claude Code clients, run .ci/test"]
+fn read_command_hands_over_the_memory_text(#[case] client: Client) {
+    let mut fx = Fixture::new(client);
     let webhook = fx.seed();
     assert!(
         fx.synapse(&["read", &webhook.to_string()])
@@ -837,14 +912,24 @@ fn tool_result(request: &Request, id: &str) -> Option<String> {
 /// The plugin's MCP server in the real client: the model, scripted, calls `recall` and then
 /// `readmemory`; each result reaches the model in the next request with the memory's text, its
 /// id and the advisory framing. Claude Code sends the model only the JSON of a result's
-/// `structuredContent`, so that JSON is what these checks read.
-#[test]
-#[ignore = "end-to-end: needs the Claude Code client in .ci/node, run .ci/test"]
-fn mcp_tools_hand_the_model_framed_memories_and_exact_pages() {
-    let mut fx = Fixture::new();
+/// `structuredContent`, so that JSON is what these checks read. The newest client first names the
+/// tools without their schemas, so there the model loads both with `ToolSearch` before calling.
+#[rstest]
+#[case::pinned(Client::Pinned)]
+#[case::newest(Client::Newest)]
+#[ignore = "end-to-end: needs both Claude Code clients, run .ci/test"]
+fn mcp_tools_hand_the_model_framed_memories_and_exact_pages(#[case] client: Client) {
+    let mut fx = Fixture::new(client);
     let webhook = fx.seed();
     let recall = format!("{MCP_PREFIX}recall");
     let read = format!("{MCP_PREFIX}readmemory");
+    let deferred = client.defers_mcp_tools();
+    if deferred {
+        fx.api.script_tool_use(
+            "ToolSearch",
+            json!({"query": format!("select:{recall},{read}")}),
+        );
+    }
     fx.api
         .script_tool_use(&recall, json!({"query": "webhook retries backoff"}));
     fx.api
@@ -858,17 +943,48 @@ fn mcp_tools_hand_the_model_framed_memories_and_exact_pages() {
     );
     run.expect_success();
     let posts = run.messages_posts();
-    assert_eq!(posts.len(), 3, "recall, readmemory, then the answer\n{run}");
+    let (posts, loaded) = if deferred {
+        assert_eq!(
+            posts.len(),
+            4,
+            "ToolSearch, recall, readmemory, then the answer\n{run}"
+        );
+        (&posts[1..], Some(posts[0]))
+    } else {
+        assert_eq!(posts.len(), 3, "recall, readmemory, then the answer\n{run}");
+        (&posts[..], None)
+    };
 
-    let offered: Vec<&str> = posts[0].body["tools"]
-        .as_array()
-        .map(|tools| tools.iter().filter_map(|t| t["name"].as_str()).collect())
-        .unwrap_or_default();
-    for tool in MCP_TOOLS {
-        let name = format!("{MCP_PREFIX}{tool}");
+    if let Some(first) = loaded {
+        // Named, one a line, in the first request's list of tools ToolSearch can load.
+        let texts = first.texts();
+        let named: Vec<&str> = texts
+            .iter()
+            .filter(|t| t.contains("ToolSearch"))
+            .flat_map(|t| t.lines())
+            .collect();
+        for tool in MCP_TOOLS {
+            let name = format!("{MCP_PREFIX}{tool}");
+            assert!(
+                named.contains(&name.as_str()),
+                "{client}: {name} is not among the deferred tools\n{run}"
+            );
+        }
+    }
+    // With their schemas: every tool from the start, or the two ToolSearch loaded.
+    let expected: Vec<String> = if deferred {
+        vec![recall.clone(), read.clone()]
+    } else {
+        MCP_TOOLS
+            .iter()
+            .map(|t| format!("{MCP_PREFIX}{t}"))
+            .collect()
+    };
+    let offered = posts[0].tools();
+    for name in &expected {
         assert!(
             offered.contains(&name.as_str()),
-            "the model is not offered {name}; it is offered {offered:?}\n{run}"
+            "{client}: the model is not offered {name}; it is offered {offered:?}\n{run}"
         );
     }
 
@@ -928,10 +1044,12 @@ const HOSTILE: &[&str] = &[
 
 /// Every hostile text reaches the store exactly as typed through `/synapse:remember` in the
 /// real client, and none of them runs anything.
-#[test]
-#[ignore = "end-to-end: needs the Claude Code client in .ci/node, run .ci/test"]
-fn slash_command_text_reaches_synapse_exactly_as_typed() {
-    let mut fx = Fixture::new();
+#[rstest]
+#[case::pinned(Client::Pinned)]
+#[case::newest(Client::Newest)]
+#[ignore = "end-to-end: needs both Claude Code clients, run .ci/test"]
+fn slash_command_text_reaches_synapse_exactly_as_typed(#[case] client: Client) {
+    let mut fx = Fixture::new(client);
     let canary = fx.dir.path().join("ran");
     let canary = canary.to_str().unwrap();
     let mut failures = Vec::new();
@@ -995,10 +1113,12 @@ fn slash_command_text_reaches_synapse_exactly_as_typed() {
 
 /// The client's own validator accepts the plugin manifest (and the marketplace manifest, when
 /// there is one) with warnings counted as errors.
-#[test]
-#[ignore = "end-to-end: needs the Claude Code client in .ci/node, run .ci/test"]
-fn manifests_pass_strict_validation() {
-    let claude = claude();
+#[rstest]
+#[case::pinned(Client::Pinned)]
+#[case::newest(Client::Newest)]
+#[ignore = "end-to-end: needs both Claude Code clients, run .ci/test"]
+fn manifests_pass_strict_validation(#[case] client: Client) {
+    let claude = client.path();
     let home = tempfile::tempdir().unwrap();
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     for name in ["plugin.json", "marketplace.json"] {
@@ -1022,9 +1142,214 @@ fn manifests_pass_strict_validation() {
         );
         assert!(
             out.status.success() && text.contains("Validation passed"),
-            "claude plugin validate --strict {}: {}\n{text}",
+            "{client}: claude plugin validate --strict {}: {}\n{text}",
             manifest.display(),
             out.status
         );
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Claude Code's own memory (tests/common/claude_memory.rs)
+// ---------------------------------------------------------------------------------------------
+
+/// How many times `needle` occurs in the strings of a request's body: its system prompt, its
+/// messages and its tools.
+fn occurrences(request: &Request, needle: &str) -> usize {
+    fn walk(value: &Value, needle: &str) -> usize {
+        match value {
+            Value::String(s) => s.matches(needle).count(),
+            Value::Array(items) => items.iter().map(|v| walk(v, needle)).sum(),
+            Value::Object(map) => map.values().map(|v| walk(v, needle)).sum(),
+            _ => 0,
+        }
+    }
+    walk(&request.body, needle)
+}
+
+/// The fixture says what it is: every phrase a test counts sits in one file once, the paths it
+/// calls missing are missing and the others there, the newer of the contradicting pair is newer,
+/// and the auto memory is where the client's key puts it.
+#[test]
+fn claude_memory_fixture_holds_what_it_says() {
+    let dir = tempfile::tempdir().unwrap();
+    let memory = ClaudeMemory::build(&dir.path().join("home"), &dir.path().join("repo"));
+    let mut files = Vec::new();
+    walk(&memory.repo, &mut files);
+    walk(&memory.home, &mut files);
+    files.retain(|f| !f.components().any(|c| c.as_os_str() == ".git"));
+    let texts: Vec<(PathBuf, String)> = files
+        .into_iter()
+        .map(|f| (f.clone(), fs::read_to_string(f).unwrap()))
+        .collect();
+    let holders = |needle: &str| -> Vec<&Path> {
+        texts
+            .iter()
+            .filter(|(_, t)| t.contains(needle))
+            .map(|(f, _)| f.as_path())
+            .collect()
+    };
+
+    assert_eq!(
+        memory.memory_dir,
+        memory
+            .home
+            .join(".claude/projects")
+            .join(
+                memory
+                    .repo
+                    .to_str()
+                    .unwrap()
+                    .replace(|c: char| !c.is_ascii_alphanumeric(), "-"),
+            )
+            .join("memory")
+    );
+    assert_eq!(
+        fs::read_to_string(memory.memory_dir.join("MEMORY.md")).unwrap(),
+        memory.index
+    );
+    assert!(TOPICS.len() >= 10);
+    assert_eq!(memory.index.lines().count(), TOPICS.len());
+    for topic in &TOPICS {
+        let path = memory.memory_dir.join(topic.file);
+        assert_eq!(holders(topic.phrase), [path.as_path()], "{}", topic.file);
+        let text = fs::read_to_string(&path).unwrap();
+        assert!(text.starts_with(&format!("---\nname: {}\n", topic.name)));
+        assert!(text.contains("metadata:\n  type: project\n---\n"));
+        let line = format!("- [{}]({}) — {}", topic.name, topic.file, topic.hook);
+        assert_eq!(memory.index.matches(&line).count(), 1, "{line}");
+    }
+    assert_eq!(
+        memory.topic(OLDER_RETRIES).phrase.replace('5', "8"),
+        memory.topic(NEWER_RETRIES).phrase
+    );
+    let modified = |file: &str| {
+        fs::metadata(memory.memory_dir.join(file))
+            .unwrap()
+            .modified()
+            .unwrap()
+    };
+    assert!(modified(OLDER_RETRIES) + Duration::from_secs(300 * 86_400) < modified(NEWER_RETRIES));
+
+    for phrase in [CLAUDE_MD_PHRASE, RULE_PHRASE, AGENTS_PHRASE] {
+        assert_eq!(holders(phrase).len(), 1, "{phrase}");
+    }
+    assert!(fs::read_to_string(memory.repo.join(RULE_FILE))
+        .unwrap()
+        .contains(RULE_PHRASE));
+    assert!((35..=50).contains(&CLAUDE_MD.lines().count()));
+    for (path, line) in memory.missing_paths() {
+        assert!(!memory.repo.join(path).exists(), "{path}");
+        assert!(CLAUDE_MD.lines().nth(line - 1).unwrap().contains(path));
+    }
+    for path in PRESENT_PATHS {
+        assert!(memory.repo.join(path).is_file(), "{path}");
+        assert_eq!(CLAUDE_MD.matches(path).count(), 1, "{path}");
+    }
+    let (file, path) = TOPIC_MISSING_PATH;
+    assert!(memory.topic(file).body.contains(path) && !memory.repo.join(path).exists());
+    let body = memory.topic(REPEATING_TOPIC).body;
+    assert_eq!(body.lines().next(), Some(REPEATED_LINE));
+    assert_eq!(
+        CLAUDE_MD.lines().nth(memory.repeated_line() - 1),
+        Some(REPEATED_LINE)
+    );
+
+    memory.on_api_branch();
+    let status = Command::new("git")
+        .args(["status", "--porcelain", "--branch"])
+        .current_dir(&memory.repo)
+        .output()
+        .unwrap();
+    let status = String::from_utf8(status.stdout).unwrap();
+    assert!(
+        status.starts_with(&format!("## {API_BRANCH}\n")),
+        "{status}"
+    );
+    assert!(
+        status.contains(" M src/api/handlers.rs\n?? src/api/pagination.rs\n"),
+        "{status}"
+    );
+}
+
+/// A key past 200 characters is cut and followed by a hash; the value measured with 2.1.332.
+#[test]
+fn a_long_project_key_is_cut_and_hashed_as_the_client_does() {
+    let path: String = std::iter::once("/tmp/cc-research/w".to_owned())
+        .chain((1..=25).map(|i| format!("/segment_{i:02}")))
+        .collect();
+    let key = project_key(&path);
+    assert_eq!(key.len(), 207, "{key}");
+    assert!(key.ends_with("-segment-16-segme-p9fr5r"), "{key}");
+    assert_eq!(project_key("/tmp/w/my.repo_x y"), "-tmp-w-my-repo-x-y");
+}
+
+/// A prompt about one topic of the auto memory: the client loads `MEMORY.md` itself, once, and
+/// never a topic file, so the topic's words in the request are Synapse's doing, and a second copy
+/// of the index would be too.
+#[rstest]
+#[case::pinned(Client::Pinned)]
+#[case::newest(Client::Newest)]
+#[ignore = "end-to-end: needs both Claude Code clients, run .ci/test"]
+fn a_topic_file_the_prompt_is_about_reaches_the_model_once_beside_the_index(
+    #[case] client: Client,
+) {
+    let mut fx = Fixture::without_repo(client);
+    let memory = ClaudeMemory::build(&fx.dir.path().join("home"), &fx.repo);
+    let topic = memory.topic("api-rate-limits.md");
+
+    let run = fx.claude_at(
+        &memory.home,
+        "What rate limit does the public API apply per token, and what does a caller get past it?",
+        &[],
+    );
+    run.expect_success();
+    let request = run.main_request();
+    assert_eq!(
+        occurrences(request, memory.index.trim_end()),
+        1,
+        "MEMORY.md should reach the model once, by the client's own load\n{run}"
+    );
+    assert!(
+        occurrences(request, topic.phrase) >= 1,
+        "the topic file {} ({:?}) did not reach the model\n{run}",
+        topic.file,
+        topic.phrase
+    );
+}
+
+/// SessionStart on a branch that changes files under `src/api/`: Synapse hands over the rule
+/// scoped to those paths (the client shows it only once the model reads such a file), and never
+/// a line of `CLAUDE.md`, which the client has loaded already.
+#[rstest]
+#[case::pinned(Client::Pinned)]
+#[case::newest(Client::Newest)]
+#[ignore = "end-to-end: needs both Claude Code clients, run .ci/test"]
+fn session_start_on_an_api_branch_hands_over_the_scoped_rule_and_no_claude_md_line(
+    #[case] client: Client,
+) {
+    let mut fx = Fixture::without_repo(client);
+    let memory = ClaudeMemory::build(&fx.dir.path().join("home"), &fx.repo);
+    memory.on_api_branch();
+
+    let run = fx.claude_at(&memory.home, "Carry on with the branch.", &[]);
+    run.expect_success();
+    let request = run.main_request();
+    let repeated: Vec<String> = memory
+        .claude_md_items()
+        .into_iter()
+        .map(|line| (line, occurrences(request, line)))
+        .filter(|(_, n)| *n != 1)
+        .map(|(line, n)| format!("{n} x {line:?}"))
+        .collect();
+    assert!(
+        repeated.is_empty() && occurrences(request, CLAUDE_MD_PHRASE) == 1,
+        "each CLAUDE.md line should reach the model once, by the client's own load: \
+         {repeated:#?}\n{run}"
+    );
+    run.expect_text(
+        RULE_PHRASE,
+        Origin::Hook("SessionStart:startup"),
+        "the rule scoped to src/api/",
+    );
 }

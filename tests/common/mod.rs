@@ -1,6 +1,9 @@
-//! What the test files that drive the real binaries share: running `synapse`, a hook, and git.
+//! What the test files that drive the real binaries share: running `synapse`, a hook, and git,
+//! and Claude Code's own memory beside a repository (`claude_memory`).
 //! (Each test file compiles this module on its own and uses some of it.)
 #![allow(dead_code)]
+
+pub mod claude_memory;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
