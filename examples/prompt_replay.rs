@@ -223,7 +223,7 @@ fn main() -> Result<()> {
 /// `unasked::for_prompt` gives (lean budget, the prompt's floor, ordered), what
 /// `unasked::offer` keeps of them for a session given nothing yet, framed.
 fn prompt_rule(store: &Store, scope: &Scope, prompt: &str, signal: Signal) -> Result<Injected> {
-    let (found, hits) = unasked::for_prompt(store, scope, prompt, &signal)?;
+    let (found, hits) = unasked::for_prompt(store, scope, prompt, &signal, &Default::default())?;
     let over_floor: Vec<i64> = hits.iter().map(|h| h.id).collect();
     let unasked::Offer {
         hits: kept,
@@ -243,10 +243,11 @@ fn prompt_rule(store: &Store, scope: &Scope, prompt: &str, signal: Signal) -> Re
         })
         .collect();
     let now = synapse::store::now();
-    let (text, ids) = match inject::prompt_block(&kept, left.line().as_deref(), now) {
-        Some((text, ids)) => (Some(text), ids),
-        None => (None, Vec::new()),
-    };
+    let (text, ids) =
+        match inject::prompt_block(&kept, left.line().as_deref(), now, inject::Saving::Synapse) {
+            Some((text, ids)) => (Some(text), ids),
+            None => (None, Vec::new()),
+        };
     Ok(Injected {
         text,
         ids,

@@ -24,6 +24,13 @@ use crate::config::Ignore;
 const MAX_FILES: usize = 40;
 /// Branch names that say nothing about the task.
 const PLAIN_BRANCHES: &[&str] = &["main", "master", "develop", "dev", "trunk", "head"];
+/// A branch's first part that names the kind of change, not its subject (`feature/...`): the
+/// types of the Conventional Commits convention and the usual prefixes of branching workflows.
+/// Matched only before a `/`, so `fix-login` keeps its word.
+const BRANCH_KINDS: &[&str] = &[
+    "feature", "feat", "fix", "bugfix", "hotfix", "chore", "release", "refactor", "docs", "test",
+    "ci", "build", "perf", "style", "revert", "wip",
+];
 /// Path parts that say nothing about the task.
 const PLAIN_PARTS: &[&str] = &["src", "lib", "tests", "test", "app", "mod", "index", "main"];
 
@@ -63,7 +70,15 @@ impl Signal {
         };
         if let Some(branch) = &self.branch {
             if !PLAIN_BRANCHES.contains(&branch.to_ascii_lowercase().as_str()) {
-                branch.split(['/', '-', '_']).for_each(&mut add);
+                let subject = match branch.split_once('/') {
+                    Some((kind, rest))
+                        if BRANCH_KINDS.contains(&kind.to_ascii_lowercase().as_str()) =>
+                    {
+                        rest
+                    }
+                    _ => branch.as_str(),
+                };
+                subject.split(['/', '-', '_']).for_each(&mut add);
             }
         }
         for file in &self.files {
@@ -198,8 +213,13 @@ mod tests {
         };
         assert_eq!(
             signal.query(),
-            "feature webhook retries retry policy webhooks README why 5 attempts?"
+            "webhook retries retry policy webhooks README why 5 attempts?"
         );
+        let kind_only_before_a_slash = Signal {
+            branch: Some("fix-login/Feature".into()),
+            ..Signal::default()
+        };
+        assert_eq!(kind_only_before_a_slash.query(), "fix login Feature");
         let plain = Signal {
             branch: Some("main".into()),
             ..Signal::default()

@@ -75,6 +75,12 @@ Environment variables:
   CLAUDE_PLUGIN_ROOT     The plugin's folder (set by Claude Code): the launchers look in its
                          target/release
   CLAUDE_PROJECT_DIR     The project synapse-mcp serves without --project (set by Claude Code)
+  CLAUDE_CONFIG_DIR      Claude Code's folder (default ~/.claude), where Synapse reads the
+                         user's CLAUDE.md, rules and the auto-memory folders
+  CLAUDE_CODE_DISABLE_AUTO_MEMORY
+                         1: Claude Code keeps no memory files, so Synapse's blocks ask for
+                         \"remember:\" lines again (0: on, whatever the settings say)
+  HOME                   Where ~/.claude is, and how files under it are named
 
 The budget and the hooks' switches win over config.toml in the data folder.";
 

@@ -356,11 +356,18 @@ fn session_start(
         )));
     }
     let mut hits = rules_for_files(store, scope, &known, &signal.files)?;
-    let found = unasked::for_session(store, scope, &signal, budget)?;
+    let loaded = known.loaded_memories(store)?;
+    let found = unasked::for_session(store, scope, &signal, budget, &loaded)?;
     let ruled: std::collections::HashSet<i64> = hits.iter().map(|h| h.id).collect();
     hits.extend(found.into_iter().filter(|h| !ruled.contains(&h.id)));
     let most = budget.max_results();
-    offer(store, scope, payload, (hits, &known), Frame::Session { most, team })
+    offer(
+        store,
+        scope,
+        payload,
+        (hits, &known),
+        Frame::Session { most, team },
+    )
 }
 
 /// The memories of the rules whose `paths:` match a file being changed: the client shows such a
@@ -387,7 +394,8 @@ fn prompt_submit(
     known: &Known,
 ) -> Result<Option<String>> {
     let prompt = payload.prompt.as_deref().unwrap_or("");
-    let (_, hits) = unasked::for_prompt(store, scope, prompt, &signal)?;
+    let loaded = known.loaded_memories(store)?;
+    let (_, hits) = unasked::for_prompt(store, scope, prompt, &signal, &loaded)?;
     offer(store, scope, payload, (hits, known), Frame::Prompt)
 }
 
@@ -405,8 +413,8 @@ enum Frame {
 
 /// Frame what `unasked::offer` keeps of `hits`, and remember both what was shown and what was
 /// left out, so neither is offered (or explained) twice.
-/// Pieces of the files Claude Code loads itself, and memories repeating a line of them, are
-/// screened out first (`Known::screen`): the model has them already.
+/// Memories repeating a line of the files Claude Code loads itself are screened out first
+/// (`Known::screen`): the model has that line already.
 fn offer(
     store: &mut Store,
     scope: &Scope,
@@ -420,9 +428,10 @@ fn offer(
     };
     let session = &payload.session_id;
     let given = store.injected(session)?;
-    let (hits, repeats) = known.screen(store, hits)?;
-    let mut offer = unasked::offer(store, scope, session, hits, most)?;
-    for (id, why) in repeats.into_iter().filter(|(id, _)| !given.contains(id)) {
+    let screened = known.screen(store, hits)?;
+    let mut offer = unasked::offer(store, scope, session, screened.hits, most)?;
+    let repeats = screened.repeats.into_iter();
+    for (id, why) in repeats.filter(|(id, _)| !given.contains(id)) {
         offer.left.ids.push(id);
         offer.left.reasons.push(why);
     }

@@ -11,6 +11,8 @@ pub mod pack;
 pub mod terms;
 pub mod unasked;
 
+use std::collections::HashSet;
+
 use anyhow::Result;
 use serde::Serialize;
 
@@ -168,10 +170,30 @@ impl Candidate {
 
 /// Recall `query` within `scope`, reading the store in one transaction.
 pub fn recall(store: &Store, scope: &Scope, query: &str, options: &Options) -> Result<Recalled> {
-    store.read(|| recall_in(store, scope, query, options))
+    let nothing = HashSet::new();
+    store.read(|| recall_in(store, scope, query, options, &nothing))
 }
 
-fn recall_in(store: &Store, scope: &Scope, query: &str, options: &Options) -> Result<Recalled> {
+/// `recall` as if the memories `except` were not stored: the hooks leave out the pieces of the
+/// files Claude Code loads itself before ranking, so they neither take places nor set the
+/// coverage the others are held to.
+pub fn recall_except(
+    store: &Store,
+    scope: &Scope,
+    query: &str,
+    options: &Options,
+    except: &HashSet<i64>,
+) -> Result<Recalled> {
+    store.read(|| recall_in(store, scope, query, options, except))
+}
+
+fn recall_in(
+    store: &Store,
+    scope: &Scope,
+    query: &str,
+    options: &Options,
+    except: &HashSet<i64>,
+) -> Result<Recalled> {
     let stemmer = WordStemmer::default();
     let terms = Terms::parse(query, &stemmer);
     let max_results = options.max_results();
@@ -189,7 +211,7 @@ fn recall_in(store: &Store, scope: &Scope, query: &str, options: &Options) -> Re
             })
             .collect()
     } else {
-        candidates(store, scope, &terms, &stemmer, options)?
+        candidates(store, scope, &terms, &stemmer, options, except)?
     };
 
     let items: Vec<Item> = candidates
@@ -277,6 +299,7 @@ fn candidates(
     terms: &Terms,
     stemmer: &WordStemmer,
     options: &Options,
+    except: &HashSet<i64>,
 ) -> Result<Vec<Candidate>> {
     let common = options.common;
     let within = store.within(scope)?;
@@ -298,7 +321,8 @@ fn candidates(
             grams.push(hit);
         }
     }
-    let fused = fuse::rrf(&words, &grams);
+    let mut fused = fuse::rrf(&words, &grams);
+    fused.retain(|f| !except.contains(&f.id));
     let ids: Vec<i64> = fused.iter().map(|f| f.id).collect();
     let mut memories: foldhash::HashMap<i64, Memory> = store
         .live_by_ids(&ids, scope)?

@@ -3,12 +3,13 @@
 //! drift and for what the session was given before. The hooks only frame what `offer` returns.
 
 use std::cmp::Reverse;
+use std::collections::HashSet;
 
 use anyhow::Result;
 
 use super::fuse::Matcher;
 use super::terms::Terms;
-use super::{recall, Hit, Options, Recalled};
+use super::{recall_except, Hit, Options, Recalled};
 use crate::config::Budget;
 use crate::drift::{self, Finding, LeftOut};
 use crate::signal::Signal;
@@ -27,12 +28,14 @@ pub const PROMPT_MEMORIES: usize = 3;
 
 /// SessionStart's hits for the task signal, within `budget`'s count twice over (what drift
 /// leaves out frees places for the next ones), those naming a file being changed first: they
-/// are about the work at hand.
+/// are about the work at hand. The memories `loaded` (what the client shows the model itself)
+/// are not searched.
 pub fn for_session(
     store: &Store,
     scope: &Scope,
     signal: &Signal,
     budget: Budget,
+    loaded: &HashSet<i64>,
 ) -> Result<Vec<Hit>> {
     let options = Options {
         budget,
@@ -43,7 +46,7 @@ pub fn for_session(
         common: HOOK_COMMON,
         ..Options::default()
     };
-    let found = recall(store, scope, &signal.query(), &options)?;
+    let found = recall_except(store, scope, &signal.query(), &options, loaded)?;
     let (mut first, rest): (Vec<Hit>, Vec<Hit>) = found
         .results
         .into_iter()
@@ -60,15 +63,18 @@ pub fn for_session(
 /// its name or files, and a memory is worth its tokens on this turn only when the prompt asks
 /// about it. Nor may it put a memory holding fewer of the prompt's words before one holding more:
 /// only three are injected, and with the signal first, replayed prompts on a feature branch lost
-/// their answer to memories about the branch (see docs/relevance.md). Returns recall's answer
-/// and the hits over the floor, best first.
+/// their answer to memories about the branch (see docs/relevance.md). The memories `loaded` are
+/// not searched (see `for_session`). Returns recall's answer and the hits over the floor, best
+/// first.
 pub fn for_prompt(
     store: &Store,
     scope: &Scope,
     prompt: &str,
     signal: &Signal,
+    loaded: &HashSet<i64>,
 ) -> Result<(Recalled, Vec<Hit>)> {
-    let found = recall(store, scope, prompt_start(prompt), &prompt_options())?;
+    let options = prompt_options();
+    let found = recall_except(store, scope, prompt_start(prompt), &options, loaded)?;
     // Recall was asked the prompt alone, so a hit's coverage counts the prompt's terms.
     let need = prompt_floor(found.terms.kept.len());
     let mut hits: Vec<Hit> = found

@@ -85,21 +85,25 @@ fn expand(dir: &str, home: Option<&Path>) -> Option<PathBuf> {
     (dir.starts_with('/') && dir.len() >= 3 && !dir.contains('\0')).then(|| PathBuf::from(dir))
 }
 
-/// The folder name the client keys a project's files by: every character other than an ASCII
+/// The folder name the client keys a project's files by: every UTF-16 unit other than an ASCII
 /// letter or digit becomes `-`; a key longer than 200 characters is cut there and followed by
 /// `-` and the base-36 of the absolute value of Java's string hash of the whole path.
 pub fn folder_key(path: &str) -> String {
+    // The client replaces UTF-16 units, so a character outside the basic plane becomes two.
     let key: String = path
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .encode_utf16()
+        .map(|unit| match char::from_u32(u32::from(unit)) {
+            Some(c) if c.is_ascii_alphanumeric() => c,
+            _ => '-',
+        })
         .collect();
-    if key.chars().count() <= MAX_KEY {
+    if key.len() <= MAX_KEY {
         return key;
     }
-    let hash = path
-        .encode_utf16()
-        .fold(0i32, |h, unit| h.wrapping_mul(31).wrapping_add(i32::from(unit)));
-    let cut: String = key.chars().take(MAX_KEY).collect();
+    let hash = path.encode_utf16().fold(0i32, |h, unit| {
+        h.wrapping_mul(31).wrapping_add(i32::from(unit))
+    });
+    let cut: String = key.chars().take(MAX_KEY).collect(); // ASCII: characters are bytes
     format!("{cut}-{}", base36(hash.unsigned_abs()))
 }
 
@@ -127,6 +131,7 @@ mod tests {
             folder_key("/tmp/cc-research/w/my.repo_x y"),
             "-tmp-cc-research-w-my-repo-x-y"
         );
+        assert_eq!(folder_key("/a/é😀"), "-a----");
     }
 
     #[test]

@@ -103,6 +103,13 @@ pub struct Known {
     auto_memory: bool,
 }
 
+/// What `Known::screen` lets a hook inject, and the memories it left out with the reason.
+#[derive(Debug, Default)]
+pub struct Screened {
+    pub hits: Vec<Hit>,
+    pub repeats: Vec<(i64, String)>,
+}
+
 /// A file that may be a source, before it is stat'ed.
 struct Candidate {
     path: PathBuf,
@@ -307,9 +314,9 @@ fn read_file(
     let mut imports = Vec::new();
     let pieces: Vec<Piece> = match kind {
         Kind::Topic => split::topic(text)
-            .map(|(_, chunk)| Piece {
+            .map(|(name, chunk)| Piece {
                 line: i64::try_from(chunk.line).unwrap_or(i64::MAX),
-                text: chunk.text,
+                text: titled(name.as_deref(), chunk.text),
                 label: shown.clone(),
             })
             .into_iter()
@@ -328,8 +335,10 @@ fn read_file(
                     }
                 }
             }
+            let folder = path.parent().unwrap_or(Path::new("/"));
             split::sections(body, first, MAX_PIECES)
                 .into_iter()
+                .filter(|chunk| kind != Kind::Index || !points_to_a_topic(&chunk.text, folder))
                 .map(|chunk| Piece {
                     line: i64::try_from(chunk.line).unwrap_or(i64::MAX),
                     label: format!("{shown}:{}", chunk.line),
@@ -358,6 +367,32 @@ fn read_file(
         pieces,
     };
     (read, imports)
+}
+
+/// Whether an entry of `MEMORY.md` is only a pointer to a topic file beside it
+/// (`[Title](file.md) — hook`): the topic file is the memory, and a copy of its pointer would
+/// only count its words twice in every search.
+fn points_to_a_topic(entry: &str, folder: &Path) -> bool {
+    let target = entry
+        .strip_prefix('[')
+        .and_then(|rest| rest.split_once("]("))
+        .and_then(|(_, rest)| rest.split_once(')'))
+        .map(|(target, _)| target);
+    target.is_some_and(|t| {
+        !t.contains('/') && t.ends_with(".md") && !entry.contains('\n') && folder.join(t).is_file()
+    })
+}
+
+/// A topic file's text with its `name` opening the first line (`Name: description`), unless
+/// that line says it already: the name is often the only place a file's subject is named
+/// (`List pagination` over "list endpoints paginate with cursors").
+fn titled(name: Option<&str>, text: String) -> String {
+    let name = name.map(str::trim).unwrap_or("");
+    let first = text.lines().next().unwrap_or("");
+    if name.is_empty() || first.to_lowercase().contains(&name.to_lowercase()) {
+        return text;
+    }
+    format!("{name}: {text}")
 }
 
 /// An `@path` import's file: relative to the importing file's folder, `~/` to the home.
@@ -434,8 +469,13 @@ impl Known {
         }
     }
 
-    fn by_id(&self) -> HashMap<i64, &SourceFile> {
-        self.files.iter().map(|f| (f.id, f)).collect()
+    /// The memories of the files Claude Code loads itself into this session.
+    pub fn loaded_memories(&self, store: &Store) -> Result<HashSet<i64>> {
+        let mut ids = HashSet::new();
+        for file in self.files.iter().filter(|f| self.loaded(f)) {
+            ids.extend(store.memories_of_source(file.id)?);
+        }
+        Ok(ids)
     }
 
     /// The rules whose `paths:` match one of `files` (relative to the top).
@@ -456,30 +496,26 @@ impl Known {
             .collect()
     }
 
-    /// What of `hits` a hook may inject: not a piece of a file Claude Code loads itself (the
-    /// model has it already), nor a memory that repeats a line of one (drift's duplicate test,
-    /// line by line). The hits kept, and for those left out as repeats, the line that says why.
-    pub fn screen(&self, store: &Store, hits: Vec<Hit>) -> Result<(Vec<Hit>, Vec<(i64, String)>)> {
+    /// What of `hits` a hook may inject: not a memory that repeats a line of a file Claude Code
+    /// loads itself (drift's duplicate test, line by line; the model has that line already).
+    /// The pieces of those files are not searched at all (`loaded_memories`).
+    pub fn screen(&self, store: &Store, hits: Vec<Hit>) -> Result<Screened> {
         let loaded: HashMap<i64, &SourceFile> = self
-            .by_id()
-            .into_iter()
-            .filter(|(_, f)| self.loaded(f))
+            .files
+            .iter()
+            .filter(|f| self.loaded(f))
+            .map(|f| (f.id, f))
             .collect();
         if loaded.is_empty() || hits.is_empty() {
-            return Ok((hits, Vec::new()));
+            return Ok(Screened {
+                hits,
+                repeats: Vec::new(),
+            });
         }
-        let ids: Vec<i64> = hits.iter().map(|h| h.id).collect();
-        let origins = store.origins(&ids)?;
         let sources: Vec<i64> = loaded.keys().copied().collect();
         let lines = store.source_hashes(&sources)?;
-        let (mut kept, mut repeats) = (Vec::new(), Vec::new());
+        let mut screened = Screened::default();
         for hit in hits {
-            if origins
-                .get(&hit.id)
-                .is_some_and(|o| loaded.contains_key(&o.source))
-            {
-                continue;
-            }
             let repeated = hit
                 .body
                 .lines()
@@ -490,14 +526,14 @@ impl Known {
             match repeated {
                 Some(&(memory, source, line)) if memory != hit.id => {
                     let file = loaded.get(&source).map_or("", |f| f.shown.as_str());
-                    repeats.push((
+                    screened.repeats.push((
                         hit.id,
                         format!("{} repeats {file}:{line}, which Claude Code loads", hit.id),
                     ));
                 }
-                _ => kept.push(hit),
+                _ => screened.hits.push(hit),
             }
         }
-        Ok((kept, repeats))
+        Ok(screened)
     }
 }

@@ -219,7 +219,11 @@ impl Store {
         let mut found = HashMap::new();
         for &source in sources {
             let rows = stmt.query_map([source], |r| {
-                Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?, r.get::<_, i64>(2)?))
+                Ok((
+                    r.get::<_, i64>(0)?,
+                    r.get::<_, i64>(1)?,
+                    r.get::<_, i64>(2)?,
+                ))
             })?;
             for row in rows {
                 let (folded, id, line) = row?;

@@ -25,6 +25,9 @@ pub fn run_synapse(data: &Path, cwd: &Path, args: &[&str], stdin: &[u8]) -> Outp
     let mut child = Command::new(env!("CARGO_BIN_EXE_synapse"))
         .args(args)
         .env("SYNAPSE_DATA", data)
+        .env("HOME", test_home(data))
+        .env_remove("CLAUDE_CONFIG_DIR")
+        .env_remove("CLAUDE_CODE_DISABLE_AUTO_MEMORY")
         .current_dir(cwd)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -35,6 +38,17 @@ pub fn run_synapse(data: &Path, cwd: &Path, args: &[&str], stdin: &[u8]) -> Outp
     pipe.write_all(stdin).unwrap();
     drop(pipe);
     child.wait_with_output().unwrap()
+}
+
+/// The home folder the binaries run with over the data folder `data`: an empty one of its own,
+/// so the machine's `~/.claude` (its memory files and `CLAUDE.md`) never reaches a test. A test
+/// that wants Claude Code's files writes them there (or passes its own `HOME` in `env`).
+pub fn test_home(data: &Path) -> PathBuf {
+    data.with_file_name(format!(
+        "{}-home",
+        data.file_name()
+            .map_or("data".into(), |n| n.to_string_lossy())
+    ))
 }
 
 /// One of the built binaries (the hooks sit beside `synapse`).
@@ -51,6 +65,9 @@ pub fn run_hook(name: &str, data: &Path, stdin: &[u8], env: &[(&str, &str)]) -> 
     let mut command = Command::new(binary(name));
     command
         .env("SYNAPSE_DATA", data)
+        .env("HOME", test_home(data))
+        .env_remove("CLAUDE_CONFIG_DIR")
+        .env_remove("CLAUDE_CODE_DISABLE_AUTO_MEMORY")
         .env_remove("SYNAPSE_BUDGET")
         .env_remove("SYNAPSE_SESSION_START")
         .env_remove("SYNAPSE_PROMPT_SUBMIT")
