@@ -162,9 +162,13 @@ impl Place {
     /// The store and the project named, for a verb working on what a project holds: a
     /// `--project` naming neither a folder nor a project with memories is refused
     /// (`Store::scope_named`).
+    ///
+    /// A project that is a folder has Claude Code's memory files of that folder folded in
+    /// first, as a hook would (`fold_sources`), so what the verb reads is current.
     fn open(&self) -> Result<(Store, Scope)> {
-        let store = Store::open_default()?;
+        let mut store = Store::open_default()?;
         let scope = store.scope_named(self.project.as_deref())?;
+        fold_sources(&mut store, &scope, crate::sources::HOOK);
         Ok((store, scope))
     }
 
@@ -187,6 +191,35 @@ pub struct Target {
 }
 
 /// The current folder.
+/// Fold what changed among the Claude Code memory files of `scope`'s folder, within `limits`
+/// (`sources::refresh`). A verb that only reads still answers when this fails (the store busy
+/// for longer than it waits, say): it warns on standard error and goes on with what was folded
+/// before. Nothing is read for a project that is no folder (an imported key) or the global scope.
+fn fold_sources(store: &mut Store, scope: &Scope, limits: crate::sources::Limits) {
+    if let Err(e) = try_fold_sources(store, scope, limits) {
+        eprintln!("synapse: could not read Claude Code's memory files: {e:#}");
+    }
+}
+
+fn try_fold_sources(
+    store: &mut Store,
+    scope: &Scope,
+    limits: crate::sources::Limits,
+) -> Result<Option<crate::sources::Known>> {
+    let Some(top) = scope.key().map(std::path::Path::new).filter(|p| p.is_dir()) else {
+        return Ok(None);
+    };
+    let cwd = here().ok().filter(|h| h.starts_with(top));
+    let cwd = cwd.as_deref().unwrap_or(top);
+    let place = crate::sources::Place::new(scope, cwd, Some(top));
+    let near = if limits.files == usize::MAX {
+        crate::sources::nested(top)
+    } else {
+        Vec::new()
+    };
+    crate::sources::refresh(store, &place, &near, limits).map(Some)
+}
+
 fn here() -> Result<std::path::PathBuf> {
     std::env::current_dir().context("could not read the current folder")
 }

@@ -37,6 +37,8 @@ use crate::store::{Scope, Store};
 const MAX_INPUT: u64 = 4 << 20;
 /// How long after it starts a hook waits for the changed files of a large checkout.
 const SIGNAL_WAIT: Duration = Duration::from_millis(3);
+/// The most changed files beside which a hook looks for a nested `CLAUDE.md`.
+const NEAR_FILES: usize = 32;
 /// The most `remember:` lines of one prompt recorded: a hook's work is bounded whatever is pasted.
 const MAX_TYPED: usize = 8;
 
@@ -302,7 +304,9 @@ fn fold_sources(
     signal: &Signal,
 ) -> Known {
     let place = sources::Place::new(scope, &payload.cwd, checkout);
-    match sources::refresh(store, &place, &signal.files, sources::HOOK) {
+    // The folders of the first changed files are looked in: a bounded number of `stat`s.
+    let near = &signal.files[..signal.files.len().min(NEAR_FILES)];
+    match sources::refresh(store, &place, near, sources::HOOK) {
         Ok(known) => known,
         Err(e) => {
             log_failure(

@@ -54,6 +54,8 @@ const MAX_PIECES: usize = 500;
 const MAX_RULE_ENTRIES: usize = 512;
 /// The most files of the memory folder looked at.
 const MAX_MEMORY_FILES: usize = 4_096;
+/// The most changed files whose folders are looked in for a `CLAUDE.md`.
+const MAX_NEAR: usize = 4_096;
 /// Lines of a memory compared with the lines Claude Code loads (`Known::screen`).
 const MAX_LINES_COMPARED: usize = 24;
 
@@ -195,6 +197,23 @@ pub fn refresh(store: &mut Store, place: &Place, near: &[String], limits: Limits
     })
 }
 
+/// The `CLAUDE.md` and `AGENTS.md` files git tracks below the top of the checkout at `top`, as
+/// paths from the top: where `synapse sync` looks for nested instruction files, which a hook
+/// finds only beside the files a session changes.
+pub fn nested(top: &Path) -> Vec<String> {
+    let Ok(repo) = git2::Repository::open(top) else {
+        return Vec::new();
+    };
+    let Ok(index) = repo.index() else {
+        return Vec::new();
+    };
+    index
+        .iter()
+        .filter_map(|entry| String::from_utf8(entry.path).ok())
+        .filter(|path| path.ends_with("/CLAUDE.md") || path.ends_with("/AGENTS.md"))
+        .collect()
+}
+
 /// The files a session may have as sources, before any is stat'ed.
 fn candidates(place: &Place, near: &[String]) -> Vec<Candidate> {
     let mut found = Vec::new();
@@ -229,7 +248,7 @@ fn candidates(place: &Place, near: &[String]) -> Vec<Candidate> {
         if let Ok(below) = place.cwd.strip_prefix(top) {
             folders.extend(below.ancestors().map(|a| top.join(a)));
         }
-        for file in near.iter().take(64) {
+        for file in near.iter().take(MAX_NEAR) {
             folders.extend(Path::new(file).ancestors().skip(1).map(|a| top.join(a)));
         }
         folders.sort();
