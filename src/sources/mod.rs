@@ -54,8 +54,6 @@ const MAX_PIECES: usize = 500;
 const MAX_RULE_ENTRIES: usize = 512;
 /// The most files of the memory folder looked at.
 const MAX_MEMORY_FILES: usize = 4_096;
-/// Lines of a memory compared with the lines Claude Code loads (`Known::screen`).
-const MAX_LINES_COMPARED: usize = 24;
 
 /// Where one session stands: its project, its folders and its client's settings.
 #[derive(Clone, Debug)]
@@ -90,6 +88,10 @@ impl Place {
         }
     }
 }
+
+/// What `Known::screen` keeps of the hits, and the memories it left out as repeats, each with
+/// the line that says why.
+pub type Screened = (Vec<Hit>, Vec<(i64, String)>);
 
 /// The source files a session can see, after a refresh.
 #[derive(Clone, Debug, Default)]
@@ -459,7 +461,7 @@ impl Known {
     /// What of `hits` a hook may inject: not a piece of a file Claude Code loads itself (the
     /// model has it already), nor a memory that repeats a line of one (drift's duplicate test,
     /// line by line). The hits kept, and for those left out as repeats, the line that says why.
-    pub fn screen(&self, store: &Store, hits: Vec<Hit>) -> Result<(Vec<Hit>, Vec<(i64, String)>)> {
+    pub fn screen(&self, store: &Store, hits: Vec<Hit>) -> Result<Screened> {
         let loaded: HashMap<i64, &SourceFile> = self
             .by_id()
             .into_iter()
@@ -480,13 +482,7 @@ impl Known {
             {
                 continue;
             }
-            let repeated = hit
-                .body
-                .lines()
-                .chain(std::iter::once(hit.body.as_str()))
-                .filter(|line| line.chars().filter(|c| c.is_alphanumeric()).count() >= 8)
-                .take(MAX_LINES_COMPARED)
-                .find_map(|line| lines.get(&crate::text::duplicate::hash(line)));
+            let repeated = crate::drift::line_hashes(&hit.body).find_map(|h| lines.get(&h));
             match repeated {
                 Some(&(memory, source, line)) if memory != hit.id => {
                     let file = loaded.get(&source).map_or("", |f| f.shown.as_str());

@@ -197,6 +197,25 @@ impl Store {
         Ok(found)
     }
 
+    /// Where every memory copied from a source file `scope` sees (its own and the global ones)
+    /// comes from: one query, for an audit of the whole scope.
+    pub fn origins_in(&self, scope: &Scope) -> Result<HashMap<i64, Origin>> {
+        let mut stmt = self.conn().prepare_cached(
+            "SELECT s.memory_id, s.source_id, s.line FROM sourced s \
+             JOIN sources f ON f.id = s.source_id WHERE f.project IS NULL OR f.project = ?1",
+        )?;
+        let rows = stmt.query_map([scope.key()], |r| {
+            Ok((
+                r.get(0)?,
+                Origin {
+                    source: r.get(1)?,
+                    line: r.get(2)?,
+                },
+            ))
+        })?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
     /// The live memories of the source file `source`, in the file's order.
     pub fn memories_of_source(&self, source: i64) -> Result<Vec<i64>> {
         let mut stmt = self.conn().prepare_cached(
@@ -219,7 +238,11 @@ impl Store {
         let mut found = HashMap::new();
         for &source in sources {
             let rows = stmt.query_map([source], |r| {
-                Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?, r.get::<_, i64>(2)?))
+                Ok((
+                    r.get::<_, i64>(0)?,
+                    r.get::<_, i64>(1)?,
+                    r.get::<_, i64>(2)?,
+                ))
             })?;
             for row in rows {
                 let (folded, id, line) = row?;
