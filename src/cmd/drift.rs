@@ -1,16 +1,21 @@
-//! `synapse drift`: audit every memory a folder sees for stale, conflicting and duplicate ones.
+//! `synapse drift`: audit every memory a folder sees for stale, conflicting and duplicate ones,
+//! or the memories of one of Claude Code's files (`synapse drift CLAUDE.md`).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use anyhow::{bail, Result};
+use anyhow::{bail, Context, Result};
 use serde_json::json;
 
 use crate::drift::{self, Finding, Kind};
+use crate::sources::{self, Place};
+use crate::store::sources::SourceFile;
 use crate::store::{Scope, Store};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The folder whose memories to audit (its project's and the global ones); default: here.
+    /// The folder whose memories to audit (its project's and the global ones), or one of Claude
+    /// Code's memory or instruction files (`CLAUDE.md`, a rule, a memory file) to audit the
+    /// memories it gives; default: here.
     dir: Option<PathBuf>,
 }
 
@@ -19,9 +24,13 @@ pub fn run(args: Args, json: bool) -> Result<()> {
         Some(dir) => dir,
         None => super::here()?,
     };
+    if dir.is_file() {
+        return run_file(&dir, json);
+    }
     if !dir.is_dir() {
         bail!(
-            "{} is not a folder; pass the folder whose memories to audit",
+            "{} is neither a folder nor a file; pass the folder whose memories to audit, or one \
+             of Claude Code's files",
             dir.display()
         );
     }
@@ -29,10 +38,83 @@ pub fn run(args: Args, json: bool) -> Result<()> {
     let store = Store::open_default()?;
     let visible = store.count_live(&scope)?;
     let findings = drift::audit(&store, &scope)?;
+    report(&store, &scope, &dir, None, visible, findings, json)
+}
+
+/// Audit the memories of one source file against everything its folder sees: the findings
+/// whose memory, or newer memory, is one of its pieces.
+fn run_file(path: &Path, json: bool) -> Result<()> {
+    let file = path
+        .canonicalize()
+        .with_context(|| format!("could not resolve {}", path.display()))?;
+    let folder = file.parent().unwrap_or(Path::new("/"));
+    let scope = Scope::of_folder(folder)?;
+    let mut store = Store::open_default()?;
+    let source = match known(&store.source_files(&scope)?, &file) {
+        Some(source) => source,
+        None => fold(&mut store, &scope, folder, &file)?,
+    };
+    let pieces = store.memories_of_source(source.id)?;
+    let findings: Vec<Finding> = drift::audit(&store, &scope)?
+        .into_iter()
+        .filter(|f| pieces.contains(&f.id) || f.newer.is_some_and(|n| pieces.contains(&n)))
+        .collect();
+    let count = i64::try_from(pieces.len()).unwrap_or(i64::MAX);
+    report(&store, &scope, &file, Some(&source), count, findings, json)
+}
+
+/// The source file at the absolute path `file`, among `files`.
+fn known(files: &[SourceFile], file: &Path) -> Option<SourceFile> {
+    files.iter().find(|f| Path::new(&f.path) == file).cloned()
+}
+
+/// Fold the project's source files, `file`'s folder included, and return `file`'s; an error
+/// naming the files that are sources when it is not one of them.
+fn fold(store: &mut Store, scope: &Scope, folder: &Path, file: &Path) -> Result<SourceFile> {
+    let checkout = crate::team::checkout(folder);
+    let place = Place::new(scope, folder, checkout.as_deref());
+    let near: Vec<String> = place
+        .top
+        .as_deref()
+        .and_then(|top| file.strip_prefix(top).ok())
+        .map(|rest| rest.to_string_lossy().into_owned())
+        .into_iter()
+        .collect();
+    let known_now = sources::refresh(store, &place, &near, sources::SYNC)
+        .with_context(|| format!("could not read the sources of {}", folder.display()))?;
+    if let Some(source) = known(&known_now.files, file) {
+        return Ok(source);
+    }
+    let names: Vec<&str> = known_now.files.iter().map(|f| f.shown.as_str()).collect();
+    let names = if names.is_empty() {
+        "none here".to_owned()
+    } else {
+        names.join(", ")
+    };
+    bail!(
+        "{} is not one of Claude Code's memory or instruction files for this project, so it gives \
+         no memories to audit. Those files are CLAUDE.md, CLAUDE.local.md, .claude/CLAUDE.md, \
+         what they import, .claude/rules/*.md, AGENTS.md and the auto-memory folder's files; \
+         here: {names}",
+        file.display()
+    )
+}
+
+/// Print the findings among `visible` memories seen from `at` (or, for a source file, the
+/// memories it gives).
+fn report(
+    store: &Store,
+    scope: &Scope,
+    at: &Path,
+    source: Option<&SourceFile>,
+    visible: i64,
+    findings: Vec<Finding>,
+    json: bool,
+) -> Result<()> {
     let chains = drift::chains(&findings);
     let of = |kind: Kind| -> Vec<&Finding> { findings.iter().filter(|f| f.kind == kind).collect() };
     if json {
-        return super::print_json(&json!({
+        let mut out = json!({
             "project": scope.key(),
             "memories": visible,
             "count": findings.len(),
@@ -40,16 +122,27 @@ pub fn run(args: Args, json: bool) -> Result<()> {
             "conflict": of(Kind::Conflict),
             "duplicate": of(Kind::Duplicate),
             "chains": chains,
-        }));
+        });
+        if let Some(file) = source {
+            out["file"] = json!(file.shown);
+        }
+        return super::print_json(&out);
     }
-    outln!(
-        "{} finding(s) among {visible} memories visible from {} (nothing was changed)",
-        findings.len(),
-        dir.display()
-    );
+    match source {
+        Some(file) => outln!(
+            "{} finding(s) on the {visible} memories of {} (nothing was changed)",
+            findings.len(),
+            file.shown
+        ),
+        None => outln!(
+            "{} finding(s) among {visible} memories visible from {} (nothing was changed)",
+            findings.len(),
+            at.display()
+        ),
+    }
     let text = |id: i64| -> String {
         store
-            .get(id, &scope)
+            .get(id, scope)
             .ok()
             .flatten()
             .map(|m| abridge(&m.body))
@@ -91,15 +184,15 @@ pub fn run(args: Args, json: bool) -> Result<()> {
         }
         outln!("\n{title} ({})", group.len());
         for f in group {
-            match f.newer {
-                None => outln!("  {}: {}\n      {}", f.id, f.why, text(f.id)),
-                Some(newer) => outln!(
-                    "  {} (older) vs {newer} (newer): {}\n      old: {}\n      new: {}",
-                    f.id,
+            match (f.newer, f.newer_named()) {
+                (Some(newer), Some(named)) => outln!(
+                    "  {} (older) vs {named} (newer): {}\n      old: {}\n      new: {}",
+                    f.named(),
                     f.why,
                     text(f.id),
                     text(newer)
                 ),
+                _ => outln!("  {}: {}\n      {}", f.named(), f.why, text(f.id)),
             }
         }
     }
