@@ -41,18 +41,28 @@ pub fn run(args: Args, json: bool) -> Result<()> {
     report(&store, &scope, &dir, None, visible, findings, json)
 }
 
-/// Audit the memories of one source file against everything its folder sees: the findings
+/// Audit the memories of one source file against everything its project sees: the findings
 /// whose memory, or newer memory, is one of its pieces.
 fn run_file(path: &Path, json: bool) -> Result<()> {
     let file = path
         .canonicalize()
         .with_context(|| format!("could not resolve {}", path.display()))?;
-    let folder = file.parent().unwrap_or(Path::new("/"));
-    let scope = Scope::of_folder(folder)?;
     let mut store = Store::open_default()?;
-    let source = match known(&store.source_files(&scope)?, &file) {
-        Some(source) => source,
-        None => fold(&mut store, &scope, folder, &file)?,
+    let here = here_place()?;
+    let folded = store.source_files_at(&file.to_string_lossy())?;
+    let mine = folded
+        .iter()
+        .find(|f| f.project == here.project)
+        .or(folded.first());
+    let (scope, source) = match mine {
+        Some(source) => {
+            let scope = match &source.project {
+                Some(key) => Scope::project(key.clone()),
+                None => scope_of(&here),
+            };
+            (scope, source.clone())
+        }
+        None => fold(&mut store, here, &file)?,
     };
     let pieces = store.memories_of_source(source.id)?;
     let findings: Vec<Finding> = drift::audit(&store, &scope)?
@@ -63,16 +73,37 @@ fn run_file(path: &Path, json: bool) -> Result<()> {
     report(&store, &scope, &file, Some(&source), count, findings, json)
 }
 
-/// The source file at the absolute path `file`, among `files`.
-fn known(files: &[SourceFile], file: &Path) -> Option<SourceFile> {
-    files.iter().find(|f| Path::new(&f.path) == file).cloned()
+/// Where a session in the current folder stands.
+fn here_place() -> Result<Place> {
+    let here = super::here()?;
+    let scope = Scope::of_folder(&here)?;
+    Ok(Place::new(
+        &scope,
+        &here,
+        crate::team::checkout(&here).as_deref(),
+    ))
 }
 
-/// Fold the project's source files, `file`'s folder included, and return `file`'s; an error
-/// naming the files that are sources when it is not one of them.
-fn fold(store: &mut Store, scope: &Scope, folder: &Path, file: &Path) -> Result<SourceFile> {
-    let checkout = crate::team::checkout(folder);
-    let place = Place::new(scope, folder, checkout.as_deref());
+fn scope_of(place: &Place) -> Scope {
+    match &place.project {
+        Some(key) => Scope::project(key.clone()),
+        None => Scope::global(),
+    }
+}
+
+/// Fold the sources of the project `file` belongs to and return its scope and `file`'s row; an
+/// error naming the files that are sources when it is not one of them. A file of the current
+/// project's memory folder belongs to that project (the folder lies outside it, under the
+/// home); any other to the project of its own folder, whose `CLAUDE.md` files beside and above
+/// it are looked for.
+fn fold(store: &mut Store, here: Place, file: &Path) -> Result<(Scope, SourceFile)> {
+    let place = if file.starts_with(&here.client.memory) {
+        here
+    } else {
+        let folder = file.parent().unwrap_or(Path::new("/"));
+        let scope = Scope::of_folder(folder)?;
+        Place::new(&scope, folder, crate::team::checkout(folder).as_deref())
+    };
     let near: Vec<String> = place
         .top
         .as_deref()
@@ -80,12 +111,12 @@ fn fold(store: &mut Store, scope: &Scope, folder: &Path, file: &Path) -> Result<
         .map(|rest| rest.to_string_lossy().into_owned())
         .into_iter()
         .collect();
-    let known_now = sources::refresh(store, &place, &near, sources::SYNC)
-        .with_context(|| format!("could not read the sources of {}", folder.display()))?;
-    if let Some(source) = known(&known_now.files, file) {
-        return Ok(source);
+    let known = sources::refresh(store, &place, &near, sources::SYNC)
+        .with_context(|| format!("could not read the sources of {}", place.cwd.display()))?;
+    if let Some(source) = known.files.iter().find(|f| Path::new(&f.path) == file) {
+        return Ok((scope_of(&place), source.clone()));
     }
-    let names: Vec<&str> = known_now.files.iter().map(|f| f.shown.as_str()).collect();
+    let names: Vec<&str> = known.files.iter().map(|f| f.shown.as_str()).collect();
     let names = if names.is_empty() {
         "none here".to_owned()
     } else {

@@ -360,7 +360,13 @@ fn session_start(
     let ruled: std::collections::HashSet<i64> = hits.iter().map(|h| h.id).collect();
     hits.extend(found.into_iter().filter(|h| !ruled.contains(&h.id)));
     let most = budget.max_results();
-    offer(store, scope, payload, (hits, &known), Frame::Session { most, team })
+    offer(
+        store,
+        scope,
+        payload,
+        (hits, &known),
+        Frame::Session { most, team },
+    )
 }
 
 /// The memories of the rules whose `paths:` match a file being changed: the client shows such a

@@ -96,9 +96,9 @@ pub fn folder_key(path: &str) -> String {
     if key.chars().count() <= MAX_KEY {
         return key;
     }
-    let hash = path
-        .encode_utf16()
-        .fold(0i32, |h, unit| h.wrapping_mul(31).wrapping_add(i32::from(unit)));
+    let hash = path.encode_utf16().fold(0i32, |h, unit| {
+        h.wrapping_mul(31).wrapping_add(i32::from(unit))
+    });
     let cut: String = key.chars().take(MAX_KEY).collect();
     format!("{cut}-{}", base36(hash.unsigned_abs()))
 }

@@ -149,6 +149,15 @@ impl Store {
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
+    /// The rows of the source file at the absolute path `path`, in every scope that folded it.
+    pub fn source_files_at(&self, path: &str) -> Result<Vec<SourceFile>> {
+        let mut stmt = self.conn().prepare_cached(&format!(
+            "SELECT {FILE_COLUMNS} FROM sources WHERE path = ?1 ORDER BY id"
+        ))?;
+        let rows = stmt.query_map([path], SourceFile::from_row)?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
     /// Fold `reads` and take out `gone` (files no longer there, as the caller saw them), in one
     /// transaction. A file whose row changed since the caller saw it is left as it is.
     pub fn fold_sources(&mut self, reads: Vec<FileRead>, gone: Vec<SourceFile>) -> Result<Folded> {
