@@ -16,11 +16,12 @@ pub struct Args {
     /// The folder whose memories to audit (its project's and the global ones), or one of Claude
     /// Code's memory or instruction files (`CLAUDE.md`, a rule, a memory file) to audit the
     /// memories it gives; default: here.
-    dir: Option<PathBuf>,
+    #[arg(value_name = "DIR|FILE")]
+    path: Option<PathBuf>,
 }
 
 pub fn run(args: Args, json: bool) -> Result<()> {
-    let dir = match args.dir {
+    let dir = match args.path {
         Some(dir) => dir,
         None => super::here()?,
     };
