@@ -243,11 +243,12 @@ fn prompt_rule(store: &Store, scope: &Scope, prompt: &str, signal: Signal) -> Re
         })
         .collect();
     let now = synapse::store::now();
-    let (text, ids) =
-        match inject::prompt_block(&kept, left.line().as_deref(), now, inject::Saving::Synapse) {
-            Some((text, ids)) => (Some(text), ids),
-            None => (None, Vec::new()),
-        };
+    // The replay measures what a store of Synapse's own memories injects.
+    let saving = inject::Saving::Synapse;
+    let (text, ids) = match inject::prompt_block(&kept, left.line().as_deref(), now, saving) {
+        Some((text, ids)) => (Some(text), ids),
+        None => (None, Vec::new()),
+    };
     Ok(Injected {
         text,
         ids,

@@ -1,27 +1,37 @@
-//! `synapse drift`: audit every memory a folder sees for stale, conflicting and duplicate ones.
+//! `synapse drift`: audit every memory a folder sees for stale, conflicting and duplicate ones,
+//! or the memories of one of Claude Code's files (`synapse drift CLAUDE.md`).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use anyhow::{bail, Result};
+use anyhow::{bail, Context, Result};
 use serde_json::json;
 
 use crate::drift::{self, Finding, Kind};
+use crate::sources::{self, Place};
+use crate::store::sources::SourceFile;
 use crate::store::{Scope, Store};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The folder whose memories to audit (its project's and the global ones); default: here.
-    dir: Option<PathBuf>,
+    /// The folder whose memories to audit (its project's and the global ones), or one of Claude
+    /// Code's memory or instruction files (`CLAUDE.md`, a rule, a memory file) to audit the
+    /// memories it gives; default: here.
+    #[arg(value_name = "DIR|FILE")]
+    path: Option<PathBuf>,
 }
 
 pub fn run(args: Args, json: bool) -> Result<()> {
-    let dir = match args.dir {
+    let dir = match args.path {
         Some(dir) => dir,
         None => super::here()?,
     };
+    if dir.is_file() {
+        return run_file(&dir, json);
+    }
     if !dir.is_dir() {
         bail!(
-            "{} is not a folder; pass the folder whose memories to audit",
+            "{} is neither a folder nor a file; pass the folder whose memories to audit, or one \
+             of Claude Code's files",
             dir.display()
         );
     }
@@ -29,10 +39,114 @@ pub fn run(args: Args, json: bool) -> Result<()> {
     let store = Store::open_default()?;
     let visible = store.count_live(&scope)?;
     let findings = drift::audit(&store, &scope)?;
+    report(&store, &scope, &dir, None, visible, findings, json)
+}
+
+/// Audit the memories of one source file against everything its project sees: the findings
+/// whose memory, or newer memory, is one of its pieces.
+fn run_file(path: &Path, json: bool) -> Result<()> {
+    let file = path
+        .canonicalize()
+        .with_context(|| format!("could not resolve {}", path.display()))?;
+    let mut store = Store::open_default()?;
+    let here = here_place()?;
+    let folded = store.source_files_at(&file.to_string_lossy())?;
+    let mine = folded
+        .iter()
+        .find(|f| f.project == here.project)
+        .or(folded.first());
+    let (scope, source) = match mine {
+        Some(source) => {
+            let scope = match &source.project {
+                Some(key) => Scope::project(key.clone()),
+                None => scope_of(&here),
+            };
+            (scope, source.clone())
+        }
+        None => fold(&mut store, here, &file)?,
+    };
+    let pieces = store.memories_of_source(source.id)?;
+    let findings: Vec<Finding> = drift::audit(&store, &scope)?
+        .into_iter()
+        .filter(|f| pieces.contains(&f.id) || f.newer.is_some_and(|n| pieces.contains(&n)))
+        .collect();
+    let count = i64::try_from(pieces.len()).unwrap_or(i64::MAX);
+    report(&store, &scope, &file, Some(&source), count, findings, json)
+}
+
+/// Where a session in the current folder stands.
+fn here_place() -> Result<Place> {
+    let here = super::here()?;
+    let scope = Scope::of_folder(&here)?;
+    Ok(Place::new(
+        &scope,
+        &here,
+        crate::team::checkout(&here).as_deref(),
+    ))
+}
+
+fn scope_of(place: &Place) -> Scope {
+    match &place.project {
+        Some(key) => Scope::project(key.clone()),
+        None => Scope::global(),
+    }
+}
+
+/// Fold the sources of the project `file` belongs to and return its scope and `file`'s row; an
+/// error naming the files that are sources when it is not one of them. A file of the current
+/// project's memory folder belongs to that project (the folder lies outside it, under the
+/// home); any other to the project of its own folder, whose `CLAUDE.md` files beside and above
+/// it are looked for.
+fn fold(store: &mut Store, here: Place, file: &Path) -> Result<(Scope, SourceFile)> {
+    let place = if file.starts_with(&here.client.memory) {
+        here
+    } else {
+        let folder = file.parent().unwrap_or(Path::new("/"));
+        let scope = Scope::of_folder(folder)?;
+        Place::new(&scope, folder, crate::team::checkout(folder).as_deref())
+    };
+    let near: Vec<String> = place
+        .top
+        .as_deref()
+        .and_then(|top| file.strip_prefix(top).ok())
+        .map(|rest| rest.to_string_lossy().into_owned())
+        .into_iter()
+        .collect();
+    let known = sources::refresh(store, &place, &near, sources::SYNC)
+        .with_context(|| format!("could not read the sources of {}", place.cwd.display()))?;
+    if let Some(source) = known.files.iter().find(|f| Path::new(&f.path) == file) {
+        return Ok((scope_of(&place), source.clone()));
+    }
+    let names: Vec<&str> = known.files.iter().map(|f| f.shown.as_str()).collect();
+    let names = if names.is_empty() {
+        "none here".to_owned()
+    } else {
+        names.join(", ")
+    };
+    bail!(
+        "{} is not one of Claude Code's memory or instruction files for this project, so it gives \
+         no memories to audit. Those files are CLAUDE.md, CLAUDE.local.md, .claude/CLAUDE.md, \
+         what they import, .claude/rules/*.md, AGENTS.md and the auto-memory folder's files; \
+         here: {names}",
+        file.display()
+    )
+}
+
+/// Print the findings among `visible` memories seen from `at` (or, for a source file, the
+/// memories it gives).
+fn report(
+    store: &Store,
+    scope: &Scope,
+    at: &Path,
+    source: Option<&SourceFile>,
+    visible: i64,
+    findings: Vec<Finding>,
+    json: bool,
+) -> Result<()> {
     let chains = drift::chains(&findings);
     let of = |kind: Kind| -> Vec<&Finding> { findings.iter().filter(|f| f.kind == kind).collect() };
     if json {
-        return super::print_json(&json!({
+        let mut out = json!({
             "project": scope.key(),
             "memories": visible,
             "count": findings.len(),
@@ -40,16 +154,27 @@ pub fn run(args: Args, json: bool) -> Result<()> {
             "conflict": of(Kind::Conflict),
             "duplicate": of(Kind::Duplicate),
             "chains": chains,
-        }));
+        });
+        if let Some(file) = source {
+            out["file"] = json!(file.shown);
+        }
+        return super::print_json(&out);
     }
-    outln!(
-        "{} finding(s) among {visible} memories visible from {} (nothing was changed)",
-        findings.len(),
-        dir.display()
-    );
+    match source {
+        Some(file) => outln!(
+            "{} finding(s) on the {visible} memories of {} (nothing was changed)",
+            findings.len(),
+            file.shown
+        ),
+        None => outln!(
+            "{} finding(s) among {visible} memories visible from {} (nothing was changed)",
+            findings.len(),
+            at.display()
+        ),
+    }
     let text = |id: i64| -> String {
         store
-            .get(id, &scope)
+            .get(id, scope)
             .ok()
             .flatten()
             .map(|m| abridge(&m.body))
@@ -91,15 +216,15 @@ pub fn run(args: Args, json: bool) -> Result<()> {
         }
         outln!("\n{title} ({})", group.len());
         for f in group {
-            match f.newer {
-                None => outln!("  {}: {}\n      {}", f.id, f.why, text(f.id)),
-                Some(newer) => outln!(
-                    "  {} (older) vs {newer} (newer): {}\n      old: {}\n      new: {}",
-                    f.id,
+            match (f.newer, f.newer_named()) {
+                (Some(newer), Some(named)) => outln!(
+                    "  {} (older) vs {named} (newer): {}\n      old: {}\n      new: {}",
+                    f.named(),
                     f.why,
                     text(f.id),
                     text(newer)
                 ),
+                _ => outln!("  {}: {}\n      {}", f.named(), f.why, text(f.id)),
             }
         }
     }

@@ -111,7 +111,7 @@ pub enum Command {
     Export(export::Args),
     /// Score recall on labeled cases (TOML).
     Eval(eval::Args),
-    /// Audit the memories a folder sees: stale paths, conflicts, duplicates.
+    /// Audit the memories a folder sees, or one of Claude Code's files gives: stale paths, conflicts, duplicates.
     Drift(drift::Args),
     /// Show where everything is (data, settings, log, hook binaries) and check it works.
     Doctor(doctor::Args),

@@ -13,6 +13,21 @@ pub enum Kind {
     Duplicate,
 }
 
+/// Where in one of Claude Code's files a source memory's text is (`crate::sources`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct FileLine {
+    /// As people name it: relative to the project, or `~/`-relative.
+    pub file: String,
+    /// 1-based; for a stale finding, the line where the gone path is written.
+    pub line: i64,
+}
+
+impl std::fmt::Display for FileLine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{}", self.file, self.line)
+    }
+}
+
 /// One finding.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Finding {
@@ -27,26 +42,49 @@ pub struct Finding {
     /// The newer memory's text, quoted when the reader was not handed that memory.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub newer_text: Option<String>,
+    /// Where `id` is written, when it is a piece of one of Claude Code's files.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source: Option<FileLine>,
+    /// Where `newer` is written, likewise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub newer_source: Option<FileLine>,
 }
 
 impl Finding {
-    /// One line for a person or a model: "12 is contradicted by newer 31 (retries: 3 vs 5)".
+    /// One line for a person or a model: "12 is contradicted by newer 31 (retries: 3 vs 5)",
+    /// "12 (CLAUDE.md:9) is stale: ...".
     pub fn describe(&self) -> String {
-        let mut line = match (self.kind, self.newer) {
-            (Kind::Stale, _) => format!("{} is stale: {}", self.id, self.why),
+        let id = self.named();
+        let mut line = match (self.kind, self.newer_named()) {
+            (Kind::Stale, _) => format!("{id} is stale: {}", self.why),
             (Kind::Conflict, Some(newer)) => {
-                format!(
-                    "{} is contradicted by newer {newer} ({})",
-                    self.id, self.why
-                )
+                format!("{id} is contradicted by newer {newer} ({})", self.why)
             }
-            (Kind::Duplicate, Some(newer)) => format!("{} is repeated by newer {newer}", self.id),
-            (_, None) => format!("{} {:?}: {}", self.id, self.kind, self.why),
+            (Kind::Duplicate, Some(newer)) => format!("{id} is repeated by newer {newer}"),
+            (_, None) => format!("{id} {:?}: {}", self.kind, self.why),
         };
         if let (Some(newer), Some(text)) = (self.newer, &self.newer_text) {
             line.push_str(&format!("\n    {newer} says: {text}"));
         }
         line
+    }
+
+    /// `id`, with its file and line when it is a source memory: `12 (CLAUDE.md:9)`.
+    pub fn named(&self) -> String {
+        with_place(self.id, self.source.as_ref())
+    }
+
+    /// `newer` likewise, if the finding has one.
+    pub fn newer_named(&self) -> Option<String> {
+        self.newer
+            .map(|newer| with_place(newer, self.newer_source.as_ref()))
+    }
+}
+
+fn with_place(id: i64, place: Option<&FileLine>) -> String {
+    match place {
+        Some(place) => format!("{id} ({place})"),
+        None => id.to_string(),
     }
 }
 
@@ -177,6 +215,8 @@ mod tests {
             newer: Some(newer),
             why: String::new(),
             newer_text: None,
+            source: None,
+            newer_source: None,
         }
     }
 

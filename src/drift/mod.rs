@@ -16,6 +16,7 @@
 pub mod conflict;
 mod findings;
 mod index;
+mod origin;
 mod read;
 pub mod replaced;
 pub mod stale;
@@ -30,7 +31,9 @@ use crate::config::Ignore;
 use crate::store::write::Remembered;
 use crate::store::{Memory, Scope, Store};
 use crate::text::{duplicate, words, WordStemmer};
-pub use findings::{chains, leave_out, Finding, Kind, LeftOut};
+pub use findings::{chains, leave_out, FileLine, Finding, Kind, LeftOut};
+use origin::Origins;
+pub use origin::{line_in_piece, line_in_text};
 use read::claims::Profile;
 use read::values::Rarity;
 use read::Reading;
@@ -48,6 +51,9 @@ const QUOTE_CHARS: usize = 300;
 /// line what it is, and comparing the rest claim by claim would cost every check far more than
 /// a note does (and find numbers that differ everywhere).
 pub const CLAIM_CHARS: usize = 500;
+/// How many lines of a memory are compared with the pieces of files Claude Code loads
+/// (`line_hashes`): a memory that repeats one does so near its start.
+const LINES_COMPARED: usize = 24;
 /// How much of a memory drift reads at most: the first 2 KiB, where it looks for the paths a
 /// memory names and its claims (`claimed`).
 pub const READ_BYTES: usize = 2 << 10;
@@ -96,14 +102,30 @@ fn repeats(a: &Memory, b: &Memory) -> bool {
         }
 }
 
+/// The folded hashes (`duplicate::hash`) of the lines of `body` that may repeat a whole piece of
+/// a file Claude Code loads, then of the whole body, at most `LINES_COMPARED` of them. A line
+/// needs 8 letters or digits: shorter ones (a heading, `- [x]`, a lone word) repeat by chance.
+/// The hooks' screen and the audit both ask here, so they agree on what a repeat is.
+pub fn line_hashes(body: &str) -> impl Iterator<Item = i64> + '_ {
+    body.lines()
+        .chain(std::iter::once(body))
+        .filter(|line| line.chars().filter(|c| c.is_alphanumeric()).count() >= 8)
+        .take(LINES_COMPARED)
+        .map(duplicate::hash)
+}
+
 /// Every finding among the live memories `scope` sees, grouped by kind, then by id.
 pub fn audit(store: &Store, scope: &Scope) -> Result<Vec<Finding>> {
     let memories = store.live_heads(scope)?;
     let home = home();
     let ignore = &store.settings()?.drift.ignore;
+    let origins = Origins::all(store, scope)?;
     let mut findings = Vec::new();
     for m in &memories {
-        findings.extend(stale_in(m, home.as_deref(), ignore));
+        let gone = gone_in(m, home.as_deref(), ignore);
+        if !gone.is_empty() {
+            findings.extend(origins.stale(m, gone, home.as_deref()));
+        }
     }
 
     let mut pairs: HashMap<(usize, usize), Finding> = HashMap::new();
@@ -123,6 +145,12 @@ pub fn audit(store: &Store, scope: &Scope) -> Result<Vec<Finding>> {
                 pairs.insert(key(i, newest), repeat(&memories[i], &memories[newest]));
             }
         }
+    }
+
+    // A memory that repeats a piece the client loads is reported as that, whatever else pairs
+    // them: the piece is what the model reads anyway.
+    for (i, j, finding) in origins.repeats_of_loaded(store, &memories)? {
+        pairs.insert(key(i, j), finding);
     }
 
     let stemmer = WordStemmer::default();
@@ -154,6 +182,7 @@ pub fn audit(store: &Store, scope: &Scope) -> Result<Vec<Finding>> {
         }
     }
     findings.extend(pairs.into_values());
+    origins.annotate(&mut findings);
     findings.sort_by_key(|f| (f.kind, f.id, f.newer));
     Ok(findings)
 }
@@ -184,8 +213,12 @@ pub fn check(
     let mut seen: HashSet<(i64, i64)> = HashSet::new();
     let mut readings: HashMap<i64, Reading> = HashMap::new();
     let mut all_partners = Vec::with_capacity(memories.len());
+    let mut gone = Vec::new();
     for m in memories {
-        findings.extend(stale_in(m, home.as_deref(), ignore));
+        let named = gone_in(m, home.as_deref(), ignore);
+        if !named.is_empty() {
+            gone.push((m, named));
+        }
         let reading = readings
             .entry(m.id)
             .or_insert_with(|| Reading::of(claimed(m), &stemmer));
@@ -228,6 +261,20 @@ pub fn check(
             }
         }
     }
+    // Where the memories of the findings are written, looked up once for the batch.
+    let mut ids: Vec<i64> = gone.iter().map(|(m, _)| m.id).collect();
+    ids.extend(
+        findings
+            .iter()
+            .flat_map(|f| [f.id].into_iter().chain(f.newer)),
+    );
+    ids.sort_unstable();
+    ids.dedup();
+    let origins = Origins::of(store, scope, &ids)?;
+    for (m, named) in gone {
+        findings.extend(origins.stale(m, named, home.as_deref()));
+    }
+    origins.annotate(&mut findings);
     findings.sort_by_key(|f| (f.kind, f.id, f.newer));
     Ok(findings)
 }
@@ -297,9 +344,15 @@ fn quoted_any(words_: &[&str]) -> Vec<String> {
     parts
 }
 
-/// The stale findings of one memory: each path it names that is gone, unless `[drift] ignore`
-/// in config.toml matches it (below the checkout).
-fn stale_in(m: &Memory, home: Option<&Path>, ignore: &Ignore) -> Vec<Finding> {
+/// A path a memory names that is gone, and why it is.
+struct Gone {
+    named: stale::Named,
+    why: String,
+}
+
+/// The paths `m` names that are gone from its project's top (or, absolute, from the machine),
+/// unless `[drift] ignore` in config.toml matches them (below the checkout).
+fn gone_in(m: &Memory, home: Option<&Path>, ignore: &Ignore) -> Vec<Gone> {
     let checkout = m
         .project
         .as_deref()
@@ -321,15 +374,8 @@ fn stale_in(m: &Memory, home: Option<&Path>, ignore: &Ignore) -> Vec<Finding> {
                 (false, Some(root)) => format!("{} is gone from {}", named.written, root.display()),
                 _ => format!("{} does not exist", named.written),
             };
-            Some(Finding {
-                kind: Kind::Stale,
-                id: m.id,
-                newer: None,
-                why,
-                newer_text: None,
-            })
+            Some(Gone { named, why })
         })
-        .take(1)
         .collect()
 }
 
@@ -352,6 +398,8 @@ fn pair(kind: Kind, older: &Memory, newer: &Memory, why: String) -> Finding {
         newer: Some(newer.id),
         why,
         newer_text: None,
+        source: None,
+        newer_source: None,
     }
 }
 

@@ -56,8 +56,6 @@ const MAX_RULE_ENTRIES: usize = 512;
 const MAX_MEMORY_FILES: usize = 4_096;
 /// The most changed files whose folders are looked in for a `CLAUDE.md`.
 const MAX_NEAR: usize = 4_096;
-/// Lines of a memory compared with the lines Claude Code loads (`Known::screen`).
-const MAX_LINES_COMPARED: usize = 24;
 
 /// Where one session stands: its project, its folders and its client's settings.
 #[derive(Clone, Debug)]
@@ -535,13 +533,7 @@ impl Known {
         let lines = store.source_hashes(&sources)?;
         let mut screened = Screened::default();
         for hit in hits {
-            let repeated = hit
-                .body
-                .lines()
-                .chain(std::iter::once(hit.body.as_str()))
-                .filter(|line| line.chars().filter(|c| c.is_alphanumeric()).count() >= 8)
-                .take(MAX_LINES_COMPARED)
-                .find_map(|line| lines.get(&crate::text::duplicate::hash(line)));
+            let repeated = crate::drift::line_hashes(&hit.body).find_map(|h| lines.get(&h));
             match repeated {
                 Some(&(memory, source, line)) if memory != hit.id => {
                     let file = loaded.get(&source).map_or("", |f| f.shown.as_str());

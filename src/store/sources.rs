@@ -149,6 +149,15 @@ impl Store {
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
+    /// The rows of the source file at the absolute path `path`, in every scope that folded it.
+    pub fn source_files_at(&self, path: &str) -> Result<Vec<SourceFile>> {
+        let mut stmt = self.conn().prepare_cached(&format!(
+            "SELECT {FILE_COLUMNS} FROM sources WHERE path = ?1 ORDER BY id"
+        ))?;
+        let rows = stmt.query_map([path], SourceFile::from_row)?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
     /// Fold `reads` and take out `gone` (files no longer there, as the caller saw them), in one
     /// transaction. A file whose row changed since the caller saw it is left as it is.
     pub fn fold_sources(&mut self, reads: Vec<FileRead>, gone: Vec<SourceFile>) -> Result<Folded> {
@@ -195,6 +204,25 @@ impl Store {
             }
         }
         Ok(found)
+    }
+
+    /// Where every memory copied from a source file `scope` sees (its own and the global ones)
+    /// comes from: one query, for an audit of the whole scope.
+    pub fn origins_in(&self, scope: &Scope) -> Result<HashMap<i64, Origin>> {
+        let mut stmt = self.conn().prepare_cached(
+            "SELECT s.memory_id, s.source_id, s.line FROM sourced s \
+             JOIN sources f ON f.id = s.source_id WHERE f.project IS NULL OR f.project = ?1",
+        )?;
+        let rows = stmt.query_map([scope.key()], |r| {
+            Ok((
+                r.get(0)?,
+                Origin {
+                    source: r.get(1)?,
+                    line: r.get(2)?,
+                },
+            ))
+        })?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
     /// The live memories of the source file `source`, in the file's order.
