@@ -264,7 +264,7 @@ fn every_source_file_is_folded_with_its_lines() {
         .map(|m| m["source"].as_str().unwrap())
         .collect();
     for topic in fixture::TOPICS {
-        let label = format!("memory/{}", topic.file);
+        let label = format!("memory/{} · {}", topic.file, topic.name);
         assert!(sources.contains(&label.as_str()), "{label}: {sources:?}");
     }
     let items = project.memory.claude_md_items().len();

@@ -333,8 +333,8 @@ fn read_file(
         Kind::Topic => split::topic(text)
             .map(|(name, chunk)| Piece {
                 line: i64::try_from(chunk.line).unwrap_or(i64::MAX),
-                text: titled(name.as_deref(), chunk.text),
-                label: shown.clone(),
+                label: titled(&shown, name.as_deref()),
+                text: chunk.text,
             })
             .into_iter()
             .collect(),
@@ -400,16 +400,15 @@ fn points_to_a_topic(entry: &str, folder: &Path) -> bool {
     })
 }
 
-/// A topic file's text with its `name` opening the first line (`Name: description`), unless
-/// that line says it already: the name is often the only place a file's subject is named
-/// (`List pagination` over "list endpoints paginate with cursors").
-fn titled(name: Option<&str>, text: String) -> String {
-    let name = name.map(str::trim).unwrap_or("");
-    let first = text.lines().next().unwrap_or("");
-    if name.is_empty() || first.to_lowercase().contains(&name.to_lowercase()) {
-        return text;
+/// A topic file's label: where it is, then its `name` (`memory/pagination.md · List
+/// pagination`). The name is often the only place the file's subject is named, and a label's
+/// words are searched and counted like the text's; kept out of the text, it does not stop two
+/// files saying the same thing under two names from being found repeats.
+fn titled(shown: &str, name: Option<&str>) -> String {
+    match name.map(str::trim).filter(|n| !n.is_empty()) {
+        Some(name) => format!("{shown} · {}", name.replace(['\n', '\r'], " ")),
+        None => shown.to_owned(),
     }
-    format!("{name}: {text}")
 }
 
 /// An `@path` import's file: relative to the importing file's folder, `~/` to the home.
