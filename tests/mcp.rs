@@ -53,6 +53,9 @@ impl Server {
         command
             .args(args)
             .env("SYNAPSE_DATA", data)
+            .env("HOME", common::test_home(data))
+            .env_remove("CLAUDE_CONFIG_DIR")
+            .env_remove("CLAUDE_CODE_DISABLE_AUTO_MEMORY")
             .env_remove("CLAUDE_PROJECT_DIR")
             .env_remove("SYNAPSE_BUDGET")
             .current_dir(cwd)
@@ -637,6 +640,54 @@ fn drift_audits_this_project() {
     assert!(conflict["says"].as_str().unwrap().contains("contradicted"));
     let unknown = server.tool_error("drift", json!({"folder": "/"}));
     assert!(unknown.contains("unknown field"), "{unknown}");
+    server.finish();
+}
+
+/// The knowledge written for Claude Code (its memory files, `CLAUDE.md`) reaches any client
+/// through the server: recall finds a topic file, drift audits `CLAUDE.md` with file and line.
+#[test]
+fn claude_code_s_memory_files_are_served_to_every_client() {
+    use common::claude_memory::{ClaudeMemory, MISSING_PATHS};
+    let dir = tempfile::tempdir().unwrap();
+    let (home, data) = (dir.path().join("home"), dir.path().join("data"));
+    let memory = ClaudeMemory::build(&home, &dir.path().join("repo"));
+    let mut server = Server::start_with(&data, &memory.repo, &[("HOME", &home)]);
+    server.initialize("2025-11-25");
+    let caching = memory.topic("caching.md");
+    let found = server.ok(
+        "recall",
+        json!({"query": "order summary cache redis invalidate"}),
+    );
+    let first = &found["results"][0];
+    assert!(
+        first["text"].as_str().unwrap().contains(caching.phrase),
+        "{found}"
+    );
+    assert!(
+        first["source"]
+            .as_str()
+            .unwrap()
+            .starts_with("memory/caching.md"),
+        "{found}"
+    );
+    let audit = server.ok("drift", json!({}));
+    let stale = audit["stale"].as_array().unwrap();
+    for (path, line) in memory.missing_paths() {
+        assert!(
+            stale.iter().any(|f| f["source"]["file"] == "CLAUDE.md"
+                && f["source"]["line"] == json!(line)
+                && f["why"].as_str().unwrap().contains(path)),
+            "{path} at CLAUDE.md:{line}: {audit}"
+        );
+    }
+    assert_eq!(
+        stale
+            .iter()
+            .filter(|f| f["source"]["file"] == "CLAUDE.md")
+            .count(),
+        MISSING_PATHS.len(),
+        "{audit}"
+    );
     server.finish();
 }
 

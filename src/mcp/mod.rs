@@ -66,6 +66,28 @@ struct Here {
     store: Store,
     scope: Scope,
     checkout: Option<PathBuf>,
+    /// Where Claude Code's memory files of the project are found (`sources::refresh`).
+    place: crate::sources::Place,
+}
+
+impl Here {
+    /// Fold what changed among the project's Claude Code memory files, within a hook's limits,
+    /// so every tool answers over them as they are now: the knowledge written for Claude Code
+    /// reaches the other clients too. A fold that fails is logged, and the tool answers over
+    /// what was folded before.
+    fn fold_sources(&mut self) {
+        let near: &[String] = &[];
+        if let Err(e) =
+            crate::sources::refresh(&mut self.store, &self.place, near, crate::sources::HOOK)
+        {
+            let line = format!(
+                "{} mcp could not fold Claude Code's memory files: {e:#}",
+                crate::store::today()
+            );
+            // Nowhere is left to report a log that cannot be written; the call goes on.
+            drop(crate::files::log(self.store.dir(), &line));
+        }
+    }
 }
 
 impl State {
@@ -80,10 +102,12 @@ impl State {
                 })?;
                 let store = Store::open_default().context("could not open the memory store")?;
                 let checkout = crate::team::checkout(&folder);
+                let place = crate::sources::Place::new(&scope, &folder, checkout.as_deref());
                 closed.insert(Here {
                     store,
                     scope,
                     checkout,
+                    place,
                 })
             }
         })
@@ -142,7 +166,9 @@ impl Server {
             // A panic in an earlier call rolled its transaction back as it unwound: the store
             // is still sound, so a poisoned lock is taken as it is.
             let mut state = state.lock().unwrap_or_else(PoisonError::into_inner);
-            work(state.open()?)
+            let here = state.open()?;
+            here.fold_sources();
+            work(here)
         })
         .await;
         answer(done.unwrap_or_else(|e| Err(anyhow::anyhow!("the tool failed: {e}"))))
