@@ -563,6 +563,241 @@ fn export_then_import_round_trips_into_a_fresh_store() {
     );
 }
 
+/// The live memories of `project` as `(source, body)`, oldest first.
+fn sources_and_bodies(env: &Env, project: &str) -> Vec<(String, String)> {
+    let list = env.json(&["list", "--project", project]);
+    let mut found: Vec<(i64, String, String)> = list["memories"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            let text = |key: &str| m[key].as_str().unwrap().to_owned();
+            (m["id"].as_i64().unwrap(), text("source"), text("body"))
+        })
+        .collect();
+    found.sort();
+    found.into_iter().map(|(_, s, b)| (s, b)).collect()
+}
+
+/// An auto-memory folder as Claude Code writes it: two topic files, and an index that links both
+/// and holds one fact of its own.
+fn memory_folder(env: &Env) -> PathBuf {
+    let folder = env.root().join("memory");
+    std::fs::create_dir(&folder).unwrap();
+    let write = |name: &str, text: &str| std::fs::write(folder.join(name), text).unwrap();
+    write(
+        "deploy.md",
+        "---\nname: Deploy window\ndescription: never deploy on Fridays\nmetadata:\n  type: feedback\n---\n\nThe Friday release broke twice.\n",
+    );
+    write(
+        "testing.md",
+        "---\nname: Tests\ndescription: 'integration tests need a real database'\nmetadata:\n  type: project\n---\nMocks hid a broken migration last quarter.\n",
+    );
+    write(
+        "MEMORY.md",
+        "# Memory\n- [Deploy window](deploy.md) — never on Fridays\n- [Tests](testing.md) — real database\n- The staging database resets every night\n",
+    );
+    write("notes.txt", "not a memory file");
+    folder
+}
+
+#[test]
+fn import_from_claude_memory_gives_one_memory_per_topic_file() {
+    let env = Env::new();
+    let folder = memory_folder(&env);
+    let may_2024 = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_715_000_000);
+    std::fs::File::options()
+        .write(true)
+        .open(folder.join("deploy.md"))
+        .unwrap()
+        .set_modified(may_2024)
+        .unwrap();
+    let report = env.json(&[
+        "import",
+        "--from",
+        "claude-memory",
+        path_str(&folder),
+        "--project",
+        "p",
+    ]);
+    assert_eq!(report["stored"].as_u64(), Some(3), "{report}");
+    assert_eq!(report["batch"].as_i64(), Some(1), "{report}");
+    assert_eq!(
+        sources_and_bodies(&env, "p"),
+        [
+            (
+                "memory/deploy.md".to_owned(),
+                "never deploy on Fridays\n\nThe Friday release broke twice.".to_owned()
+            ),
+            (
+                "memory/testing.md".to_owned(),
+                "integration tests need a real database\n\nMocks hid a broken migration last quarter."
+                    .to_owned()
+            ),
+            // The index's links say again what the topics' descriptions say; its own fact stays.
+            (
+                "memory/MEMORY.md:4".to_owned(),
+                "The staging database resets every night".to_owned()
+            ),
+        ]
+    );
+    let list = env.json(&["list", "--project", "p"]);
+    let deploy = list["memories"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["source"] == "memory/deploy.md")
+        .unwrap();
+    assert_eq!(deploy["created_at"], "2024-05-06T12:53:20Z", "{deploy}");
+}
+
+#[rstest]
+#[case::markdown("markdown", "CLAUDE.md")]
+#[case::agents_md("agents-md", "AGENTS.md")]
+fn import_from_an_instruction_file_splits_at_items_with_file_line_sources(
+    #[case] kind: &str,
+    #[case] name: &str,
+) {
+    let env = Env::new();
+    let file = env.write(
+        name,
+        "# Build\nRun `make check` before pushing.\n\n- tests need docker\n  - and 4 GB of memory\n\n```sh\n- not an item\n```\n1. release from main only\n",
+    );
+    env.json(&["import", "--from", kind, path_str(&file), "--project", "p"]);
+    let at = |line: usize| format!("{name}:{line}");
+    assert_eq!(
+        sources_and_bodies(&env, "p"),
+        [
+            (
+                at(1),
+                "# Build\nRun `make check` before pushing.".to_owned()
+            ),
+            (at(4), "tests need docker\n- and 4 GB of memory".to_owned()),
+            (at(7), "```sh\n- not an item\n```".to_owned()),
+            (at(10), "release from main only".to_owned()),
+        ]
+    );
+}
+
+#[test]
+fn a_secret_in_an_imported_file_is_masked() {
+    let env = Env::new();
+    let key = "sk_live_51HzQeLKjNpDqR3XyT9aBcDeFgHiJkLmNoPqRsTuV";
+    let file = env.write("notes.md", &format!("- the payments key is {key}\n"));
+    let report = env.json(&[
+        "import",
+        "--from",
+        "markdown",
+        path_str(&file),
+        "--project",
+        "p",
+    ]);
+    assert_eq!(report["masked"].as_u64(), Some(1), "{report}");
+    let stored = sources_and_bodies(&env, "p");
+    assert_eq!(stored.len(), 1);
+    assert!(!stored[0].1.contains(key), "{stored:?}");
+    assert!(stored[0].1.contains("[secret]"), "{stored:?}");
+}
+
+#[test]
+fn importing_the_same_files_twice_skips_the_duplicates() {
+    let env = Env::new();
+    let folder = memory_folder(&env);
+    let args = [
+        "import",
+        "--from",
+        "claude-memory",
+        path_str(&folder),
+        "--project",
+        "p",
+    ];
+    env.json(&args);
+    let again = env.json(&args);
+    assert_eq!(again["stored"].as_u64(), Some(0), "{again}");
+    assert_eq!(again["duplicates"].as_u64(), Some(3), "{again}");
+    // Nothing stored makes no batch to undo.
+    assert!(again["batch"].is_null(), "{again}");
+    assert_eq!(sources_and_bodies(&env, "p").len(), 3);
+}
+
+#[test]
+fn undo_forgets_exactly_that_batch_and_refuses_to_run_twice() {
+    let env = Env::new();
+    let kept = env.remember("the cache holds 200 entries", "p");
+    let folder = memory_folder(&env);
+    let first = env.json(&[
+        "import",
+        "--from",
+        "claude-memory",
+        path_str(&folder),
+        "--project",
+        "p",
+    ]);
+    let notes = env.write("notes.md", "- builds run on the ARM runners\n");
+    let second = env.json(&[
+        "import",
+        "--from",
+        "markdown",
+        path_str(&notes),
+        "--project",
+        "p",
+    ]);
+    assert_eq!(
+        (first["batch"].as_i64(), second["batch"].as_i64()),
+        (Some(1), Some(2))
+    );
+
+    let undone = env.json(&["import", "--undo", "1", "--project", "p"]);
+    let first_ids: Vec<i64> =
+        (first["first_id"].as_i64().unwrap()..=first["last_id"].as_i64().unwrap()).collect();
+    let forgotten: Vec<i64> = undone["forgotten"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|id| id.as_i64().unwrap())
+        .collect();
+    assert_eq!(forgotten, first_ids, "{undone}");
+    let second_id = second["first_id"].as_i64().unwrap();
+    assert_eq!(listed(&env, "p", false), [kept, second_id]);
+    // Forgotten, not deleted: each comes back with restore.
+    assert_eq!(listed(&env, "p", true).len(), 5);
+    env.json(&["restore", &first_ids[0].to_string(), "--project", "p"]);
+
+    let human = env.run(&["import", "--undo", "2", "--project", "p"]);
+    assert!(human.status.success(), "{human:?}");
+    assert_eq!(
+        String::from_utf8_lossy(&human.stdout),
+        "forgot 1 memories of import batch 2; `synapse restore ID` brings one back\n"
+    );
+    let twice = env.fail(&["import", "--undo", "2", "--project", "p"]);
+    assert!(twice.contains("no live memory left"), "{twice}");
+    let unknown = env.fail(&["import", "--undo", "7", "--project", "p"]);
+    assert!(unknown.contains("no import batch 7"), "{unknown}");
+    // Another project's batch reads like a missing one.
+    env.remember("the other project's note", "q");
+    let elsewhere = env.fail(&["import", "--undo", "1", "--project", "q"]);
+    assert!(elsewhere.contains("no import batch 1"), "{elsewhere}");
+}
+
+#[test]
+fn a_json_lines_import_is_a_batch_too() {
+    let env = Env::new();
+    let lines = "{\"body\": \"deploys go through the release train\"}\n{\"body\": \"the API listens on 3000\"}\n";
+    let file = env.write("in.jsonl", lines);
+    let out = env.run(&["import", path_str(&file), "--project", "p"]);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "imported 2 memories as batch 1 (0 duplicates skipped); \
+         `synapse import --undo 1 --project p` takes them back\n"
+    );
+    let id = listed(&env, "p", false)[0];
+    let history = env.json(&["history", &id.to_string(), "--project", "p"]);
+    assert_eq!(history["history"][0]["action"], "import", "{history}");
+    assert_eq!(history["history"][0]["other_id"], 1, "{history}");
+    env.json(&["import", "--undo", "1", "--project", "p"]);
+    assert!(listed(&env, "p", false).is_empty());
+}
+
 #[test]
 fn project_given_as_a_key_is_used_verbatim() {
     let env = Env::new();

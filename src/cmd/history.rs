@@ -14,7 +14,11 @@ pub fn run(args: Target, json: bool) -> Result<()> {
     }
     outln!("{}: {}", memory.id, super::headline(&memory.body, 100));
     for e in &entries {
-        let other = e.other_id.map(|o| format!(" ({o})")).unwrap_or_default();
+        let other = match (e.action.as_str(), e.other_id) {
+            ("import", Some(batch)) => format!(" (batch {batch})"),
+            (_, Some(other)) => format!(" ({other})"),
+            (_, None) => String::new(),
+        };
         outln!("  {}  {}{other}", e.at, e.action);
     }
     Ok(())

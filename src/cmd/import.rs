@@ -1,19 +1,34 @@
-//! `synapse import FILE`: load memories from JSON Lines; one bad line and nothing is stored.
+//! `synapse import FILE`: load memories from JSON Lines, or with `--from` from Claude Code's own
+//! memory and instruction files; one bad line or unreadable file and nothing is stored. Each import
+//! is a batch that `synapse import --undo BATCH` takes back.
 
 use std::io::Read;
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
+use serde_json::json;
 
 use super::{secrets, Place};
+use crate::sources::import::{self, Kind};
+use crate::store::import::ImportReport;
 
 #[derive(Debug, clap::Args)]
 #[command(mut_arg("project", |a| a.help(
-    "Project for lines without a `project` field (a folder or a key; default: this folder's)"
+    "Project to import into (a line's own `project` field wins) or to undo in; a folder or a \
+     key (default: this folder's)"
 )))]
 pub struct Args {
-    /// A JSON Lines file, or `-` for standard input.
-    file: PathBuf,
+    /// A JSON Lines file, or `-` for standard input; with `--from`, the folder or file to read.
+    #[arg(required_unless_present = "undo")]
+    file: Option<PathBuf>,
+    /// Read Claude Code's own files instead of JSON Lines: an auto-memory folder (each topic file
+    /// one memory), or one `AGENTS.md` or Markdown file (one memory per list item or paragraph).
+    #[arg(long, value_enum, value_name = "KIND")]
+    from: Option<Kind>,
+    /// Take back the import that printed this batch number: forget its memories still live here
+    /// (each one restorable with `synapse restore`).
+    #[arg(long, value_name = "BATCH", conflicts_with_all = ["file", "from", "allow_secrets"])]
+    undo: Option<i64>,
     #[command(flatten)]
     place: Place,
     /// Store bodies as given, even the parts that look like secrets (otherwise masked).
@@ -21,45 +36,94 @@ pub struct Args {
     allow_secrets: bool,
 }
 
-/// Imports longer than this many lines say first how long they will hold the store's lock.
+/// Imports longer than this many memories say first how long they will hold the store's lock.
 const NOTICE_LINES: usize = 20_000;
-/// About how many lines an import stores a second, for that notice.
+/// About how many memories an import stores a second, for that notice.
 const LINES_PER_SECOND: usize = 10_000;
 
 pub fn run(args: Args, json: bool) -> Result<()> {
-    let text = if args.file.as_os_str() == "-" {
-        let mut text = String::new();
-        std::io::stdin()
-            .read_to_string(&mut text)
-            .context("could not read standard input")?;
-        text
-    } else {
-        std::fs::read_to_string(&args.file)
-            .with_context(|| format!("could not read {}", args.file.display()))?
-    };
-    let (mut store, scope) = args.place.open_to_add()?;
-    let lines = text.lines().filter(|l| !l.trim().is_empty()).count();
-    if lines > NOTICE_LINES {
-        eprintln!(
-            "synapse: importing {lines} memories in one transaction holds the store's write lock \
-             for about {} s; other writes wait and hooks keep their lessons in the spool until then",
-            lines.div_ceil(LINES_PER_SECOND)
-        );
+    if let Some(batch) = args.undo {
+        return undo(batch, &args.place, json);
     }
-    let report = store.import(&text, &scope, secrets(args.allow_secrets))?;
+    let file = args
+        .file
+        .as_deref()
+        .context("give the file to import, or --undo BATCH")?;
+    let secrets = secrets(args.allow_secrets);
+    let report = match args.from {
+        None => {
+            let text = if file.as_os_str() == "-" {
+                let mut text = String::new();
+                std::io::stdin()
+                    .read_to_string(&mut text)
+                    .context("could not read standard input")?;
+                text
+            } else {
+                std::fs::read_to_string(file)
+                    .with_context(|| format!("could not read {}", file.display()))?
+            };
+            let (mut store, scope) = args.place.open_to_add()?;
+            notice(text.lines().filter(|l| !l.trim().is_empty()).count());
+            store.import(&text, &scope, secrets)?
+        }
+        Some(kind) => {
+            let (mut store, scope) = args.place.open_to_add()?;
+            let memories = import::memories(kind, file, scope.key(), secrets)?;
+            notice(memories.len());
+            store.import_memories(&memories)?
+        }
+    };
     if json {
         return super::print_json(&report);
     }
-    outln!(
-        "imported {} memories ({} duplicates skipped)",
-        report.stored,
-        report.duplicates
-    );
+    print_report(&report, args.place.project.as_deref())
+}
+
+/// Says first how long a large import will hold the store's write lock.
+fn notice(count: usize) {
+    if count > NOTICE_LINES {
+        eprintln!(
+            "synapse: importing {count} memories in one transaction holds the store's write lock \
+             for about {} s; other writes wait and hooks keep their lessons in the spool until then",
+            count.div_ceil(LINES_PER_SECOND)
+        );
+    }
+}
+
+fn print_report(report: &ImportReport, project: Option<&str>) -> Result<()> {
+    let skipped = format!("({} duplicates skipped)", report.duplicates);
+    match report.batch {
+        Some(batch) => {
+            let place = project
+                .map(|p| format!(" --project {p}"))
+                .unwrap_or_default();
+            outln!(
+                "imported {} memories as batch {batch} {skipped}; `synapse import --undo \
+                 {batch}{place}` takes them back",
+                report.stored
+            );
+        }
+        None => outln!("imported {} memories {skipped}", report.stored),
+    }
     if report.masked > 0 {
         outln!(
             "masked {} secrets as [secret]; `--allow-secrets` stores text as given",
             report.masked
         );
     }
+    Ok(())
+}
+
+/// `--undo BATCH`: forget what the batch stored that is still live.
+fn undo(batch: i64, place: &Place, json: bool) -> Result<()> {
+    let (mut store, scope) = place.open()?;
+    let forgotten = store.undo_import(batch, &scope)?;
+    if json {
+        return super::print_json(&json!({ "batch": batch, "forgotten": forgotten }));
+    }
+    outln!(
+        "forgot {} memories of import batch {batch}; `synapse restore ID` brings one back",
+        forgotten.len()
+    );
     Ok(())
 }

@@ -105,7 +105,8 @@ pub enum Command {
     /// Show every recorded change to a memory.
     #[command(mut_arg("id", |a| a.help("The memory")))]
     History(Target),
-    /// Import memories from a JSON Lines file (`-` for standard input).
+    /// Import memories from JSON Lines, or Claude Code's own files with `--from`; `--undo BATCH`
+    /// takes an import back.
     Import(import::Args),
     /// Export memories visible from here as JSON Lines.
     Export(export::Args),

@@ -13,6 +13,7 @@
 //! one memory per top-level list item or paragraph (`split`), labelled `FILE:LINE`.
 
 pub mod client;
+pub mod import;
 pub mod split;
 
 use std::collections::{HashMap, HashSet};

@@ -961,6 +961,65 @@ mod tests {
         assert_eq!(imports("a ` stray @x/y.md"), ["x/y.md"]);
     }
 
+    /// Pieces of Markdown and frontmatter, put together at random by the property below.
+    const PIECES: &[&str] = &[
+        "\n",
+        "\r\n",
+        "  ",
+        "\t",
+        "- ",
+        "* ",
+        "1. ",
+        "2) ",
+        "# ",
+        "### ",
+        "```",
+        "~~~",
+        "<!--",
+        "-->",
+        "---",
+        "...",
+        "`",
+        "@a/b.md",
+        "word",
+        "é",
+        "漢字",
+        "\u{feff}",
+        "name: n",
+        "description: d",
+        "paths: [a, 'b']",
+        "  - c",
+        "metadata:",
+        "  type: user",
+        "|",
+        ">",
+    ];
+
+    proptest::proptest! {
+        #[test]
+        fn any_text_splits_without_panic_into_ordered_trimmed_chunks(
+            pieces in proptest::collection::vec(proptest::sample::select(PIECES), 0..80),
+            limit in 0usize..6,
+        ) {
+            let text = pieces.concat();
+            let (_, body, first_line) = front(&text);
+            proptest::prop_assert!(text.ends_with(body));
+            let last_line = first_line + body.split('\n').count() - 1;
+            let chunks = sections(body, first_line, limit);
+            proptest::prop_assert!(chunks.len() <= limit);
+            for pair in chunks.windows(2) {
+                proptest::prop_assert!(pair[0].line < pair[1].line, "{chunks:?}");
+            }
+            for chunk in &chunks {
+                proptest::prop_assert!((first_line..=last_line).contains(&chunk.line));
+                proptest::prop_assert!(!chunk.text.trim().is_empty());
+                proptest::prop_assert_eq!(chunk.text.trim_end(), chunk.text.as_str());
+            }
+            topic(&text);
+            imports(&text);
+        }
+    }
+
     #[test]
     fn odd_input_does_not_panic() {
         for text in [

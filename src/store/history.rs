@@ -11,8 +11,8 @@ use super::{Scope, Store};
 pub enum Action {
     /// Stored by `remember`.
     Remember,
-    /// Stored by `import`.
-    Import,
+    /// Stored by `import`, as part of batch `batch` (its `other_id`), which one command undoes.
+    Import { batch: i64 },
     /// Replaced by `other_id`.
     Supersede,
     /// Hidden by `forget`.
@@ -26,10 +26,18 @@ pub enum Action {
 }
 
 impl Action {
+    /// What a storing action records as `other_id` by itself: an import's batch.
+    pub(crate) fn other_id(self) -> Option<i64> {
+        match self {
+            Action::Import { batch } => Some(batch),
+            _ => None,
+        }
+    }
+
     fn as_str(self) -> &'static str {
         match self {
             Action::Remember => "remember",
-            Action::Import => "import",
+            Action::Import { .. } => IMPORT,
             Action::Supersede => "supersede",
             Action::Forget => "forget",
             Action::RestoreSupersede => "restore-supersede",
@@ -39,11 +47,24 @@ impl Action {
     }
 }
 
+/// The `action` of an import's rows, whose `other_id` is the import's batch.
+pub(crate) const IMPORT: &str = "import";
+
+/// The batch the next import makes: one past the largest recorded. Read inside the import's write
+/// transaction, so two imports never share a number; imports from before batches were recorded
+/// (no `other_id`) belong to none.
+pub(crate) fn next_batch(conn: &Connection) -> Result<i64> {
+    Ok(conn
+        .prepare_cached("SELECT coalesce(max(other_id), 0) + 1 FROM history WHERE action = ?1")?
+        .query_row([IMPORT], |r| r.get(0))?)
+}
+
 /// One recorded change.
 #[derive(Clone, Debug, Serialize)]
 pub struct Entry {
     pub at: super::Stamp,
     pub action: String,
+    /// The other memory of a supersede, the batch of an import.
     pub other_id: Option<i64>,
 }
 

@@ -4,6 +4,10 @@
 //! adds `id`, `updated_at`, `superseded_by` and `forgotten_at`, and import understands them, so
 //! export then import is lossless. Import checks every line before it stores anything: a file
 //! with one bad line stores nothing and the error names the line.
+//!
+//! Every import is a batch: the memories it stores carry its number in their `import` history
+//! rows, and `Store::undo_import` forgets the ones of a batch still live, so a mistaken import
+//! is one command to take back and each memory stays restorable.
 
 use std::collections::{HashMap, HashSet};
 use std::io::Write;
@@ -12,9 +16,11 @@ use anyhow::{bail, Context, Result};
 use rusqlite::{Connection, OptionalExtension};
 use serde::{Deserialize, Serialize};
 
-use super::history::Action;
+use super::history::{self, Action};
 use super::index::{self, ByScope, Tally};
-use super::write::{set_state, store_hidden, store_new_unless, NewMemory};
+use super::write::{
+    check_body, forget_in, set_state, store_hidden, store_new, store_new_unless, NewMemory,
+};
 use super::{Memory, Scope, Store, MEMORY_COLUMNS, VISIBLE};
 use crate::secrets::Secrets;
 
@@ -65,6 +71,8 @@ pub struct ImportReport {
     pub last_id: Option<i64>,
     /// Secrets masked, over all lines.
     pub masked: usize,
+    /// The batch of the memories stored, for `Store::undo_import`; `None` when nothing was stored.
+    pub batch: Option<i64>,
 }
 
 /// Turn an RFC 3339 timestamp into seconds since the epoch.
@@ -164,6 +172,8 @@ impl Fresh {
 /// live in their scope, hidden ones as they were, then their supersedes and forgets.
 fn store_lines(conn: &Connection, lines: &[(usize, Checked)]) -> Result<ImportReport> {
     let mut report = ImportReport::default();
+    let batch = history::next_batch(conn)?;
+    let action = Action::Import { batch };
     let mut new_ids: HashMap<i64, i64> = HashMap::new();
     let mut hidden = Vec::new();
     let mut tally = Tally::default();
@@ -171,10 +181,9 @@ fn store_lines(conn: &Connection, lines: &[(usize, Checked)]) -> Result<ImportRe
     for (_, line) in lines {
         let stays_live = line.superseded_by.is_none() && line.forgotten_at.is_none();
         let (id, stored) = if stays_live {
-            let outcome =
-                store_new_unless(conn, &mut tally, &line.memory, Action::Import, |p, f| {
-                    fresh.may_repeat(conn, p, f)
-                })?;
+            let outcome = store_new_unless(conn, &mut tally, &line.memory, action, |p, f| {
+                fresh.may_repeat(conn, p, f)
+            })?;
             report.masked += outcome.masked.len();
             (outcome.id, !outcome.duplicate)
         } else if let Some(id) = same_hidden(conn, &line.memory)? {
@@ -186,7 +195,7 @@ fn store_lines(conn: &Connection, lines: &[(usize, Checked)]) -> Result<ImportRe
             if line.memory.secrets == Secrets::Mask {
                 report.masked += crate::secrets::mask(&line.memory.body).found.len();
             }
-            (store_hidden(conn, &line.memory, Action::Import)?, true)
+            (store_hidden(conn, &line.memory, action)?, true)
         };
         if stored {
             if let Some(updated) = line.updated_at {
@@ -216,6 +225,7 @@ fn store_lines(conn: &Connection, lines: &[(usize, Checked)]) -> Result<ImportRe
         set_state(conn, &mut tally, id, by, line.forgotten_at, at)?;
     }
     tally.write(conn)?;
+    report.batch = (report.stored > 0).then_some(batch);
     Ok(report)
 }
 
@@ -270,6 +280,75 @@ impl Store {
             .context("nothing was imported")
     }
 
+    /// Import memories read from files (`sources::import`) as one batch, in one transaction:
+    /// each masked and checked like any new memory, and skipped when the same body is live in its
+    /// scope already (counted as a duplicate).
+    pub fn import_memories(&mut self, memories: &[NewMemory]) -> Result<ImportReport> {
+        for memory in memories {
+            check_body(&memory.body)
+                .with_context(|| format!("nothing was imported; {} is refused", memory.source))?;
+        }
+        self.write(|conn| {
+            let mut report = ImportReport::default();
+            let batch = history::next_batch(conn)?;
+            let mut tally = Tally::default();
+            for memory in memories {
+                let outcome = store_new(conn, &mut tally, memory, Action::Import { batch })?;
+                report.masked += outcome.masked.len();
+                if outcome.duplicate {
+                    report.duplicates += 1;
+                } else {
+                    report.stored += 1;
+                    report.first_id.get_or_insert(outcome.id);
+                    report.last_id = Some(outcome.id);
+                }
+            }
+            tally.write(conn)?;
+            report.batch = (report.stored > 0).then_some(batch);
+            Ok(report)
+        })
+        .context("nothing was imported")
+    }
+
+    /// Take back import batch `batch`: forget (restorably) each of its memories visible from
+    /// `scope` that is still live, in one transaction; returns their ids. A batch with no memory
+    /// visible here, or none live any more, is an error that says which.
+    pub fn undo_import(&mut self, batch: i64, scope: &Scope) -> Result<Vec<i64>> {
+        self.write(|conn| {
+            let sql = format!(
+                "SELECT {MEMORY_COLUMNS} FROM memories m WHERE {VISIBLE} AND m.id IN \
+                 (SELECT memory_id FROM history WHERE action = ?2 AND other_id = ?3) ORDER BY m.id"
+            );
+            let members: Vec<Memory> = conn
+                .prepare(&sql)?
+                .query_map(
+                    rusqlite::params![scope.key(), history::IMPORT, batch],
+                    Memory::from_row,
+                )?
+                .collect::<rusqlite::Result<_>>()?;
+            if members.is_empty() {
+                bail!(
+                    "no import batch {batch} in this scope: the number is the one an import \
+                     printed, and another project's batch needs its --project"
+                );
+            }
+            let live: Vec<&Memory> = members.iter().filter(|m| m.is_live()).collect();
+            if live.is_empty() {
+                bail!(
+                    "import batch {batch} has no live memory left to forget (undone already?): \
+                     `synapse list --all` shows its {} memories, `synapse restore ID` brings one back",
+                    members.len()
+                );
+            }
+            let mut tally = Tally::default();
+            for memory in &live {
+                forget_in(conn, &mut tally, memory)?;
+            }
+            tally.write(conn)?;
+            Ok(live.iter().map(|m| m.id).collect())
+        })
+    }
+
     /// Write every memory visible from `scope`, in every state, as JSON Lines, oldest id first.
     pub fn export(&self, scope: &Scope, out: &mut dyn Write) -> Result<usize> {
         let sql = format!("SELECT {MEMORY_COLUMNS} FROM memories m WHERE {VISIBLE} ORDER BY m.id");
@@ -301,6 +380,51 @@ mod tests {
             .unwrap();
         let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)));
         rows.unwrap().map(Result::unwrap).collect()
+    }
+
+    #[test]
+    fn each_import_that_stores_is_the_next_batch_and_undo_takes_back_only_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(dir.path()).unwrap();
+        let scope = Scope::project("p");
+        let first = store
+            .import(&line("the queue holds 50 jobs", "p"), &scope, Secrets::Mask)
+            .unwrap();
+        assert_eq!(first.batch, Some(1));
+        // Nothing stored, no batch: the number is not used up.
+        let repeat = store
+            .import(&line("the queue holds 50 jobs", "p"), &scope, Secrets::Mask)
+            .unwrap();
+        assert_eq!((repeat.stored, repeat.batch), (0, None));
+        let memories = ["builds run nightly", "the queue holds 50 jobs"].map(|body| NewMemory {
+            body: body.into(),
+            project: Some("p".into()),
+            ..NewMemory::default()
+        });
+        let second = store.import_memories(&memories).unwrap();
+        assert_eq!(
+            (second.stored, second.duplicates, second.batch),
+            (1, 1, Some(2))
+        );
+
+        assert_eq!(
+            store.undo_import(2, &scope).unwrap(),
+            [second.last_id.unwrap()]
+        );
+        let live: Vec<String> = store
+            .list(&scope, false)
+            .unwrap()
+            .into_iter()
+            .map(|m| m.body)
+            .collect();
+        assert_eq!(live, ["the queue holds 50 jobs"]);
+        let again = store.undo_import(2, &scope).unwrap_err().to_string();
+        assert!(again.contains("no live memory"), "{again}");
+        let elsewhere = store
+            .undo_import(1, &Scope::project("q"))
+            .unwrap_err()
+            .to_string();
+        assert!(elsewhere.contains("no import batch 1"), "{elsewhere}");
     }
 
     #[test]

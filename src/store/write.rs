@@ -154,7 +154,7 @@ pub(crate) fn store_hidden(conn: &Connection, memory: &NewMemory, action: Action
     let masked = masked_body(memory)?;
     let at = now();
     let id = insert_row(conn, memory, &masked.text, hash(&masked.text), at, true)?;
-    history::record(conn, id, at, action, None)?;
+    history::record(conn, id, at, action, action.other_id())?;
     Ok(id)
 }
 
@@ -236,7 +236,7 @@ fn insert(
         project,
     };
     index::add(conn, tally, &entry)?;
-    history::record(conn, id, at, action, None)?;
+    history::record(conn, id, at, action, action.other_id())?;
     Ok(id)
 }
 
