@@ -112,11 +112,7 @@ fn memory_folder(folder: &Path) -> Result<Vec<NewMemory>> {
 
 /// Whether an index item is one line linking to a topic file (`[Deploy](deploy.md) — ...`).
 fn links_a_topic(text: &str, topics: &HashSet<String>) -> bool {
-    !text.contains('\n')
-        && text.split("](").skip(1).any(|after| {
-            let target = after.split(')').next().unwrap_or("");
-            topics.contains(target.strip_prefix("./").unwrap_or(target))
-        })
+    split::linked_file(text).is_some_and(|target| topics.contains(target))
 }
 
 /// An instruction file, one memory per list item or paragraph (`split::sections`).

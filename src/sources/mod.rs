@@ -391,14 +391,7 @@ fn read_file(
 /// (`[Title](file.md) — hook`): the topic file is the memory, and a copy of its pointer would
 /// only count its words twice in every search.
 fn points_to_a_topic(entry: &str, folder: &Path) -> bool {
-    let target = entry
-        .strip_prefix('[')
-        .and_then(|rest| rest.split_once("]("))
-        .and_then(|(_, rest)| rest.split_once(')'))
-        .map(|(target, _)| target);
-    target.is_some_and(|t| {
-        !t.contains('/') && t.ends_with(".md") && !entry.contains('\n') && folder.join(t).is_file()
-    })
+    split::linked_file(entry).is_some_and(|target| folder.join(target).is_file())
 }
 
 /// A topic file's label: where it is, then its `name` (`memory/pagination.md · List

@@ -607,6 +607,20 @@ fn leading_blank_lines(text: &str) -> usize {
         .count()
 }
 
+/// The file a one-line index entry of `MEMORY.md` links to (`[Deploy](deploy.md) — hook` gives
+/// `deploy.md`), if it is such an entry: a pointer to a topic file, which says itself what the
+/// entry says of it.
+pub fn linked_file(entry: &str) -> Option<&str> {
+    if entry.contains('\n') {
+        return None;
+    }
+    entry.split("](").skip(1).find_map(|after| {
+        let target = after.split(')').next().unwrap_or("");
+        let target = target.strip_prefix("./").unwrap_or(target);
+        (target.ends_with(".md") && !target.contains('/')).then_some(target)
+    })
+}
+
 /// The `@path` imports of instruction text, as written, outside code spans and fences.
 ///
 /// An import is `@` at the start of a line or after whitespace, then a path with a `/` or a `.`
