@@ -30,6 +30,11 @@ else
     trap 'rm -rf "$WORK"' EXIT
 fi
 
+# The hooks read Claude Code's files under HOME (~/.claude): an empty home of the bench's own
+# keeps the developer's from changing what is measured (bench/sources.sh times them).
+mkdir -p "$WORK/home"
+export HOME=$WORK/home
+
 echo "== temporary repository"
 REPO=$WORK/repo
 mkdir -p "$REPO"

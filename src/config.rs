@@ -85,6 +85,8 @@ impl std::str::FromStr for Budget {
 /// ignore = ["Cargo.lock", "target/"]  # paths drift never calls stale
 /// [signal]
 /// ignore = ["*.lock"]     # changed files that never steer what the hooks recall
+/// [sources]
+/// read = true             # read Claude Code's memory files and CLAUDE.md (docs/sources.md)
 /// ```
 ///
 /// Each `ignore` list is a set of globs (see `Ignore` for the rules); left out, it is
@@ -103,6 +105,22 @@ pub struct Settings {
     /// `[signal]`: `ignore`, the changed files left out of the task signal, so they never steer
     /// what the hooks recall.
     pub signal: IgnoreSection,
+    /// `[sources]`: whether Claude Code's memory and instruction files are read.
+    pub sources: Sources,
+}
+
+/// `[sources]`: whether Synapse reads Claude Code's own memory files (`crate::sources`). Off, it
+/// holds nothing of them: what was folded is taken out at the next hook or command.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Sources {
+    pub read: bool,
+}
+
+impl Default for Sources {
+    fn default() -> Self {
+        Sources { read: true }
+    }
 }
 
 /// Which hooks are on.
@@ -138,6 +156,7 @@ struct SettingsFile {
     hooks: Hooks,
     drift: IgnoreSectionFile,
     signal: IgnoreSectionFile,
+    sources: Sources,
 }
 
 #[derive(Default, Deserialize)]
@@ -196,6 +215,7 @@ impl Settings {
             hooks: file.hooks,
             drift: file.drift.compile(path, "drift")?,
             signal: file.signal.compile(path, "signal")?,
+            sources: file.sources,
         })
     }
 }

@@ -324,3 +324,53 @@ fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>, std::time::SystemTime)> {
     files.sort();
     files
 }
+
+#[test]
+fn turned_off_synapse_holds_nothing_of_the_files() {
+    let project = Project::new();
+    project.start("s1");
+    let count = |p: &Project| p.synapse(&["list"])["memories"].as_array().unwrap().len();
+    assert!(count(&project) > 20);
+    std::fs::create_dir_all(&project.data).unwrap();
+    std::fs::write(
+        project.data.join("config.toml"),
+        "[sources]\nread = false\n",
+    )
+    .unwrap();
+    let block = project.prompt("s1", "how are order summaries cached in redis?");
+    assert!(!block.contains("ordsum"), "{block}");
+    assert_eq!(count(&project), 0);
+}
+
+/// A copy of a file's piece follows its file: sharing it is refused with what to do instead, and
+/// nothing is written to the team's file.
+#[test]
+fn a_piece_of_a_file_is_not_shared_as_a_copy() {
+    let project = Project::new();
+    project.start("s1");
+    let listed = project.synapse(&["list"]);
+    let topic = listed["memories"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| {
+            m["source"]
+                .as_str()
+                .unwrap()
+                .starts_with("memory/caching.md")
+        })
+        .unwrap()["id"]
+        .as_i64()
+        .unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_synapse"))
+        .args(["share", &topic.to_string()])
+        .env("SYNAPSE_DATA", &project.data)
+        .env("HOME", &project.memory.home)
+        .current_dir(&project.memory.repo)
+        .output()
+        .unwrap();
+    assert!(!out.status.success(), "{out:?}");
+    let error = String::from_utf8(out.stderr).unwrap();
+    assert!(error.contains("import --from claude-memory"), "{error}");
+    assert!(!project.memory.repo.join(".synapse/memories.jsonl").exists());
+}

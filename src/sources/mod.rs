@@ -128,6 +128,16 @@ pub fn refresh(store: &mut Store, place: &Place, near: &[String], limits: Limits
         None => Scope::global(),
     };
     let known = store.source_files(&scope)?;
+    if !store.settings()?.sources.read {
+        // Turned off: nothing of the files stays (`config::Sources`).
+        let folded = store.fold_sources(Vec::new(), known)?;
+        return Ok(Known {
+            folded,
+            cwd: place.cwd.clone(),
+            auto_memory: place.client.auto_memory,
+            ..Known::default()
+        });
+    }
     let mut seen: HashSet<(Option<String>, String)> = HashSet::new();
     let mut queue: Vec<Candidate> = candidates(place, near);
     for file in &known {

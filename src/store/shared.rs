@@ -236,6 +236,7 @@ impl Store {
             for &id in ids {
                 let m = super::require_in(conn, id, scope)?;
                 check_shareable(&m, project)?;
+                check_not_a_copy(conn, &m)?;
                 let event = match uid_of(conn, project, id)? {
                     Some((_, _, false)) => None,
                     Some((uid, _, true)) => Some(Event {
@@ -346,6 +347,26 @@ impl Store {
 
 /// Refuse to share what must stay here: another project's or a global memory, one that is not
 /// live, or one larger than a shared memory may be.
+/// Refuse to share a copy of a piece of Claude Code's files (`store::sources`): the file is the
+/// record, and a shared copy would outlive its edits. `CLAUDE.md` reaches the team through git
+/// already; a topic file is imported first (`synapse import --from claude-memory`), which makes
+/// the store's own memory of it.
+fn check_not_a_copy(conn: &rusqlite::Connection, m: &Memory) -> Result<()> {
+    let copied: bool = conn
+        .prepare_cached("SELECT EXISTS (SELECT 1 FROM sourced WHERE memory_id = ?1)")?
+        .query_row([m.id], |r| r.get(0))?;
+    if copied {
+        bail!(
+            "memory {} is read from {}, a file of Claude Code's, and follows that file: share \
+             the file through git, or import it first (`synapse import --from claude-memory \
+             FOLDER` or `--from markdown FILE`) and share the imported memory",
+            m.id,
+            m.source
+        );
+    }
+    Ok(())
+}
+
 fn check_shareable(m: &Memory, project: &str) -> Result<()> {
     if m.project.as_deref() != Some(project) {
         bail!(
