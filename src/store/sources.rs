@@ -432,3 +432,110 @@ fn relabel(conn: &Connection, tally: &mut Tally, id: i64, label: &str) -> Result
         .execute(rusqlite::params![id, label])?;
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file(size: i64, modified: i64) -> SourceFile {
+        SourceFile {
+            id: 0,
+            project: Some("/p".into()),
+            path: "/p/CLAUDE.md".into(),
+            kind: Kind::Instructions,
+            shown: "CLAUDE.md".into(),
+            dir: Some("/p".into()),
+            globs: Vec::new(),
+            size,
+            modified,
+        }
+    }
+
+    fn read(size: i64, seen: Option<(i64, i64)>, texts: &[&str]) -> FileRead {
+        FileRead {
+            file: file(size, size),
+            seen,
+            pieces: texts
+                .iter()
+                .enumerate()
+                .map(|(n, t)| Piece {
+                    line: n as i64 + 1,
+                    text: (*t).to_owned(),
+                    label: format!("CLAUDE.md:{}", n + 1),
+                })
+                .collect(),
+        }
+    }
+
+    fn bodies(store: &Store) -> Vec<(i64, String)> {
+        let scope = Scope::project("/p");
+        let mut rows: Vec<(i64, String)> = store
+            .list(&scope, true)
+            .unwrap()
+            .into_iter()
+            .map(|m| (m.id, m.body))
+            .collect();
+        rows.sort();
+        rows
+    }
+
+    #[test]
+    fn a_fold_keeps_unchanged_pieces_and_replaces_the_rest() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(dir.path()).unwrap();
+        let first = store
+            .fold_sources(vec![read(10, None, &["one", "two"])], Vec::new())
+            .unwrap();
+        assert_eq!((first.files, first.added, first.removed), (1, 2, 0));
+        let before = bodies(&store);
+        let second = store
+            .fold_sources(
+                vec![read(11, Some((10, 10)), &["two", "three"])],
+                Vec::new(),
+            )
+            .unwrap();
+        assert_eq!((second.added, second.removed), (1, 1));
+        let after = bodies(&store);
+        let two = |rows: &[(i64, String)]| rows.iter().find(|(_, b)| b == "two").unwrap().0;
+        assert_eq!(
+            two(&before),
+            two(&after),
+            "an unchanged piece keeps its memory"
+        );
+        assert!(after.iter().all(|(_, b)| b != "one"));
+        let origins = store.origins(&[two(&after)]).unwrap();
+        assert_eq!(origins[&two(&after)].line, 1, "the piece moved to line 1");
+    }
+
+    #[test]
+    fn a_fold_from_a_stale_look_changes_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(dir.path()).unwrap();
+        store
+            .fold_sources(vec![read(10, None, &["one"])], Vec::new())
+            .unwrap();
+        store
+            .fold_sources(vec![read(12, Some((10, 10)), &["newest"])], Vec::new())
+            .unwrap();
+        // A process that looked before the last fold, and read an older version, loses.
+        let late = store
+            .fold_sources(vec![read(11, Some((10, 10)), &["older"])], Vec::new())
+            .unwrap();
+        assert_eq!(late, Folded::default());
+        // So does one that saw no row at all, and one deleting a file someone folded anew.
+        let fresh = store
+            .fold_sources(vec![read(11, None, &["older"])], vec![file(10, 10)])
+            .unwrap();
+        assert_eq!(fresh, Folded::default());
+        let rows = bodies(&store);
+        assert_eq!(rows.len(), 1);
+        assert_eq!(rows[0].1, "newest");
+        let gone = store.fold_sources(Vec::new(), vec![file(12, 12)]).unwrap();
+        assert_eq!((gone.gone, gone.removed), (1, 1));
+        assert!(bodies(&store).is_empty());
+        assert!(store
+            .source_files(&Scope::project("/p"))
+            .unwrap()
+            .is_empty());
+    }
+}
