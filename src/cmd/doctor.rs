@@ -63,7 +63,21 @@ pub fn run(_args: Args, json: bool) -> Result<()> {
              the next write stores them"
         ));
     }
-    let team = match (crate::team::checkout(&cwd), &store) {
+    // Claude Code's memory files of this folder, as the hooks read them (`sources`).
+    let checkout = crate::team::checkout(&cwd);
+    let place = crate::sources::Place::new(&scope, &cwd, checkout.as_deref());
+    let source_files = match &store {
+        Ok(store) => store.source_files(&scope)?.len(),
+        Err(_) => 0,
+    };
+    let claude_memory = json!({
+        "read": settings.sources.read,
+        "auto_memory": place.client.auto_memory,
+        "memory_folder": place.client.memory,
+        "memory_folder_exists": place.client.memory.is_dir(),
+        "files_folded": source_files,
+    });
+    let team = match (checkout, &store) {
         (Some(top), Ok(store)) => Some(team(&top, store, &scope, &mut warnings)?),
         _ => None,
     };
@@ -71,6 +85,7 @@ pub fn run(_args: Args, json: bool) -> Result<()> {
     if json {
         super::print_json(&json!({
             "team": team,
+            "claude_memory": claude_memory,
             "data": dir,
             "database": dir.join("synapse.db"),
             "settings_file": Settings::path(&dir),
@@ -134,6 +149,22 @@ pub fn run(_args: Args, json: bool) -> Result<()> {
                 }
             );
         }
+        outln!(
+            "claude files  {} ({}; auto memory {}, folder {}{})",
+            if settings.sources.read {
+                "read"
+            } else {
+                "not read ([sources] read = false)"
+            },
+            format_args!("{source_files} files folded"),
+            on(place.client.auto_memory),
+            place.client.memory.display(),
+            if place.client.memory.is_dir() {
+                ""
+            } else {
+                ", not there yet"
+            }
+        );
         outln!("claude        {}", shown(claude.as_deref()));
         outln!(
             "log           {} (last: {})",

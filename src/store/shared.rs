@@ -332,12 +332,14 @@ impl Store {
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
-    /// The live memories of `project` that are not shared: local only.
+    /// The live memories of `project` that are not shared: local only (copies of Claude Code's
+    /// files are not counted: they follow their files, and are never shared as copies).
     pub fn local_only(&self, project: &str) -> Result<Vec<i64>> {
         let sql = format!(
             "SELECT m.id FROM memories m WHERE m.project = ?1 AND {LIVE} AND NOT EXISTS \
              (SELECT 1 FROM shared s WHERE s.project = ?1 AND s.memory_id = m.id \
-              AND s.withdrawn = 0) ORDER BY m.id"
+              AND s.withdrawn = 0) \
+             AND NOT EXISTS (SELECT 1 FROM sourced c WHERE c.memory_id = m.id) ORDER BY m.id"
         );
         let mut stmt = self.conn().prepare(&sql)?;
         let rows = stmt.query_map([project], |r| r.get(0))?;
@@ -345,8 +347,6 @@ impl Store {
     }
 }
 
-/// Refuse to share what must stay here: another project's or a global memory, one that is not
-/// live, or one larger than a shared memory may be.
 /// Refuse to share a copy of a piece of Claude Code's files (`store::sources`): the file is the
 /// record, and a shared copy would outlive its edits. `CLAUDE.md` reaches the team through git
 /// already; a topic file is imported first (`synapse import --from claude-memory`), which makes
@@ -367,6 +367,8 @@ fn check_not_a_copy(conn: &rusqlite::Connection, m: &Memory) -> Result<()> {
     Ok(())
 }
 
+/// Refuse to share what must stay here: another project's or a global memory, one that is not
+/// live, or one larger than a shared memory may be.
 fn check_shareable(m: &Memory, project: &str) -> Result<()> {
     if m.project.as_deref() != Some(project) {
         bail!(
