@@ -374,3 +374,62 @@ fn a_piece_of_a_file_is_not_shared_as_a_copy() {
     assert!(error.contains("import --from claude-memory"), "{error}");
     assert!(!project.memory.repo.join(".synapse/memories.jsonl").exists());
 }
+
+/// Drift over the fixture: exactly the gone paths, each with its file and line; the two retry
+/// topics' contradiction with the newer file standing; the topic repeating a `CLAUDE.md` line.
+#[test]
+fn drift_finds_what_the_fixture_holds_with_files_and_lines() {
+    let project = Project::new();
+    let audit = project.synapse(&["drift"]);
+    let place = |f: &Value, key: &str| {
+        (
+            f[key]["file"].as_str().unwrap_or("").to_owned(),
+            f[key]["line"].as_u64().unwrap_or(0) as usize,
+        )
+    };
+    let stale = audit["stale"].as_array().unwrap();
+    let mut found: Vec<(String, usize)> = stale.iter().map(|f| place(f, "source")).collect();
+    found.sort();
+    let memory = &project.memory;
+    let topic_file = |name: &str| {
+        let path = memory.memory_dir.join(name);
+        format!("~/{}", path.strip_prefix(&memory.home).unwrap().display())
+    };
+    let (hotfix_file, hotfix_path) = fixture::TOPIC_MISSING_PATH;
+    let hotfix_text = std::fs::read_to_string(memory.memory_dir.join(hotfix_file)).unwrap();
+    let hotfix_line = hotfix_text
+        .lines()
+        .position(|l| l.contains(hotfix_path))
+        .unwrap()
+        + 1;
+    let mut expected: Vec<(String, usize)> = memory
+        .missing_paths()
+        .into_iter()
+        .map(|(_, line)| ("CLAUDE.md".to_owned(), line))
+        .collect();
+    expected.push((topic_file(hotfix_file), hotfix_line));
+    expected.sort();
+    assert_eq!(found, expected, "{audit:#}");
+
+    let conflicts = audit["conflict"].as_array().unwrap();
+    let retries = conflicts
+        .iter()
+        .find(|f| place(f, "source").0 == topic_file(fixture::OLDER_RETRIES))
+        .unwrap_or_else(|| panic!("{audit:#}"));
+    assert_eq!(
+        place(retries, "newer_source").0,
+        topic_file(fixture::NEWER_RETRIES),
+        "{retries:#}"
+    );
+
+    let duplicates = audit["duplicate"].as_array().unwrap();
+    let repeat = duplicates
+        .iter()
+        .find(|f| place(f, "source").0 == topic_file(fixture::REPEATING_TOPIC))
+        .unwrap_or_else(|| panic!("{audit:#}"));
+    assert_eq!(
+        place(repeat, "newer_source"),
+        ("CLAUDE.md".to_owned(), memory.repeated_line()),
+        "{repeat:#}"
+    );
+}

@@ -36,7 +36,9 @@ pub fn run(args: Args, json: bool) -> Result<()> {
         );
     }
     let scope = Scope::of_folder(&dir)?;
-    let store = Store::open_default()?;
+    let mut store = Store::open_default()?;
+    // An audit covers Claude Code's files as they are now, every one of them.
+    super::fold_sources(&mut store, &scope, sources::SYNC);
     let visible = store.count_live(&scope)?;
     let findings = drift::audit(&store, &scope)?;
     report(&store, &scope, &dir, None, visible, findings, json)
@@ -50,6 +52,7 @@ fn run_file(path: &Path, json: bool) -> Result<()> {
         .with_context(|| format!("could not resolve {}", path.display()))?;
     let mut store = Store::open_default()?;
     let here = here_place()?;
+    super::fold_sources(&mut store, &scope_of(&here), sources::SYNC);
     let folded = store.source_files_at(&file.to_string_lossy())?;
     let mine = folded
         .iter()
