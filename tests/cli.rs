@@ -679,6 +679,27 @@ fn import_from_an_instruction_file_splits_at_items_with_file_line_sources(
     );
 }
 
+/// `synapse import CLAUDE.md` used to list every line as bad JSON: a Markdown file or a folder
+/// without `--from` is refused with the command that reads it, and nothing is stored.
+#[rstest]
+#[case::markdown("CLAUDE.md", "--from markdown")]
+#[case::agents_md("AGENTS.md", "--from agents-md")]
+fn a_markdown_file_without_from_says_which_from_reads_it(#[case] name: &str, #[case] said: &str) {
+    let env = Env::new();
+    let file = env.write(name, "# Notes\n\n- deploys need a ticket\n");
+    let out = env.run(&["import", path_str(&file), "--project", "p"]);
+    assert!(!out.status.success(), "{out:?}");
+    let error = String::from_utf8(out.stderr).unwrap();
+    assert!(error.contains(said), "{error}");
+    assert!(!error.contains("line 1"), "{error}");
+    let folder = file.with_file_name("memory");
+    std::fs::create_dir_all(&folder).unwrap();
+    let out = env.run(&["import", path_str(&folder)]);
+    assert!(!out.status.success(), "{out:?}");
+    let error = String::from_utf8(out.stderr).unwrap();
+    assert!(error.contains("--from claude-memory"), "{error}");
+}
+
 #[test]
 fn a_secret_in_an_imported_file_is_masked() {
     let env = Env::new();

@@ -36,6 +36,33 @@ pub struct Args {
     allow_secrets: bool,
 }
 
+/// Without `--from`, a folder or a Markdown file is not what the user meant to give as JSON
+/// Lines: say which `--from` reads it, rather than list every line as bad JSON.
+fn refuse_markdown(file: &std::path::Path) -> Result<()> {
+    let markdown = file
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("md") || e.eq_ignore_ascii_case("markdown"));
+    if file.is_dir() {
+        anyhow::bail!(
+            "{} is a folder; an auto-memory folder of Claude Code's is imported with \
+             `synapse import --from claude-memory {}`",
+            file.display(),
+            file.display()
+        );
+    }
+    if markdown {
+        let agents = file.file_name().is_some_and(|n| n == "AGENTS.md");
+        anyhow::bail!(
+            "{} is Markdown, not JSON Lines: `synapse import --from {} {}` imports one memory per \
+             list item or paragraph",
+            file.display(),
+            if agents { "agents-md" } else { "markdown" },
+            file.display()
+        );
+    }
+    Ok(())
+}
+
 /// Imports longer than this many memories say first how long they will hold the store's lock.
 const NOTICE_LINES: usize = 20_000;
 /// About how many memories an import stores a second, for that notice.
@@ -52,6 +79,7 @@ pub fn run(args: Args, json: bool) -> Result<()> {
     let secrets = secrets(args.allow_secrets);
     let report = match args.from {
         None => {
+            refuse_markdown(file)?;
             let text = if file.as_os_str() == "-" {
                 let mut text = String::new();
                 std::io::stdin()
