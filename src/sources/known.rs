@@ -1,0 +1,141 @@
+//! What a session's refresh knows of the source files: which ones Claude Code loads itself into
+//! this session, which rules a changed file selects, and what of the hooks' hits repeats a loaded
+//! line.
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+
+use anyhow::Result;
+
+use super::Place;
+use crate::recall::Hit;
+use crate::store::sources::{Folded, Kind, SourceFile};
+use crate::store::{Scope, Store};
+
+/// The source files a session can see, after a refresh.
+#[derive(Clone, Debug, Default)]
+pub struct Known {
+    pub files: Vec<SourceFile>,
+    pub folded: Folded,
+    /// Files found but not read for the limits: `synapse sync` reads them.
+    pub waiting: usize,
+    pub(super) cwd: PathBuf,
+    /// Whether the client keeps auto memory (`Client::auto_memory`).
+    pub(super) auto_memory: bool,
+}
+
+/// What `Known::screen` lets a hook inject, and the memories it left out with the reason.
+#[derive(Debug, Default)]
+pub struct Screened {
+    pub hits: Vec<Hit>,
+    pub repeats: Vec<(i64, String)>,
+}
+
+impl Known {
+    /// Where the blocks ask the model to keep lessons: in the client's files when its auto
+    /// memory is on.
+    pub fn saving(&self) -> crate::plugin::inject::Saving {
+        if self.auto_memory {
+            crate::plugin::inject::Saving::ClientFiles
+        } else {
+            crate::plugin::inject::Saving::Synapse
+        }
+    }
+
+    /// The files known for `place`, as last folded, without looking at them.
+    pub fn unchanged(store: &Store, place: &Place) -> Result<Known> {
+        let scope = match &place.project {
+            Some(key) => Scope::project(key.clone()),
+            None => Scope::global(),
+        };
+        Ok(Known {
+            files: store.source_files(&scope)?,
+            cwd: place.cwd.clone(),
+            auto_memory: place.client.auto_memory,
+            ..Known::default()
+        })
+    }
+
+    /// Whether Claude Code loads `file` itself into a session working in this one's folder.
+    pub fn loaded(&self, file: &SourceFile) -> bool {
+        let under = |dir: &Option<String>| {
+            dir.as_deref()
+                .is_some_and(|d| self.cwd.starts_with(Path::new(d)))
+        };
+        match file.kind {
+            Kind::Topic | Kind::Rule => false,
+            Kind::Index => true,
+            Kind::Instructions => under(&file.dir),
+            Kind::Agents => {
+                let beside = Path::new(&file.path).with_file_name("CLAUDE.md");
+                under(&file.dir)
+                    && !self
+                        .files
+                        .iter()
+                        .any(|f| Path::new(&f.path) == beside && f.kind == Kind::Instructions)
+            }
+        }
+    }
+
+    /// The memories of the files Claude Code loads itself into this session.
+    pub fn loaded_memories(&self, store: &Store) -> Result<HashSet<i64>> {
+        let mut ids = HashSet::new();
+        for file in self.files.iter().filter(|f| self.loaded(f)) {
+            ids.extend(store.memories_of_source(file.id)?);
+        }
+        Ok(ids)
+    }
+
+    /// The rules whose `paths:` match one of `files` (relative to the top).
+    pub fn rules_for(&self, files: &[String]) -> Vec<&SourceFile> {
+        self.files
+            .iter()
+            .filter(|f| f.kind == Kind::Rule && !files.is_empty())
+            .filter(|f| {
+                let mut set = globset::GlobSetBuilder::new();
+                for glob in &f.globs {
+                    if let Ok(g) = globset::Glob::new(glob) {
+                        set.add(g);
+                    }
+                }
+                set.build()
+                    .is_ok_and(|set| files.iter().any(|file| set.is_match(file)))
+            })
+            .collect()
+    }
+
+    /// What of `hits` a hook may inject: not a memory that repeats a line of a file Claude Code
+    /// loads itself (drift's duplicate test, line by line; the model has that line already).
+    /// The pieces of those files are not searched at all (`loaded_memories`).
+    pub fn screen(&self, store: &Store, hits: Vec<Hit>) -> Result<Screened> {
+        let loaded: HashMap<i64, &SourceFile> = self
+            .files
+            .iter()
+            .filter(|f| self.loaded(f))
+            .map(|f| (f.id, f))
+            .collect();
+        if loaded.is_empty() || hits.is_empty() {
+            return Ok(Screened {
+                hits,
+                repeats: Vec::new(),
+            });
+        }
+        let sources: Vec<i64> = loaded.keys().copied().collect();
+        let lines = store.source_hashes(&sources)?;
+        let mut screened = Screened::default();
+        for hit in hits {
+            let repeated = crate::drift::line_hashes(&hit.body).find_map(|h| lines.get(&h));
+            match repeated {
+                Some(&(memory, source, line)) if memory != hit.id => {
+                    let file = loaded.get(&source).map_or("", |f| f.shown.as_str());
+                    screened.repeats.push((
+                        hit.id,
+                        format!("{} repeats {file}:{line}, which Claude Code loads", hit.id),
+                    ));
+                }
+                _ => screened.hits.push(hit),
+            }
+        }
+        Ok(screened)
+    }
+}
