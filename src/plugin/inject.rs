@@ -158,8 +158,11 @@ fn entry(hit: &Hit, now: i64) -> String {
     }
     out.push('\n');
     for line in defuse(&hit.text).lines() {
-        out.push_str("    ");
-        out.push_str(line);
+        // A blank line stays blank: trailing spaces would only cost the model tokens.
+        if !line.trim().is_empty() {
+            out.push_str("    ");
+            out.push_str(line);
+        }
         out.push('\n');
     }
     out.push('\n');
