@@ -551,7 +551,7 @@ fn lessons_of(scope: &Scope, payload: &Payload) -> Vec<NewMemory> {
     lessons::marked(message)
         .into_iter()
         .map(|lesson| NewMemory {
-            body: lesson,
+            body: lesson.text,
             source: format!("session {short} {day}"),
             project: scope.key().map(str::to_owned),
             ..NewMemory::default()

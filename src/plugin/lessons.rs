@@ -3,8 +3,27 @@
 //! user typed, a line starting `remember:` outside a code fence (`typed`). What they may hold in
 //! the way of secrets is masked where every memory is stored (`record`).
 
+/// One lesson marked in a reply: its text, and the memories the writer said it replaces
+/// (`remember (replaces #12): ...`, `<remember replaces="12">`; issue 33).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Lesson {
+    pub text: String,
+    pub replaces: Vec<i64>,
+}
+
 /// The lessons marked in `message`, in order, trimmed, empty ones dropped.
-pub fn marked(message: &str) -> Vec<String> {
+pub fn marked(message: &str) -> Vec<Lesson> {
+    marked_texts(message)
+        .into_iter()
+        .map(|text| Lesson {
+            text,
+            replaces: Vec::new(),
+        })
+        .collect()
+}
+
+/// The text of each lesson marked in `message`.
+fn marked_texts(message: &str) -> Vec<String> {
     const OPEN: &str = "<remember>";
     const CLOSE: &str = "</remember>";
     let mut found = Vec::new();
@@ -61,7 +80,7 @@ mod tests {
         let reply = "Done.\nremember: Run migrations with `make migrate`\n- Remember: pool is 20\n\
                      <remember>Staging deploys\nneed approval</remember>\nnot remember: this";
         assert_eq!(
-            marked(reply),
+            marked_texts(reply),
             [
                 "Staging deploys\nneed approval",
                 "Run migrations with `make migrate`",
@@ -76,7 +95,7 @@ mod tests {
         let reply = "ñ\nremember: the staging password=\"ñu-2024\" rotates\nRémember: é\n\
                      <remember>日本語</remember><remember>unclosed";
         assert_eq!(
-            marked(reply),
+            marked_texts(reply),
             ["日本語", "the staging password=\"ñu-2024\" rotates"]
         );
     }
