@@ -68,7 +68,7 @@ impl Term {
 
 /// A letter of a script written without spaces between words: Han ideographs, Japanese kana,
 /// Hangul syllables.
-fn unspaced(c: char) -> bool {
+pub(crate) fn unspaced(c: char) -> bool {
     matches!(c,
         '\u{3040}'..='\u{30FF}'   // hiragana, katakana
         | '\u{3400}'..='\u{4DBF}' // Han, extension A
