@@ -118,16 +118,15 @@ pub struct RememberArgs {
     /// The id of an older memory this one replaces, or a list of them: they are hidden from
     /// recall (restore undoes it). The answer's `similar` names the likely ones.
     #[serde(default, deserialize_with = "one_or_many")]
-    #[schemars(with = "OneOrMany")]
+    #[schemars(schema_with = "one_or_many_schema")]
     pub supersedes: Vec<i64>,
 }
 
-/// Memory ids given as one id or a list (inlined in the schema, as `BudgetName` is).
-#[derive(Debug, Deserialize, JsonSchema)]
+/// Memory ids given as one id or a list.
+#[derive(Deserialize)]
 #[serde(untagged)]
-#[schemars(inline)]
-pub enum OneOrMany {
-    One(#[schemars(range(min = 1))] i64),
+enum OneOrMany {
+    One(i64),
     Many(Vec<i64>),
 }
 
@@ -136,6 +135,16 @@ fn one_or_many<'de, D: serde::Deserializer<'de>>(to: D) -> Result<Vec<i64>, D::E
     Ok(match OneOrMany::deserialize(to)? {
         OneOrMany::One(id) => vec![id],
         OneOrMany::Many(ids) => ids,
+    })
+}
+
+/// The schema of `OneOrMany`: one type list rather than an `anyOf`, so that the property
+/// still says its type where a client looks for it.
+fn one_or_many_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({
+        "type": ["integer", "array"],
+        "minimum": 1,
+        "items": {"type": "integer", "minimum": 1},
     })
 }
 

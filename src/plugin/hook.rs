@@ -517,8 +517,19 @@ fn stop(
             continue;
         }
         let (replaced, refused) = replaceable(store, scope, &replaces)?;
-        failed.extend(refused.iter().map(|why| format!("lesson {lesson}: {why}")));
-        match keep_lesson(store, scope, memory, &replaced, checkout) {
+        let kept = keep_lesson(store, scope, memory, &replaced, checkout);
+        // A memory this very lesson replaced already is no refusal: the same reply, seen again.
+        let stored = match &kept {
+            Ok((Recorded::Stored { outcome, .. }, _)) => Some(outcome.id),
+            _ => None,
+        };
+        failed.extend(
+            refused
+                .into_iter()
+                .filter(|r| r.by.is_none() || r.by != stored)
+                .map(|r| format!("lesson {lesson}: {}", r.why)),
+        );
+        match kept {
             Ok((
                 Recorded::Stored {
                     outcome,
@@ -580,21 +591,35 @@ fn keep_lesson(
     }
 }
 
+/// A memory a lesson named that it may not replace.
+struct Refused {
+    /// Why, for the log.
+    why: String,
+    /// The memory that replaced it already, if one did.
+    by: Option<i64>,
+}
+
 /// Of the memories a lesson says it replaces, those this session may replace: visible from its
-/// scope and live. The rest are refused, each with the reason, for the log: a reply may name an
-/// id it never saw (another project's), and it must not hide that memory.
-fn replaceable(store: &Store, scope: &Scope, ids: &[i64]) -> Result<(Vec<i64>, Vec<String>)> {
+/// scope and live. The rest are refused: a reply may name an id it never saw (another
+/// project's), and it must not hide that memory.
+fn replaceable(store: &Store, scope: &Scope, ids: &[i64]) -> Result<(Vec<i64>, Vec<Refused>)> {
     let (mut replaceable, mut refused) = (Vec::new(), Vec::new());
     for &id in ids {
         match store.get(id, scope)? {
             Some(m) if m.is_live() => replaceable.push(id),
-            Some(_) => refused.push(format!(
-                "replaces {id} refused: memory {id} is already superseded or forgotten"
-            )),
-            None => refused.push(format!(
-                "replaces {id} refused: this session sees no memory {id} (another project's, \
-                 or none)"
-            )),
+            Some(m) => refused.push(Refused {
+                why: format!(
+                    "replaces {id} refused: memory {id} is already superseded or forgotten"
+                ),
+                by: m.superseded_by,
+            }),
+            None => refused.push(Refused {
+                why: format!(
+                    "replaces {id} refused: this session sees no memory {id} (another \
+                     project's, or none)"
+                ),
+                by: None,
+            }),
         }
     }
     Ok((replaceable, refused))
