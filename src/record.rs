@@ -3,17 +3,23 @@
 //! for the next write), and shared through the checkout when its settings say so.
 //!
 //! `synapse remember`, `/synapse:remember`, a `remember:` lesson in a reply (the Stop hook) and
-//! the MCP `remember` tool all write through `remember`, so none of them can skip a step.
+//! the MCP `remember` tool all write through `remember`, so none of them can skip a step. Those
+//! that answer the writer also say which live memories the new one is close to (`similar`), so
+//! whoever writes can settle a replacement in the same step.
 
+use std::collections::HashSet;
 use std::path::Path;
 
 use anyhow::Result;
+use serde::Serialize;
 
+use crate::config::Budget;
+use crate::recall::{self, Options};
 use crate::secrets::Secrets;
 use crate::store::shared::Event;
 use crate::store::spool;
 use crate::store::write::{NewMemory, Remembered};
-use crate::store::{is_busy, Scope, Store};
+use crate::store::{is_busy, Scope, Stamp, Store};
 
 /// One memory to record.
 pub struct Recording<'a> {
@@ -106,6 +112,96 @@ pub fn spooled(memory: &NewMemory) -> spool::Entry {
     }
 }
 
+/// The most memories a write reports as similar.
+pub const MOST_SIMILAR: usize = 3;
+/// The characters of a new memory recall is asked about. Recall keeps only a question's most
+/// specific terms (`recall::terms::MAX_TERMS`), so a longer opening would add lookups, not terms.
+const SIMILAR_QUERY_CHARS: usize = 2_000;
+/// The characters of a similar memory's first line that are shown.
+const GIST_CHARS: usize = 100;
+
+/// A live memory close to one just written: one the writer may mean to replace.
+#[derive(Clone, Debug, Serialize)]
+pub struct Similar {
+    pub id: i64,
+    /// Its first line, cut to `GIST_CHARS` characters.
+    pub gist: String,
+    /// "3 days ago", as the injected blocks say it.
+    pub age: String,
+    pub created_at: Stamp,
+    pub source: String,
+}
+
+impl Similar {
+    /// "similar: #12 Webhook retry limit is 5 attempts (3 days ago); HOW", where `how` says how
+    /// to replace it.
+    pub fn line(&self, how: &str) -> String {
+        format!("similar: #{} {} ({}); {how}", self.id, self.gist, self.age)
+    }
+
+    /// `line` for a writer who can run `synapse` (the CLI, the slash commands, a typed line), told
+    /// how the memory `new` just stored replaces this one.
+    pub fn command_line(&self, new: i64) -> String {
+        self.line(&format!(
+            "`synapse supersede {} {new}` replaces it",
+            self.id
+        ))
+    }
+}
+
+/// The live memories visible from `visible` closest to the one `outcome` stored, best first, at
+/// most `MOST_SIMILAR`: recall asked the new text, with the new memory itself left out. A repeat
+/// stored nothing and finds nothing (the writer is told which memory it repeats).
+///
+/// A memory counts as similar only when it holds at least half of the terms recall kept from the
+/// new text, and at least two (`similar_floor`): one shared word ("deploy", "webhook") is how
+/// unrelated notes of one project look, and a note the writer means to replace restates most of
+/// its subject. Drift's findings are not required: a new value of an old setting is similar
+/// whether or not a rule can call it a conflict.
+pub fn similar(store: &Store, visible: &Scope, outcome: &Remembered) -> Result<Vec<Similar>> {
+    if outcome.duplicate {
+        return Ok(Vec::new());
+    }
+    let new = store.head(outcome.id, visible)?;
+    let query = crate::text::cut_chars(&new.body, SIMILAR_QUERY_CHARS);
+    // Ranking only: no drift check, no substring search (a similar note shares whole words).
+    let options = Options {
+        budget: Budget::Full,
+        limit: Some(MOST_SIMILAR),
+        spare: MOST_SIMILAR,
+        drift: false,
+        substrings: false,
+        ..Options::default()
+    };
+    let except = HashSet::from([outcome.id]);
+    let found = recall::recall_except(store, visible, query, &options, &except)?;
+    // With no term to search, recall answers with the newest memories: similar to nothing.
+    if !found.searched {
+        return Ok(Vec::new());
+    }
+    let need = similar_floor(found.terms.kept.len());
+    let now = crate::store::now();
+    Ok(found
+        .results
+        .into_iter()
+        .filter(|hit| hit.coverage >= need)
+        .take(MOST_SIMILAR)
+        .map(|hit| Similar {
+            id: hit.id,
+            gist: crate::text::gist(&hit.body, GIST_CHARS),
+            age: crate::plugin::inject::age(now - hit.created_at.seconds()),
+            created_at: hit.created_at,
+            source: hit.source,
+        })
+        .collect())
+}
+
+/// How many of the new text's `terms` a memory must hold to be similar: half, rounded up, and
+/// never fewer than two.
+fn similar_floor(terms: usize) -> usize {
+    terms.div_ceil(2).max(2)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -127,6 +223,48 @@ mod tests {
             checkout: None,
         };
         remember(store, &Scope::project("proj"), recording)
+    }
+
+    #[rstest::rstest]
+    #[case::a_new_value_of_the_same_setting("Webhook retries: 8 attempts", true)]
+    #[case::one_shared_word("Webhook payloads are signed with HMAC", false)]
+    #[case::nothing_shared("The staging database is Postgres 16", false)]
+    fn a_write_names_the_memories_close_to_it(#[case] text: &str, #[case] similar_to_old: bool) {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(dir.path()).unwrap();
+        let old = lesson("Webhook retry limit is 5 attempts", Secrets::Mask);
+        let Recorded::Stored { outcome: old, .. } = record(&mut store, old, &[]).unwrap() else {
+            panic!("not stored");
+        };
+        let new = lesson(text, Secrets::Mask);
+        let Recorded::Stored { outcome, .. } = record(&mut store, new, &[]).unwrap() else {
+            panic!("not stored");
+        };
+        let found = similar(&store, &Scope::project("proj"), &outcome).unwrap();
+        let ids: Vec<i64> = found.iter().map(|s| s.id).collect();
+        let expected = if similar_to_old { vec![old.id] } else { vec![] };
+        assert_eq!(ids, expected, "{found:?}");
+        if let Some(near) = found.first() {
+            assert_eq!(near.gist, "Webhook retry limit is 5 attempts");
+            assert_eq!(near.age, "today");
+        }
+    }
+
+    #[test]
+    fn a_repeat_names_nothing_similar() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(dir.path()).unwrap();
+        let text = "Webhook retry limit is 5 attempts";
+        record(&mut store, lesson(text, Secrets::Mask), &[]).unwrap();
+        let Recorded::Stored { outcome, .. } =
+            record(&mut store, lesson(text, Secrets::Mask), &[]).unwrap()
+        else {
+            panic!("not stored");
+        };
+        assert!(outcome.duplicate);
+        assert!(similar(&store, &Scope::project("proj"), &outcome)
+            .unwrap()
+            .is_empty());
     }
 
     #[test]

@@ -305,6 +305,93 @@ fn supersedes_hides_the_old_memory_until_restored() {
     assert_eq!(found, [old, new]);
 }
 
+/// Issue 33: a write names the live memories close to it, so the writer can replace the older
+/// in the same step.
+#[test]
+fn remembering_a_new_value_names_the_older_memory_as_similar() {
+    let env = Env::new();
+    for project in ["p", "q"] {
+        env.remember("Webhook retry limit is 5 attempts", project);
+        env.remember("The staging database is Postgres 16", project);
+    }
+    let old = listed(&env, "p", false)[0];
+    let out = env.json(&["remember", "Webhook retries: 8 attempts", "--project", "p"]);
+    let new = out["id"].as_i64().unwrap();
+    let similar = out["similar"].as_array().unwrap();
+    assert_eq!(similar.len(), 1, "{out}");
+    assert_eq!(similar[0]["id"].as_i64(), Some(old));
+    assert_eq!(similar[0]["gist"], "Webhook retry limit is 5 attempts");
+    assert_eq!(similar[0]["age"], "today");
+    assert_eq!(
+        listed(&env, "p", false),
+        [old, old + 1, new],
+        "nothing replaced"
+    );
+
+    let out = env.run(&["remember", "Webhook retries: 8 attempts", "--project", "q"]);
+    let said = String::from_utf8(out.stdout).unwrap();
+    let q_old = listed(&env, "q", false)[0];
+    let line = format!("similar: #{q_old} Webhook retry limit is 5 attempts (today); ");
+    assert!(said.contains(&line), "{said}");
+    assert!(
+        said.contains(&format!("`synapse supersede {q_old} ")),
+        "{said}"
+    );
+    assert_eq!(said.matches("similar:").count(), 1, "{said}");
+}
+
+#[test]
+fn supersedes_replaces_exactly_once_and_only_what_the_project_sees() {
+    let env = Env::new();
+    let old = env.remember("Webhook retry limit is 5 attempts", "p");
+    let theirs = env.remember("Webhook retry limit is 9 attempts", "q");
+    let sold = old.to_string();
+    let out = env.json(&[
+        "remember",
+        "Webhook retries: 8 attempts",
+        "--project",
+        "p",
+        "--supersedes",
+        &sold,
+        "--supersedes",
+        &sold,
+    ]);
+    let new = out["id"].as_i64().unwrap();
+    assert_eq!(out["superseded"], serde_json::json!([old]));
+    assert!(out["similar"].as_array().unwrap().is_empty(), "{out}");
+    let history = env.json(&["history", &sold, "--project", "p"]);
+    let supersedes: Vec<&Value> = history["history"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["action"] == "supersede")
+        .collect();
+    assert_eq!(supersedes.len(), 1, "{history}");
+    assert_eq!(supersedes[0]["other_id"].as_i64(), Some(new));
+    assert_eq!(listed(&env, "p", false), [new]);
+
+    let twice = env.fail(&[
+        "remember",
+        "Webhook retries: 10",
+        "--project",
+        "p",
+        "--supersedes",
+        &sold,
+    ]);
+    assert!(twice.contains("already superseded"), "{twice}");
+    let other = env.fail(&[
+        "remember",
+        "Webhook retries: 10",
+        "--project",
+        "p",
+        "--supersedes",
+        &theirs.to_string(),
+    ]);
+    assert!(other.contains(&theirs.to_string()), "{other}");
+    assert_eq!(listed(&env, "p", true), [old, new], "nothing stored");
+    assert_eq!(listed(&env, "q", false), [theirs]);
+}
+
 #[test]
 fn supersede_verb_marks_the_old_one_replaced() {
     let env = Env::new();

@@ -418,6 +418,128 @@ fn stop_records_marked_lessons_once_and_masks_secrets() {
     assert_eq!(repo.bodies().len(), 2);
 }
 
+/// The supersede actions recorded for memory `id` of `repo`'s project (or another `project`),
+/// each with the memory that replaced it.
+fn supersedes_of(repo: &Repo, id: i64, project: Option<&str>) -> Vec<Value> {
+    let id = id.to_string();
+    let mut args = vec!["history", "--json", &id];
+    args.extend(project.map(|p| ["--project", p]).into_iter().flatten());
+    let out = common::run_synapse(&repo.data, &repo.path, &args, b"");
+    assert!(out.status.success(), "{out:?}");
+    let history: Value = serde_json::from_slice(&out.stdout).unwrap();
+    history["history"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["action"] == "supersede")
+        .map(|e| e["other_id"].clone())
+        .collect()
+}
+
+fn log_text(repo: &Repo) -> String {
+    std::fs::read_to_string(repo.data.join("synapse.log")).unwrap_or_default()
+}
+
+/// Issue 33: `remember (replaces #N): ...` in a reply replaces N once, recorded as a supersede,
+/// and the next block tells the session what it replaced, once. The reply syntax is parsed by
+/// `lessons::marked` (issue 33's capture work): until it is, this test fails.
+#[test]
+fn a_reply_replaces_a_memory_the_session_was_given_once_and_the_next_block_says_so() {
+    let repo = Repo::new();
+    let old = repo.remember("Webhook retry limit is 5 attempts");
+    let block = repo.prompt("s1", "what is the webhook retry limit?");
+    assert!(block.contains(&format!("[{old}]")), "{block}");
+
+    let reply = format!("Raised it.\nremember (replaces #{old}): Webhook retries: 8 attempts");
+    assert_eq!(repo.stop("s1", &reply), "");
+    assert_eq!(repo.stop("s1", &reply), "", "the same reply seen again");
+    assert_eq!(repo.bodies(), ["Webhook retries: 8 attempts"]);
+    let new = repo.remember("Webhook retries: 8 attempts");
+    assert_eq!(supersedes_of(&repo, old, None), [json!(new)]);
+    assert_eq!(repo.log_lines(), 0, "{}", log_text(&repo));
+
+    let next = repo.prompt("s1", "webhook retry attempts?");
+    let said = format!("{old}, given earlier, is replaced by {new} (written this session)");
+    assert!(next.contains(&said), "{next}");
+    assert!(!repo
+        .prompt("s1", "webhook retry attempts again?")
+        .contains(&said));
+}
+
+/// Issue 33: a reply naming a memory the session cannot see (another project's) replaces
+/// nothing; the refusal is logged and the lesson kept. Fails until `lessons::marked` parses the
+/// reply syntax, as above.
+#[test]
+fn a_reply_replacing_another_project_s_memory_is_refused_logged_and_the_lesson_kept() {
+    let repo = Repo::new();
+    let args = [
+        "remember",
+        "--json",
+        "--project",
+        "elsewhere",
+        "--",
+        "Webhook retries: 9",
+    ];
+    let out = common::run_synapse(&repo.data, &repo.path, &args, b"");
+    let theirs = serde_json::from_slice::<Value>(&out.stdout).unwrap()["id"]
+        .as_i64()
+        .unwrap();
+
+    let reply = format!("remember (replaces #{theirs}): Webhook retries: 8 attempts");
+    assert_eq!(repo.stop("s1", &reply), "");
+    assert_eq!(repo.bodies(), ["Webhook retries: 8 attempts"]);
+    assert!(supersedes_of(&repo, theirs, Some("elsewhere")).is_empty());
+    assert_eq!(repo.log_lines(), 1);
+    let log = log_text(&repo);
+    assert!(log.contains(&format!("replaces {theirs} refused")), "{log}");
+    assert!(!log.contains("Webhook"), "the log quotes no lesson: {log}");
+}
+
+/// The next block names a memory the session was given that it replaced since (here through the
+/// CLI with the session's label, as the Stop hook writes it), once; a replacement someone else
+/// wrote, or of a memory the session was not given, is not this line's to tell.
+#[test]
+fn a_memory_the_session_replaced_is_named_once_in_its_next_block() {
+    let repo = Repo::new();
+    let old = repo.remember("Webhook retry limit is 5 attempts");
+    let other = repo.remember("Webhook signing uses HMAC-SHA256 secrets");
+    for session in ["s1", "s2"] {
+        let block = repo.prompt(session, "webhook retry limit, signing secrets?");
+        assert!(block.contains(&format!("[{old}]")), "{block}");
+    }
+    let replace = |text: &str, source: &str, id: i64| -> i64 {
+        let id = id.to_string();
+        let args = [
+            "remember",
+            "--json",
+            "--source",
+            source,
+            "--supersedes",
+            &id,
+            "--",
+            text,
+        ];
+        let out = common::run_synapse(&repo.data, &repo.path, &args, b"");
+        assert!(out.status.success(), "{out:?}");
+        serde_json::from_slice::<Value>(&out.stdout).unwrap()["id"]
+            .as_i64()
+            .unwrap()
+    };
+    let new = replace("Webhook retries: 8 attempts", "session s1 2026-01-01", old);
+    replace("Webhook signing uses Ed25519", "cli", other);
+
+    let said = format!("{old}, given earlier, is replaced by {new} (written this session)");
+    let next = repo.prompt("s1", "anything about deploys?");
+    assert!(next.contains(&said), "{next}");
+    assert!(!next.contains(&format!("{other}, given earlier")), "{next}");
+    assert!(!repo
+        .prompt("s1", "and about builds?")
+        .contains("given earlier"));
+    assert!(!repo
+        .prompt("s2", "and about deploys?")
+        .contains("given earlier"));
+}
+
 /// A user typing "remember: ..." in a prompt stored nothing (found trying Synapse as a new user):
 /// such a line is kept as a project memory once, whatever the hooks' switches, and the model is
 /// told, so it saves nothing a second time.

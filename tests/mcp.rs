@@ -546,6 +546,70 @@ fn remember_reports_duplicates_contradictions_missing_paths_and_masks_secrets() 
     server.finish();
 }
 
+/// The supersede actions recorded for memory `id`, each with the memory that replaced it.
+fn supersedes_of(fx: &Fixture, id: i64) -> Vec<Value> {
+    let args = ["history", &id.to_string(), "--json"];
+    let out = common::run_synapse(&fx.data, &fx.project, &args, b"");
+    assert!(out.status.success(), "history: {out:?}");
+    let history: Value = serde_json::from_slice(&out.stdout).unwrap();
+    history["history"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["action"] == "supersede")
+        .map(|e| e["other_id"].clone())
+        .collect()
+}
+
+/// Issue 33: the tool names the live memories close to a new one, and replaces one id or a list
+/// of them in the same call, each once.
+#[test]
+fn remember_names_similar_memories_and_supersedes_one_id_or_a_list() {
+    let fx = Fixture::new();
+    let old = fx.remember_in(&fx.project, "Webhook retry limit is 5 attempts");
+    fx.remember_in(&fx.project, "The staging database is Postgres 16");
+    let mut server = fx.server();
+
+    let new = server.ok("remember", json!({"text": "Webhook retries: 8 attempts"}));
+    let new_id = new["id"].as_i64().unwrap();
+    let similar = new["similar"].as_array().unwrap();
+    assert_eq!(similar.len(), 1, "{new}");
+    assert_eq!(similar[0]["id"], json!(old));
+    assert_eq!(similar[0]["gist"], "Webhook retry limit is 5 attempts");
+    assert_eq!(similar[0]["age"], "today");
+    let about = new["about"].as_str().unwrap();
+    assert!(
+        about.contains(&format!("similar: #{old} Webhook retry limit")),
+        "{about}"
+    );
+
+    // One id: the same text again is a repeat of the new memory, which now replaces the old.
+    let one = server.ok(
+        "remember",
+        json!({"text": "Webhook retries: 8 attempts", "supersedes": old}),
+    );
+    assert_eq!(one["duplicate_of"], json!(new_id), "{one}");
+    assert_eq!(one["superseded"], json!([old]));
+    assert_eq!(supersedes_of(&fx, old), [json!(new_id)]);
+    let again = server.tool_error("remember", json!({"text": "x y", "supersedes": old}));
+    assert!(again.contains("already superseded"), "{again}");
+
+    // A list, with an id named twice.
+    let a = fx.remember_in(&fx.project, "Refunds settle in 5 days");
+    let b = fx.remember_in(&fx.project, "Refunds settle within a week");
+    let both = server.ok(
+        "remember",
+        json!({"text": "Refunds settle in 3 days", "supersedes": [a, b, a]}),
+    );
+    let both_id = both["id"].as_i64().unwrap();
+    assert_eq!(both["superseded"], json!([a, b]), "{both}");
+    assert_eq!(supersedes_of(&fx, a), [json!(both_id)]);
+    assert_eq!(supersedes_of(&fx, b), [json!(both_id)]);
+    let wrong = server.tool_error("remember", json!({"text": "x", "supersedes": "7"}));
+    assert!(wrong.contains("input schema"), "{wrong}");
+    server.finish();
+}
+
 #[test]
 fn remember_shares_a_project_memory_when_the_checkout_says_so() {
     // Every write path shares through `record`: the tool did not, before it went through it.
@@ -809,6 +873,11 @@ fn bad_arguments_are_tool_errors_that_say_what_to_fix() {
         (
             "remember",
             json!({"text": "a", "supersedes": [0]}),
+            "not a memory id",
+        ),
+        (
+            "remember",
+            json!({"text": "a", "supersedes": 0}),
             "not a memory id",
         ),
         ("forget", json!({"id": 999_999}), "no memory 999999"),

@@ -180,7 +180,7 @@ fn report(
             .get(id, scope)
             .ok()
             .flatten()
-            .map(|m| abridge(&m.body))
+            .map(|m| crate::text::gist(&m.body, 100))
             .unwrap_or_default()
     };
     for (kind, title) in [
@@ -232,15 +232,4 @@ fn report(
         }
     }
     Ok(())
-}
-
-/// The first line of a memory, cut to 100 characters.
-fn abridge(body: &str) -> String {
-    let line = body.lines().next().unwrap_or("");
-    let cut = crate::text::cut_chars(line, 100);
-    if cut.len() < line.len() {
-        format!("{cut}…")
-    } else {
-        cut.to_owned()
-    }
 }

@@ -23,7 +23,7 @@ pub struct Args {
     /// A label saying where it came from.
     #[arg(long, default_value = "cli")]
     source: String,
-    /// Mark this older memory as replaced by the new one (repeatable).
+    /// Mark this older memory as replaced by the new one (repeatable; each is replaced once).
     #[arg(long = "supersedes", value_name = "ID")]
     supersedes: Vec<i64>,
     /// Store the text as given, even the parts that look like secrets (keys, tokens,
@@ -74,16 +74,18 @@ pub fn run(args: Args, json: bool) -> Result<()> {
     };
     let id = outcome.id;
     let drift = crate::drift::of_remembered(&store, &visible, &outcome)?;
+    let similar = record::similar(&store, &visible, &outcome)?;
     if json {
         return super::print_json(&json!({
             "id": id,
             "duplicate_of": outcome.duplicate.then_some(id),
-            "superseded": args.supersedes,
+            "superseded": outcome.superseded,
             "masked": outcome.masked,
             // The memory is stored either way: a share that fails is reported, not an error.
             "shared": match &shared { Shared::Yes(event) => Some(&event.uid), _ => None },
             "not_shared": match &shared { Shared::Failed(why) => Some(why), _ => None },
             "drift": drift,
+            "similar": similar,
         }));
     }
     if outcome.duplicate {
@@ -94,7 +96,7 @@ pub fn run(args: Args, json: bool) -> Result<()> {
     if let Some(line) = outcome.masked_line() {
         outln!("{line}; `--allow-secrets` stores text as given");
     }
-    for old in args.supersedes {
+    for old in &outcome.superseded {
         outln!("{old} is now superseded by {id}");
     }
     if let Some(line) = shared.line() {
@@ -102,6 +104,9 @@ pub fn run(args: Args, json: bool) -> Result<()> {
     }
     for finding in &drift {
         outln!("{}", finding.about_new(id));
+    }
+    for near in &similar {
+        outln!("{}", near.command_line(id));
     }
     Ok(())
 }

@@ -115,9 +115,37 @@ pub struct RememberArgs {
     /// default: for this project only.
     #[serde(default)]
     pub global: bool,
-    /// Ids of older memories this one replaces: they are hidden from recall (restore undoes it).
-    #[serde(default)]
+    /// The id of an older memory this one replaces, or a list of them: they are hidden from
+    /// recall (restore undoes it). The answer's `similar` names the likely ones.
+    #[serde(default, deserialize_with = "one_or_many")]
+    #[schemars(schema_with = "one_or_many_schema")]
     pub supersedes: Vec<i64>,
+}
+
+/// Memory ids given as one id or a list.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum OneOrMany {
+    One(i64),
+    Many(Vec<i64>),
+}
+
+/// `supersedes` as a list, whichever way it was given.
+fn one_or_many<'de, D: serde::Deserializer<'de>>(to: D) -> Result<Vec<i64>, D::Error> {
+    Ok(match OneOrMany::deserialize(to)? {
+        OneOrMany::One(id) => vec![id],
+        OneOrMany::Many(ids) => ids,
+    })
+}
+
+/// The schema of `OneOrMany`: one type list rather than an `anyOf`, so that the property
+/// still says its type where a client looks for it.
+fn one_or_many_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({
+        "type": ["integer", "array"],
+        "minimum": 1,
+        "items": {"type": "integer", "minimum": 1},
+    })
 }
 
 /// `supersede`'s arguments.
@@ -304,6 +332,7 @@ pub fn remember(
     };
     let id = outcome.id;
     let found = drift::of_remembered(store, scope, &outcome)?;
+    let similar = record::similar(store, scope, &outcome)?;
     let mut said = vec![if outcome.duplicate {
         format!("already remembered as memory {id}; nothing was stored")
     } else {
@@ -311,7 +340,8 @@ pub fn remember(
     }];
     said.extend(outcome.masked_line());
     said.extend(
-        args.supersedes
+        outcome
+            .superseded
             .iter()
             .map(|old| format!("{old} is now superseded by {id}")),
     );
@@ -323,11 +353,17 @@ pub fn remember(
         Shared::Failed(why) => Some(("not_shared", why)),
     };
     said.extend(found.iter().map(|f| f.about_new(id)));
+    said.extend(similar.iter().map(|near| {
+        near.line(&format!(
+            "if memory {id} replaces it: supersede with old {} and new {id}",
+            near.id
+        ))
+    }));
     let mut answer = json!({
         "about": said.join("\n"),
         "id": id,
         "duplicate_of": outcome.duplicate.then_some(id),
-        "superseded": args.supersedes,
+        "superseded": outcome.superseded,
         "masked": outcome.masked,
         "missing_paths": found
             .iter()
@@ -335,6 +371,7 @@ pub fn remember(
             .map(|f| f.why.as_str())
             .collect::<Vec<_>>(),
         "drift": findings(&found)?,
+        "similar": similar,
     });
     if let Some((key, value)) = sharing {
         answer[key] = json!(value);

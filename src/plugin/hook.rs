@@ -29,6 +29,7 @@ use crate::recall::Hit;
 use crate::record::{self, Recorded, Recording, Shared};
 use crate::signal::{Pending, Signal};
 use crate::sources::{self, Known};
+use crate::store::injected::Replaced;
 use crate::store::spool;
 use crate::store::write::NewMemory;
 use crate::store::{Scope, Store};
@@ -206,8 +207,19 @@ fn handle(event: Event, input: &str) -> Result<(Option<String>, Option<Store>)> 
         // Even opening may wait on another process (one recovering the write-ahead log, say):
         // a lesson is never dropped for that.
         Err(e) if event == Event::Stop && crate::store::is_busy(&e) => {
-            for memory in lessons_of(&scope, &payload) {
+            let mut unapplied = Vec::new();
+            for (memory, replaces) in lessons_of(&scope, &payload) {
                 spool::append(&dir, record::spooled(&memory))?;
+                unapplied.extend(replaces);
+            }
+            // The spool carries text alone: a replacement must check the older memory under
+            // the lock. Said in the log, so a memory left live is not a silent surprise.
+            if !unapplied.is_empty() {
+                anyhow::bail!(
+                    "the store was busy: the lessons wait in the spool, and the memories they \
+                     replace ({}) stay live",
+                    ids_list(&unapplied)
+                );
             }
             return Ok((None, None));
         }
@@ -242,7 +254,10 @@ fn handle(event: Event, input: &str) -> Result<(Option<String>, Option<Store>)> 
             };
             Ok([kept, offered].into_iter().flatten().reduce(|a, b| a + &b))
         }
-        (Event::Stop, _) => stop(&mut store, &scope, &payload, checkout.as_deref()).map(|_| None),
+        (Event::Stop, _) => {
+            let lessons = lessons_of(&scope, &payload);
+            stop(&mut store, &scope, lessons, checkout.as_deref()).map(|_| None)
+        }
     }?;
     Ok((out, Some(store)))
 }
@@ -440,12 +455,28 @@ fn offer(
         offer.left.reasons.push(why);
     }
     offer.left.reasons.extend(also_left_out);
+    // A memory this session was given and has since replaced (`remember (replaces #N): ...` in
+    // a reply): said once, here, so the model knows the replacement took. The newer memory is
+    // then marked given: its text is in the reply that wrote it.
+    let own = lesson_label(payload);
+    let replaced: Vec<Replaced> = store
+        .replaced_since_given(session, scope)?
+        .into_iter()
+        .filter(|r| r.source.starts_with(&own))
+        .collect();
+    for r in &replaced {
+        offer.left.reasons.push(format!(
+            "{}, given earlier, is replaced by {} (written this session)",
+            r.old, r.new
+        ));
+    }
     let now = crate::store::now();
     let left = offer.left.line();
     let Some((text, mut given)) = format(&offer.hits, left.as_deref(), now, known.saving()) else {
         return Ok(None);
     };
     given.extend(&offer.left.ids);
+    given.extend(replaced.iter().map(|r| r.new));
     mark_given(store, payload, given)?;
     Ok(Some(text))
 }
@@ -470,37 +501,136 @@ fn mark_given(store: &mut Store, payload: &Payload, ids: Vec<i64>) -> Result<()>
 /// Record the lessons of the last reply. Each is recorded on its own, so one that fails (too
 /// long, say) costs no other; one that cannot get the store's lock in time waits in the spool,
 /// and a new one is shared too when the checkout says so (one that cannot be shared is kept all
-/// the same).
+/// the same). A lesson naming memories it replaces replaces those this session may replace
+/// (`replaceable`); the others are refused and logged, and the lesson is kept all the same.
 fn stop(
     store: &mut Store,
     scope: &Scope,
-    payload: &Payload,
+    lessons: Vec<(NewMemory, Vec<i64>)>,
     checkout: Option<&Path>,
 ) -> Result<()> {
     let mut failed = Vec::new();
-    for (n, memory) in lessons_of(scope, payload).into_iter().enumerate() {
-        let recording = Recording {
-            memory,
-            supersedes: &[],
-            checkout,
+    for (n, (memory, replaces)) in lessons.into_iter().enumerate() {
+        let lesson = n + 1;
+        if let Err(e) = crate::store::write::check_body(&memory.body) {
+            failed.push(format!("lesson {lesson}: {e:#}"));
+            continue;
+        }
+        let (replaced, refused) = replaceable(store, scope, &replaces)?;
+        let kept = keep_lesson(store, scope, memory, &replaced, checkout);
+        // A memory this very lesson replaced already is no refusal: the same reply, seen again.
+        let stored = match &kept {
+            Ok((Recorded::Stored { outcome, .. }, _)) => Some(outcome.id),
+            _ => None,
         };
-        match record::remember(store, scope, recording) {
-            Ok(Recorded::Stored {
-                outcome,
-                shared: Shared::Failed(why),
-            }) => failed.push(format!(
-                "lesson {} stored as {}, not shared: {why}",
-                n + 1,
+        failed.extend(
+            refused
+                .into_iter()
+                .filter(|r| r.by.is_none() || r.by != stored)
+                .map(|r| format!("lesson {lesson}: {}", r.why)),
+        );
+        match kept {
+            Ok((
+                Recorded::Stored {
+                    outcome,
+                    shared: Shared::Failed(why),
+                },
+                _,
+            )) => failed.push(format!(
+                "lesson {lesson} stored as {}, not shared: {why}",
                 outcome.id
             )),
+            Ok((_, Some(why))) => failed.push(format!("lesson {lesson}: {why}")),
             Ok(_) => {}
-            Err(e) => failed.push(format!("lesson {}: {e:#}", n + 1)),
+            Err(e) => failed.push(format!("lesson {lesson}: {e:#}")),
         }
     }
     if !failed.is_empty() {
         anyhow::bail!("{}", failed.join("; "));
     }
     Ok(())
+}
+
+/// Record one lesson, replacing the memories `replaced` in the same step. When the replacement
+/// cannot be made (a global memory a project lesson may not hide, the store busy) the lesson is
+/// still kept, without replacing, and the second value says why the replacement failed.
+fn keep_lesson(
+    store: &mut Store,
+    scope: &Scope,
+    memory: NewMemory,
+    replaced: &[i64],
+    checkout: Option<&Path>,
+) -> Result<(Recorded, Option<String>)> {
+    if replaced.is_empty() {
+        let recording = Recording {
+            memory,
+            supersedes: &[],
+            checkout,
+        };
+        return Ok((record::remember(store, scope, recording)?, None));
+    }
+    let recording = Recording {
+        memory: memory.clone(),
+        supersedes: replaced,
+        checkout,
+    };
+    match record::remember(store, scope, recording) {
+        Ok(recorded) => Ok((recorded, None)),
+        Err(e) => {
+            let why = format!(
+                "could not replace {}: {e:#}; the lesson is kept without replacing",
+                ids_list(replaced)
+            );
+            let recording = Recording {
+                memory,
+                supersedes: &[],
+                checkout,
+            };
+            Ok((record::remember(store, scope, recording)?, Some(why)))
+        }
+    }
+}
+
+/// A memory a lesson named that it may not replace.
+struct Refused {
+    /// Why, for the log.
+    why: String,
+    /// The memory that replaced it already, if one did.
+    by: Option<i64>,
+}
+
+/// Of the memories a lesson says it replaces, those this session may replace: visible from its
+/// scope and live. The rest are refused: a reply may name an id it never saw (another
+/// project's), and it must not hide that memory.
+fn replaceable(store: &Store, scope: &Scope, ids: &[i64]) -> Result<(Vec<i64>, Vec<Refused>)> {
+    let (mut replaceable, mut refused) = (Vec::new(), Vec::new());
+    for &id in ids {
+        match store.get(id, scope)? {
+            Some(m) if m.is_live() => replaceable.push(id),
+            Some(m) => refused.push(Refused {
+                why: format!(
+                    "replaces {id} refused: memory {id} is already superseded or forgotten"
+                ),
+                by: m.superseded_by,
+            }),
+            None => refused.push(Refused {
+                why: format!(
+                    "replaces {id} refused: this session sees no memory {id} (another \
+                     project's, or none)"
+                ),
+                by: None,
+            }),
+        }
+    }
+    Ok((replaceable, refused))
+}
+
+/// "#12, #15": memory ids as a log line names them.
+fn ids_list(ids: &[i64]) -> String {
+    ids.iter()
+        .map(|id| format!("#{id}"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Record the lines the user marked `remember:` in the prompt (at most `MAX_TYPED`), and tell
@@ -542,19 +672,29 @@ fn short_session(payload: &Payload) -> String {
     payload.session_id.chars().take(8).collect()
 }
 
-/// The lessons marked in the last reply, as memories of this project.
-fn lessons_of(scope: &Scope, payload: &Payload) -> Vec<NewMemory> {
+/// The start of the source label of every lesson this session's replies keep ("session
+/// 1a2b3c4d "), which the day follows: how a block tells what this session wrote.
+fn lesson_label(payload: &Payload) -> String {
+    format!("session {} ", short_session(payload))
+}
+
+/// The lessons marked in the last reply, as memories of this project, each with the memories it
+/// says it replaces.
+fn lessons_of(scope: &Scope, payload: &Payload) -> Vec<(NewMemory, Vec<i64>)> {
     let Some(message) = payload.last_assistant_message.as_deref() else {
         return Vec::new();
     };
-    let (day, short) = (crate::store::today(), short_session(payload));
+    let source = format!("{}{}", lesson_label(payload), crate::store::today());
     lessons::marked(message)
         .into_iter()
-        .map(|lesson| NewMemory {
-            body: lesson.text,
-            source: format!("session {short} {day}"),
-            project: scope.key().map(str::to_owned),
-            ..NewMemory::default()
+        .map(|lesson| {
+            let memory = NewMemory {
+                body: lesson.text,
+                source: source.clone(),
+                project: scope.key().map(str::to_owned),
+                ..NewMemory::default()
+            };
+            (memory, lesson.replaces)
         })
         .collect()
 }
@@ -572,4 +712,74 @@ fn log_failure(event: Event, error: &anyhow::Error) {
     );
     // Nowhere is left to report a log that cannot be written; the session goes on regardless.
     drop(crate::files::log(&dir, &line));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn note(body: &str, project: &str) -> NewMemory {
+        NewMemory {
+            body: body.to_owned(),
+            source: "test".to_owned(),
+            project: Some(project.to_owned()),
+            ..NewMemory::default()
+        }
+    }
+
+    fn supersedes_of(store: &Store, id: i64, scope: &Scope) -> Vec<Option<i64>> {
+        let history = store.history(id, scope).unwrap();
+        history
+            .into_iter()
+            .filter(|e| e.action == "supersede")
+            .map(|e| e.other_id)
+            .collect()
+    }
+
+    #[test]
+    fn a_lesson_replaces_what_the_session_sees_and_keeps_itself_when_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(dir.path()).unwrap();
+        let (here, there) = (Scope::project("p"), Scope::project("q"));
+        let old = note("Webhook retry limit is 5 attempts", "p");
+        let old = store.remember(&old, &[], &here).unwrap().id;
+        let theirs = note("Another project's retry note", "q");
+        let theirs = store.remember(&theirs, &[], &there).unwrap().id;
+
+        let lesson = note("Webhook retries: 8 attempts", "p");
+        let err = stop(
+            &mut store,
+            &here,
+            vec![(lesson, vec![old, theirs, old])],
+            None,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains(&format!("replaces {theirs} refused")), "{err}");
+
+        let new = store.recent(&here, 1).unwrap().remove(0);
+        assert_eq!(new.body, "Webhook retries: 8 attempts");
+        assert_eq!(supersedes_of(&store, old, &here), [Some(new.id)]);
+        assert!(store.get(theirs, &there).unwrap().unwrap().is_live());
+    }
+
+    #[test]
+    fn a_lesson_that_cannot_hide_a_global_memory_is_kept_without_replacing() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(dir.path()).unwrap();
+        let here = Scope::project("p");
+        let global = NewMemory {
+            project: None,
+            ..note("Deploys need two approvals", "p")
+        };
+        let global = store.remember(&global, &[], &Scope::global()).unwrap().id;
+
+        let lesson = note("Deploys need one approval", "p");
+        let err = stop(&mut store, &here, vec![(lesson, vec![global])], None)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("kept without replacing"), "{err}");
+        assert!(store.get(global, &here).unwrap().unwrap().is_live());
+        assert_eq!(store.count_live(&here).unwrap(), 2);
+    }
 }

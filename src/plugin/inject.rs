@@ -29,7 +29,8 @@ impl Saving {
         match self {
             Saving::Synapse => {
                 "Read a whole memory: /synapse:read ID (or the readmemory tool). Save a lesson: \
-                 a line \"remember: ...\" in your reply, or /synapse:remember TEXT."
+                 a line \"remember: ...\" in your reply, or /synapse:remember TEXT; replace a \
+                 note: \"remember (replaces #ID): ...\"."
             }
             Saving::ClientFiles => {
                 "Read a whole memory: /synapse:read ID (or the readmemory tool). Lessons are kept \

@@ -118,8 +118,8 @@ fn remember(
 }
 
 /// Record `text` the user typed as a memory of `scope`, labelled `source`: the lines that say
-/// what became of it, and what storing did (none when it was not stored: not a memory's text,
-/// or spooled). `/synapse:remember` and a prompt's `remember:` lines both keep text this way.
+/// what became of it (and which live memories it is close to, `record::similar`), and what
+/// storing did (none when it was not stored: not a memory's text, or spooled). `/synapse:remember` and a prompt's `remember:` lines both keep text this way.
 pub fn keep(
     store: &mut Store,
     scope: &Scope,
@@ -152,6 +152,8 @@ pub fn keep(
     }];
     lines.extend(outcome.masked_line());
     lines.extend(shared.line());
+    let similar = record::similar(store, scope, &outcome)?;
+    lines.extend(similar.iter().map(|near| near.command_line(id)));
     Ok((lines, Some(outcome)))
 }
 

@@ -5,7 +5,16 @@ use foldhash::HashSet;
 use anyhow::Result;
 use rusqlite::Connection;
 
-use super::Store;
+use super::{Scope, Store, LIVE, VISIBLE};
+
+/// A memory given to a session that a live memory has replaced since.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Replaced {
+    pub old: i64,
+    pub new: i64,
+    /// The new memory's source label, which says who wrote it.
+    pub source: String,
+}
 
 impl Store {
     /// The memories already injected into `session`.
@@ -15,6 +24,30 @@ impl Store {
             .prepare_cached("SELECT memory_id FROM injected WHERE session = ?1")?;
         let ids = stmt.query_map([session], |r| r.get(0))?;
         Ok(ids.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// The memories given to `session` that a live memory visible from `scope` has replaced
+    /// since, where the session was not given that newer memory: what the session holds is out
+    /// of date, and nothing has told it yet (telling it marks the newer one given). In order of
+    /// the older id.
+    pub fn replaced_since_given(&self, session: &str, scope: &Scope) -> Result<Vec<Replaced>> {
+        let sql = format!(
+            "SELECT o.id, m.id, m.source FROM injected i \
+             JOIN memories o ON o.id = i.memory_id \
+             JOIN memories m ON m.id = o.superseded_by \
+             WHERE i.session = ?2 AND o.forgotten_at IS NULL AND {VISIBLE} AND {LIVE} \
+             AND NOT EXISTS (SELECT 1 FROM injected g WHERE g.session = ?2 AND g.memory_id = m.id) \
+             ORDER BY o.id"
+        );
+        let mut stmt = self.conn().prepare_cached(&sql)?;
+        let rows = stmt.query_map(rusqlite::params![scope.key(), session], |r| {
+            Ok(Replaced {
+                old: r.get(0)?,
+                new: r.get(1)?,
+                source: r.get(2)?,
+            })
+        })?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
     /// Note that `ids` were injected into `session`.

@@ -40,6 +40,8 @@ pub struct Remembered {
     pub duplicate: bool,
     /// The secrets masked in the body before it was stored (or compared, for a duplicate).
     pub masked: Vec<secrets::Found>,
+    /// The older memories it replaced, each once, in the order named.
+    pub superseded: Vec<i64>,
 }
 
 impl Remembered {
@@ -135,6 +137,7 @@ pub(crate) fn store_new_unless(
             id,
             duplicate: true,
             masked: masked.found,
+            superseded: Vec::new(),
         });
     }
     let id = insert(conn, tally, memory, &masked.text, folded, action)?;
@@ -142,6 +145,7 @@ pub(crate) fn store_new_unless(
         id,
         duplicate: false,
         masked: masked.found,
+        superseded: Vec::new(),
     })
 }
 
@@ -361,20 +365,28 @@ impl Store {
         visible: &Scope,
     ) -> Result<Remembered> {
         check_body(&memory.body)?;
+        // An id named twice is replaced once: a second mark would record a second supersede.
+        let mut olds: Vec<i64> = Vec::with_capacity(supersedes.len());
+        for &old in supersedes {
+            if !olds.contains(&old) {
+                olds.push(old);
+            }
+        }
         self.write(|conn| {
-            for &old in supersedes {
+            for &old in &olds {
                 let old = require_live(conn, old, visible)?;
                 check_reach(&old, None, memory.project.as_deref())?;
             }
             let mut tally = Tally::default();
-            let outcome = store_new(conn, &mut tally, memory, Action::Remember)?;
-            for &old in supersedes {
+            let mut outcome = store_new(conn, &mut tally, memory, Action::Remember)?;
+            for &old in &olds {
                 if old == outcome.id {
                     bail!("memory {old} cannot supersede itself");
                 }
                 mark_superseded(conn, &mut tally, old, outcome.id)?;
             }
             tally.write(conn)?;
+            outcome.superseded = olds;
             Ok(outcome)
         })
     }

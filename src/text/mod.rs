@@ -51,6 +51,22 @@ pub fn cut_chars(text: &str, n: usize) -> &str {
     }
 }
 
+/// A memory's first line that holds anything, cut to `n` characters (an ellipsis marks a cut):
+/// how a memory is named in one line.
+pub fn gist(body: &str, n: usize) -> String {
+    let line = body
+        .lines()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("")
+        .trim();
+    let cut = cut_chars(line, n);
+    if cut.len() < line.len() {
+        format!("{cut}…")
+    } else {
+        cut.to_owned()
+    }
+}
+
 /// The longest prefix of `text` of at most `n` bytes that ends on a character boundary.
 pub fn cut_bytes(text: &str, n: usize) -> &str {
     let mut end = text.len().min(n);
