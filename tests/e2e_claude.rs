@@ -1353,3 +1353,86 @@ fn session_start_on_an_api_branch_hands_over_the_scoped_rule_and_no_claude_md_li
         "the rule scoped to src/api/",
     );
 }
+
+/// Write-time replacement in the real client (issue 33): a reply's `remember (replaces #N): ...`
+/// line supersedes memory N exactly once, through the Stop hook.
+#[rstest]
+#[case::pinned(Client::Pinned)]
+#[case::newest(Client::Newest)]
+#[ignore = "end-to-end: needs both Claude Code clients, run .ci/test"]
+fn a_reply_replacing_a_memory_supersedes_it_once(#[case] client: Client) {
+    let mut fx = Fixture::new(client);
+    fx.seed();
+    let old = fx.remember("Webhook retry limit is 5 attempts");
+    let new_text = "Webhook retries: 8 attempts since the gateway change";
+    fx.api
+        .script(&format!("Updated.\nremember (replaces #{old}): {new_text}"));
+    let run = fx.claude("the gateway now allows 8 webhook retries");
+    run.expect_success();
+    let history = fx.synapse_json(&[
+        "history",
+        &old.to_string(),
+        "--json",
+        "--project",
+        fx.repo_arg(),
+    ]);
+    let supersedes: Vec<&Value> = history["history"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no history: {history}"))
+        .iter()
+        .filter(|e| e["action"] == "supersede")
+        .collect();
+    assert_eq!(supersedes.len(), 1, "{client}: {history}\n{run}");
+    let listed = fx.synapse_json(&["list", "--json", "--project", fx.repo_arg()]);
+    let live: Vec<&str> = listed["memories"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|m| m["body"].as_str())
+        .collect();
+    assert!(live.contains(&new_text), "{client}: {live:#?}");
+    assert!(
+        !live.contains(&"Webhook retry limit is 5 attempts"),
+        "{client}: {live:#?}"
+    );
+}
+
+/// The MCP `remember` tool's `supersedes` replaces the memory it names, in the real client.
+#[rstest]
+#[case::pinned(Client::Pinned)]
+#[case::newest(Client::Newest)]
+#[ignore = "end-to-end: needs both Claude Code clients, run .ci/test"]
+fn the_remember_tool_replaces_the_memory_it_names(#[case] client: Client) {
+    let mut fx = Fixture::new(client);
+    fx.seed();
+    let old = fx.remember("Webhook retry limit is 5 attempts");
+    let remember = format!("{MCP_PREFIX}remember");
+    if client.defers_mcp_tools() {
+        fx.api
+            .script_tool_use("ToolSearch", json!({"query": format!("select:{remember}")}));
+    }
+    fx.api.script_tool_use(
+        &remember,
+        json!({"text": "Webhook retries: 8 attempts since the gateway change", "supersedes": [old]}),
+    );
+    fx.api.script("Saved.");
+    let run = fx.claude_with(
+        "remember that webhooks now retry 8 times",
+        &["--allowedTools", &remember],
+    );
+    run.expect_success();
+    let history = fx.synapse_json(&[
+        "history",
+        &old.to_string(),
+        "--json",
+        "--project",
+        fx.repo_arg(),
+    ]);
+    let supersedes = history["history"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no history: {history}"))
+        .iter()
+        .filter(|e| e["action"] == "supersede")
+        .count();
+    assert_eq!(supersedes, 1, "{client}: {history}\n{run}");
+}
