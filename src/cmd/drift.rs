@@ -221,18 +221,18 @@ fn report(
         for f in group {
             match (f.newer, f.newer_named()) {
                 (Some(newer), Some(named)) => outln!(
-                    "  {} (older) vs {named} (newer), {}: {}\n      old: {}\n      new: {}",
+                    "  {} (older) vs {named} (newer): {} ({})\n      old: {}\n      new: {}",
                     f.named(),
-                    f.certainty.word(),
                     f.why,
+                    f.certainty.word(),
                     text(f.id),
                     text(newer)
                 ),
                 _ => outln!(
-                    "  {}, {}: {}\n      {}",
+                    "  {}: {} ({})\n      {}",
                     f.named(),
-                    f.certainty.word(),
                     f.why,
+                    f.certainty.word(),
                     text(f.id)
                 ),
             }
