@@ -11,7 +11,7 @@ use std::path::PathBuf;
 
 use serde::Deserialize;
 use serde_json::Value;
-use synapse::drift::{self, Finding, Kind, Partners};
+use synapse::drift::{self, Certainty, Finding, Kind, Partners};
 use synapse::store::write::NewMemory;
 use synapse::store::{Scope, Store};
 
@@ -209,6 +209,11 @@ fn report(loaded: &Loaded, findings: &[Finding]) -> String {
 
 /// Assert the acceptance thresholds on one set of findings.
 fn assert_thresholds(loaded: &Loaded, findings: &[Finding], label: &str) {
+    // Only a conflict is a rule's guess; a gone path and a folded repeat are certain.
+    for f in findings {
+        let guessed = matches!(f.certainty, Certainty::Likely | Certainty::Possible);
+        assert_eq!(guessed, f.kind == Kind::Conflict, "{label}: {f:?}");
+    }
     let text = report(loaded, findings);
     eprintln!("{label}:\n{text}");
     let (cp, cr, _, _) = score(&pairs(findings, Kind::Conflict), &loaded.conflicts);
@@ -285,7 +290,7 @@ fn checking_each_memory_finds_what_the_audit_finds() {
 }
 
 #[test]
-fn hooks_leave_out_the_stale_and_the_older_half() {
+fn hooks_leave_out_only_the_stale_and_the_older_repeat() {
     let loaded = load();
     // The first entry of the fixture (the invoice mailer retry count, 3 vs 5).
     let (older, newer) = *loaded.conflicts.iter().next().unwrap();
@@ -298,11 +303,14 @@ fn hooks_leave_out_the_stale_and_the_older_half() {
         .collect();
     let findings = drift::check(&loaded.store, &loaded.scope, &memories, Partners::Newer).unwrap();
     let out = drift::leave_out(&findings, &offered);
-    assert_eq!(out.ids, [older, stale, dup_old], "{findings:?}");
+    // The conflict is a rule's guess: both of its sides are shown, not left out.
+    assert_eq!(out.ids, [stale, dup_old], "{findings:?}");
     let line = out.line().unwrap();
-    for id in [older, stale, dup_old, newer, dup_new] {
+    for id in [stale, dup_old, dup_new] {
         assert!(line.contains(&id.to_string()), "{line}");
     }
+    let shown = drift::arrange(&[older, newer], &findings);
+    assert_eq!(shown.ids, [newer, older]);
     assert!(drift::leave_out(&findings, &[newer, dup_new])
         .line()
         .is_none());
@@ -373,6 +381,10 @@ fn remember_reports_what_it_contradicts_and_repeats_and_still_stores() {
     let drift = &second["drift"];
     assert_eq!(ids(drift), [old], "{second}");
     assert_eq!(drift[0]["kind"], "conflict");
+    assert_eq!(
+        drift[0]["certainty"], "likely",
+        "a value claim on one subject"
+    );
     assert_eq!(drift[0]["newer"], new);
     assert!(drift[0]["why"]
         .as_str()
@@ -385,7 +397,7 @@ fn remember_reports_what_it_contradicts_and_repeats_and_still_stores() {
         .as_array()
         .unwrap()
         .iter()
-        .any(|f| f["kind"] == "duplicate" && f["id"] == new));
+        .any(|f| f["kind"] == "duplicate" && f["certainty"] == "certain" && f["id"] == new));
 
     let exact = cli.json(&["remember", "payment webhooks now retry 5 times"]);
     assert_eq!(
@@ -394,7 +406,10 @@ fn remember_reports_what_it_contradicts_and_repeats_and_still_stores() {
     );
 
     let text = cli.text(&["remember", "Payment webhooks retry 7 times."]);
-    assert!(text.contains("contradicts"), "{text}");
+    assert!(
+        text.contains("contradicts") && text.contains("; likely)"),
+        "{text}"
+    );
 }
 
 #[test]

@@ -81,6 +81,9 @@ struct Score {
     stale: usize,
     stale_found: usize,
     stale_reported: usize,
+    /// By certainty: conflict pairs reported, those a label names, and labeled pairs and chain
+    /// members found.
+    certainty: HashMap<String, (usize, usize, usize)>,
     /// Conflicts found and missed, by labeled kind.
     kinds: HashMap<String, (usize, usize)>,
     /// Lines on what went wrong, for tuning.
@@ -111,6 +114,23 @@ impl Score {
         ratio(self.lookalikes_flagged, self.lookalikes)
     }
 
+    /// Precision and recall of the conflicts reported at each certainty.
+    fn by_certainty(&self) -> String {
+        let mut rows: Vec<_> = self.certainty.iter().collect();
+        rows.sort();
+        let labeled = self.conflicts + self.chained;
+        rows.iter()
+            .map(|(sure, (reported, right, found))| {
+                format!(
+                    "{sure} precision {:.3} ({right}/{reported}) recall {:.3} ({found}/{labeled})",
+                    ratio(*right, *reported),
+                    ratio(*found, labeled)
+                )
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
     fn summary(&self, half: &str) -> String {
         let mut kinds: Vec<_> = self.kinds.iter().collect();
         kinds.sort();
@@ -121,7 +141,7 @@ impl Score {
         format!(
             "{half}: conflicts precision {:.3} ({}/{}) recall {:.3} (pairs {}/{}, chain members \
              {}/{}); look-alikes flagged {}/{} ({:.3}); duplicates {}/{} found, {} reported; \
-             stale {}/{} found, {} reported\n  by kind: {}",
+             stale {}/{} found, {} reported\n  by kind: {}\n  by certainty: {}",
             self.precision(),
             self.reported_right,
             self.reported,
@@ -139,7 +159,8 @@ impl Score {
             self.stale_found,
             self.stale,
             self.stale_reported,
-            kinds.join(", ")
+            kinds.join(", "),
+            self.by_certainty()
         )
     }
 }
@@ -227,6 +248,24 @@ fn score_project(path: &Path, score: &mut Score) {
             })
             .collect()
     };
+    // Every finding says how sure it is; a pair's certainty by its two keys, either order.
+    let mut sure_of: HashMap<(String, String), String> = HashMap::new();
+    for kind in ["stale", "conflict", "duplicate"] {
+        for f in drift[kind].as_array().unwrap() {
+            let sure = f["certainty"].as_str().unwrap_or_else(|| panic!("{f}"));
+            let expected = if kind == "conflict" {
+                ["likely", "possible"].as_slice()
+            } else {
+                ["certain"].as_slice()
+            };
+            assert!(expected.contains(&sure), "{kind} {f}");
+            if let Some(newer) = f["newer"].as_i64() {
+                let (a, b) = (key_of[&f["id"].as_i64().unwrap()], key_of[&newer]);
+                sure_of.insert((a.min(b).to_owned(), a.max(b).to_owned()), sure.to_owned());
+            }
+        }
+    }
+    let sure = |a: &str, b: &str| sure_of[&(a.min(b).to_owned(), a.max(b).to_owned())].clone();
     let name = path.file_name().unwrap().to_string_lossy();
     let conflicts = pairs("conflict");
     let unordered: HashSet<(String, String)> = conflicts
@@ -254,6 +293,13 @@ fn score_project(path: &Path, score: &mut Score) {
         let found = has(&c.older, &c.newer);
         score.conflicts += 1;
         score.conflicts_found += usize::from(found);
+        if found {
+            score
+                .certainty
+                .entry(sure(&c.older, &c.newer))
+                .or_default()
+                .2 += 1;
+        }
         let entry = score.kinds.entry(c.kind.clone()).or_default();
         entry.0 += usize::from(found);
         entry.1 += 1;
@@ -274,10 +320,15 @@ fn score_project(path: &Path, score: &mut Score) {
             if n + 1 == chain.members.len() {
                 continue;
             }
-            let found = chain.members[n + 1..].iter().any(|newer| has(older, newer));
+            let found = chain.members[n + 1..]
+                .iter()
+                .find(|newer| has(older, newer));
             score.chained += 1;
-            score.chained_found += usize::from(found);
-            if !found {
+            score.chained_found += usize::from(found.is_some());
+            if let Some(newer) = found {
+                score.certainty.entry(sure(older, newer)).or_default().2 += 1;
+            }
+            if found.is_none() {
                 writeln!(
                     score.misses,
                     "MISSED {name} chain member {older}:\n    {}\n    newest: {}",
@@ -293,6 +344,9 @@ fn score_project(path: &Path, score: &mut Score) {
             || matches!((chain_of.get(a.as_str()), chain_of.get(b.as_str())), (Some(x), Some(y)) if x == y);
         score.reported += 1;
         score.reported_right += usize::from(right);
+        let counts = score.certainty.entry(sure(a, b)).or_default();
+        counts.0 += 1;
+        counts.1 += usize::from(right);
         if !right {
             writeln!(
                 score.misses,

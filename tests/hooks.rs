@@ -117,8 +117,16 @@ fn stdout(out: Output) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
+/// The line of `block` that opens memory `id`'s entry: `[id] age · source · mark`.
+fn header(block: &str, id: i64) -> &str {
+    block
+        .lines()
+        .find(|l| l.starts_with(&format!("[{id}] ")))
+        .unwrap_or_else(|| panic!("{id} is not injected: {block}"))
+}
+
 #[test]
-fn session_start_injects_what_the_branch_and_files_are_about_and_leaves_drift_out() {
+fn session_start_injects_what_the_branch_and_files_are_about_and_leaves_the_stale_out() {
     let repo = Repo::new();
     let older = repo.remember("Webhook retries: 3 attempts, see src/webhooks/retry.rs");
     let newer =
@@ -131,20 +139,23 @@ fn session_start_injects_what_the_branch_and_files_are_about_and_leaves_drift_ou
     assert!(block.contains("advisory"), "{block}");
     assert!(block.contains(&format!("[{newer}] today")), "{block}");
     assert!(block.contains("5 attempts with backoff"), "{block}");
+    // A rule guessed the conflict: both are shown, the newer first, the older marked.
+    assert!(block.contains("3 attempts,"), "{block}");
     assert!(
-        !block.contains("3 attempts,"),
-        "the older half is left out: {block}"
+        header(&block, older).contains(&format!("older; #{newer}, written the same day")),
+        "{block}"
+    );
+    assert!(
+        block.find(&format!("[{newer}]")) < block.find(&format!("[{older}]")),
+        "{block}"
     );
     assert!(
         !block.contains("pnpm"),
         "unrelated memories stay out: {block}"
     );
     let left = block.lines().find(|l| l.starts_with("Left out:")).unwrap();
-    assert!(
-        left.contains(&format!("{older} is contradicted by newer {newer}")),
-        "{left}"
-    );
     assert!(left.contains(&format!("{stale} is stale")), "{left}");
+    assert!(!left.contains(&format!("{older} ")), "{left}");
     assert!(
         block.contains("/synapse:read ID") && block.contains("Claude Code's memory files"),
         "{block}"
@@ -152,11 +163,70 @@ fn session_start_injects_what_the_branch_and_files_are_about_and_leaves_drift_ou
     assert!(block.ends_with("</synapse-memories>\n"));
 }
 
-/// A value updated ten times: SessionStart injects the newest, says the nine older ones were
-/// left out, and still injects the other memories about the branch (the left-out ones do not
-/// use up the places).
+/// Only what is certain leaves a memory out: of memories all about the branch, a look-alike
+/// pair and a guessed conflict are injected whole (the conflict's older side marked), a stale
+/// one and a folded repeat are left out, and the left-out line names those two alone.
 #[test]
-fn a_chain_of_updates_injects_the_newest_and_the_rest_of_the_subject() {
+fn only_certain_findings_leave_a_memory_out() {
+    let repo = Repo::new();
+    let connect = repo.remember("Webhook retries: the connect timeout is 5s");
+    let read = repo.remember("Webhook retries: the read timeout is 30s");
+    let older = repo.remember("Webhook retries back off 2 seconds between attempts");
+    let newer = repo.remember("Webhook retries now back off 10 seconds between attempts");
+    let stale = repo.remember("The webhook retries parser lives in src/legacy/webhook_parser.rs");
+    let repeated = repo.remember("Webhook retries use the shared HTTP client.");
+    let repeat = repo.remember("webhook retries use the shared http client");
+
+    let block = repo.start("s1", "startup");
+    for id in [connect, read, older, newer, repeat] {
+        assert!(block.contains(&format!("[{id}] ")), "{id}: {block}");
+    }
+    // The look-alike may be taken for a conflict (one side then marked older), never left out.
+    assert!(block.contains("the connect timeout is 5s"), "{block}");
+    assert!(block.contains("the read timeout is 30s"), "{block}");
+    assert!(!header(&block, newer).contains("older;"), "{block}");
+    assert!(
+        header(&block, older).contains(&format!("older; #{newer}")),
+        "{block}"
+    );
+    for id in [stale, repeated] {
+        assert!(!block.contains(&format!("[{id}] ")), "{id}: {block}");
+    }
+    let left = block.lines().find(|l| l.starts_with("Left out:")).unwrap();
+    assert!(left.contains(&format!("{stale} is stale")), "{left}");
+    assert!(
+        left.contains(&format!("{repeated} repeats {repeat}")),
+        "{left}"
+    );
+    assert_eq!(left.matches("; ").count(), 1, "{left}");
+}
+
+/// The prompt hook, too: a guessed conflict whose two sides both bear on the prompt is shown
+/// whole, the newer first and the older marked, within the prompt's three places.
+#[test]
+fn a_prompt_gets_both_sides_of_a_guessed_conflict() {
+    let repo = Repo::new();
+    let older = repo.remember("The nightly export job runs at 02:00 UTC");
+    let newer = repo.remember("The nightly export job runs at 04:30 UTC now");
+    let block = repo.prompt("p1", "When does the nightly export job run?");
+    assert!(
+        block.find(&format!("[{newer}]")) < block.find(&format!("[{older}]")),
+        "{block}"
+    );
+    assert!(
+        header(&block, older).contains(&format!("older; #{newer}")),
+        "{block}"
+    );
+    assert!(!block.contains("Left out:"), "{block}");
+}
+
+/// A value updated again and again: SessionStart injects the newest whole, names the earlier
+/// versions by id on its line (their text stays out, and they are not called left out), and
+/// still injects the other memories about the branch (the earlier versions take no places).
+#[rstest]
+#[case::three_versions(3)]
+#[case::ten_versions(10)]
+fn a_chain_of_updates_injects_the_newest_and_the_rest_of_the_subject(#[case] versions: usize) {
     let repo = Repo::new();
     let others: Vec<i64> = [
         "Webhook retries are signed again with HMAC; verify before parsing the body.",
@@ -166,7 +236,7 @@ fn a_chain_of_updates_injects_the_newest_and_the_rest_of_the_subject() {
     .iter()
     .map(|t| repo.remember(t))
     .collect();
-    let chain: Vec<i64> = (1..=10)
+    let chain: Vec<i64> = (1..=versions)
         .map(|n| {
             repo.remember(&format!(
                 "Webhook retries: {} attempts before giving up.",
@@ -174,22 +244,23 @@ fn a_chain_of_updates_injects_the_newest_and_the_rest_of_the_subject() {
             ))
         })
         .collect();
-    let newest = *chain.last().unwrap();
+    let (&newest, earlier) = chain.split_last().unwrap();
 
     let block = repo.start("s1", "startup");
-    assert!(block.contains(&format!("[{newest}]")), "{block}");
-    assert!(block.contains("11 attempts"), "{block}");
-    for older in &chain[..9] {
+    assert!(
+        block.contains(&format!("{} attempts", versions + 1)),
+        "{block}"
+    );
+    let line = header(&block, newest);
+    assert!(line.contains("earlier versions: #"), "{block}");
+    for older in earlier {
         assert!(
             !block.contains(&format!("[{older}]")),
             "{older} injected: {block}"
         );
+        assert!(line.contains(&format!("#{older}")), "{older}: {line}");
     }
-    let left = block.lines().find(|l| l.starts_with("Left out:")).unwrap();
-    assert!(
-        left.contains(&format!("is contradicted by newer {newest}")),
-        "{left}"
-    );
+    assert!(!block.contains("Left out:"), "{block}");
     for id in &others {
         assert!(block.contains(&format!("[{id}]")), "{id} missing: {block}");
     }

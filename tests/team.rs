@@ -468,7 +468,7 @@ fn outside_a_repository_sharing_says_why() {
 }
 
 #[test]
-fn a_teammates_newer_contradiction_is_left_out_naming_its_author() {
+fn a_teammates_newer_contradiction_is_shown_beside_mine_naming_its_author() {
     let root = tempfile::tempdir().unwrap();
     let (ada, bob) = team(root.path());
     git(&ada.dir, &["checkout", "-q", "-b", "worker-pool"]);
@@ -479,11 +479,23 @@ fn a_teammates_newer_contradiction_is_left_out_naming_its_author() {
     ada.pull("main");
     let block = ada.session_start("ada-pool");
     assert!(block.contains("12 threads"), "{block}");
+    // A rule guessed the conflict: both are shown, hers marked as the older, Bob's named as his.
+    let header = |id: i64| {
+        block
+            .lines()
+            .find(|l| l.starts_with(&format!("[{id}] ")))
+            .unwrap_or_else(|| panic!("{id} is not injected:\n{block}"))
+    };
+    let newer = block
+        .lines()
+        .find(|l| l.contains("shared by bob"))
+        .unwrap_or_else(|| panic!("the block does not name the teammate:\n{block}"));
+    let theirs_here = newer.trim_start_matches('[').split(']').next().unwrap();
     assert!(
-        block.contains(&format!("{mine} is contradicted by newer"))
-            && block.contains("shared by bob"),
-        "the block does not name the teammate whose memory stands:\n{block}"
+        header(mine).contains(&format!("older; #{theirs_here}")),
+        "the block does not mark Ada's memory as the older:\n{block}"
     );
+    assert!(block.contains("4 threads"), "{block}");
 }
 
 #[test]

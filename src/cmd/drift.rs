@@ -221,13 +221,20 @@ fn report(
         for f in group {
             match (f.newer, f.newer_named()) {
                 (Some(newer), Some(named)) => outln!(
-                    "  {} (older) vs {named} (newer): {}\n      old: {}\n      new: {}",
+                    "  {} (older) vs {named} (newer): {} ({})\n      old: {}\n      new: {}",
                     f.named(),
                     f.why,
+                    f.certainty.word(),
                     text(f.id),
                     text(newer)
                 ),
-                _ => outln!("  {}: {}\n      {}", f.named(), f.why, text(f.id)),
+                _ => outln!(
+                    "  {}: {} ({})\n      {}",
+                    f.named(),
+                    f.why,
+                    f.certainty.word(),
+                    text(f.id)
+                ),
             }
         }
     }

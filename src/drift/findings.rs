@@ -1,5 +1,6 @@
-//! Findings: what drift reports (`Finding`, of a `Kind`), how a finding reads to a person or a
-//! model, the chains conflicts link, and what a hook leaves out because of them.
+//! Findings: what drift reports (`Finding`, of a `Kind`, with its `Certainty`), how a finding
+//! reads to a person or a model, the chains conflicts link, what a hook leaves out because of
+//! them, and how it shows the rest (`arrange`).
 
 use foldhash::{HashMap, HashMapExt};
 use serde::Serialize;
@@ -11,6 +12,40 @@ pub enum Kind {
     Stale,
     Conflict,
     Duplicate,
+}
+
+/// How sure a finding is. Only `Certain` may keep a memory from the model, since a hook that
+/// leaves out a valid memory on a guess costs the user more than a note marked as possibly
+/// replaced: on memories nobody tuned on, about half the conflicts the rules found were wrong.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Certainty {
+    /// Nothing was guessed: the same text once folded, a path that is gone, a repeat of a piece
+    /// of a file the client loads.
+    Certain,
+    /// A rule read the text and inferred a change, by a rule that was right nearly always where
+    /// it was measured (`drift::RULES`).
+    Likely,
+    /// Inferred by a rule that was often wrong there.
+    Possible,
+}
+
+impl Certainty {
+    pub fn word(self) -> &'static str {
+        match self {
+            Certainty::Certain => "certain",
+            Certainty::Likely => "likely",
+            Certainty::Possible => "possible",
+        }
+    }
+}
+
+/// What a conflict rule inferred: why the newer memory contradicts the older, and how sure that
+/// is (`Likely` or `Possible`, by the rule that found it).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Inferred {
+    pub why: String,
+    pub certainty: Certainty,
 }
 
 /// Where in one of Claude Code's files a source memory's text is (`crate::sources`).
@@ -32,6 +67,7 @@ impl std::fmt::Display for FileLine {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Finding {
     pub kind: Kind,
+    pub certainty: Certainty,
     /// The memory the finding is against: the stale one, or the older of a pair.
     pub id: i64,
     /// Of a pair, the newer memory, which stands.
@@ -51,17 +87,21 @@ pub struct Finding {
 }
 
 impl Finding {
-    /// One line for a person or a model: "12 is contradicted by newer 31 (retries: 3 vs 5)",
-    /// "12 (CLAUDE.md:9) is stale: ...".
+    /// One line for a person or a model, saying how sure it is: "12 is contradicted by newer 31
+    /// (retries: 3 vs 5; likely)", "12 (CLAUDE.md:9) is stale (certain): ...".
     pub fn describe(&self) -> String {
         let id = self.named();
+        let sure = self.certainty.word();
         let mut line = match (self.kind, self.newer_named()) {
-            (Kind::Stale, _) => format!("{id} is stale: {}", self.why),
+            (Kind::Stale, _) => format!("{id} is stale ({sure}): {}", self.why),
             (Kind::Conflict, Some(newer)) => {
-                format!("{id} is contradicted by newer {newer} ({})", self.why)
+                format!(
+                    "{id} is contradicted by newer {newer} ({}; {sure})",
+                    self.why
+                )
             }
-            (Kind::Duplicate, Some(newer)) => format!("{id} is repeated by newer {newer}"),
-            (_, None) => format!("{id} {:?}: {}", self.kind, self.why),
+            (Kind::Duplicate, Some(newer)) => format!("{id} is repeated by newer {newer} ({sure})"),
+            (_, None) => format!("{id} {:?} ({sure}): {}", self.kind, self.why),
         };
         if let (Some(newer), Some(text)) = (self.newer, &self.newer_text) {
             line.push_str(&format!("\n    {newer} says: {text}"));
@@ -93,9 +133,12 @@ impl Finding {
     pub fn about_new(&self, new: i64) -> String {
         match (self.kind, self.newer) {
             (Kind::Conflict, Some(n)) if n == new => format!(
-                "it contradicts {} ({}); both are kept: `synapse supersede {} {new}` if it \
+                "it contradicts {} ({}; {}); both are kept: `synapse supersede {} {new}` if it \
                  replaces it",
-                self.id, self.why, self.id
+                self.id,
+                self.why,
+                self.certainty.word(),
+                self.id
             ),
             (Kind::Duplicate, Some(n)) if n == new => format!(
                 "it repeats {} (same text once case and punctuation are ignored); \
@@ -180,28 +223,100 @@ impl LeftOut {
     }
 }
 
-/// Of the memories `offered` (ids, in order), which to leave out given `findings`: stale ones,
-/// and the older of a conflicting or duplicate pair.
+/// Of the memories `offered` (ids, in order), which to leave out given `findings`: those with a
+/// certain finding (stale, or the older of a duplicate pair). A finding a rule inferred leaves
+/// nothing out: `arrange` shows both sides.
 pub fn leave_out(findings: &[Finding], offered: &[i64]) -> LeftOut {
     let mut ids = Vec::new();
     let mut reasons = Vec::new();
     for &id in offered {
-        let Some(f) = findings.iter().find(|f| f.id == id) else {
+        let Some(f) = findings
+            .iter()
+            .find(|f| f.id == id && f.certainty == Certainty::Certain)
+        else {
             continue;
         };
         ids.push(id);
-        reasons.push(match (f.kind, f.newer) {
-            (Kind::Stale, _) => format!("{id} is stale ({})", f.why),
-            (Kind::Conflict, Some(newer)) => {
-                format!("{id} is contradicted by newer {newer} ({})", f.why)
-            }
-            (_, newer) => format!(
-                "{id} repeats {}",
-                newer.map_or("another".to_owned(), |n| n.to_string())
-            ),
+        let newer = f.newer.map_or("another".to_owned(), |n| n.to_string());
+        reasons.push(match f.kind {
+            Kind::Stale => format!("{id} is stale ({})", f.why),
+            Kind::Conflict => format!("{id} is replaced by newer {newer} ({})", f.why),
+            Kind::Duplicate => format!("{id} repeats {newer}"),
         });
     }
     LeftOut { ids, reasons }
+}
+
+/// What a hook says of a memory it shows, beside its id.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Mark {
+    /// The older of a conflict a rule inferred: `newer` may replace it.
+    Older { newer: i64 },
+    /// The newest of a chain of versions; the `earlier` ones are named, their text left out.
+    Newest { earlier: Vec<i64> },
+}
+
+/// The memories a hook shows, in order, and what it says of some of them.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Arranged {
+    pub ids: Vec<i64>,
+    pub marks: Vec<(i64, Mark)>,
+}
+
+/// How a hook shows `kept` (ids it may show, best first) given the `findings` on them, when a
+/// rule's guess may be wrong and the model reading both notes can judge: the two sides of an
+/// inferred conflict next to each other, newer first (so when places run out the newer stands),
+/// at the place of the better of the two, the older marked; a chain of versions as its newest
+/// alone, naming the earlier ones. The newer side may be a memory `kept` lacks: drift found it
+/// as a partner of one that is kept. A memory with a certain finding is never brought in.
+pub fn arrange(kept: &[i64], findings: &[Finding]) -> Arranged {
+    let inferred: Vec<Finding> = findings
+        .iter()
+        .filter(|f| f.kind == Kind::Conflict && f.certainty != Certainty::Certain)
+        .cloned()
+        .collect();
+    let out_for_certain = |id: i64| {
+        findings
+            .iter()
+            .any(|f| f.id == id && f.certainty == Certainty::Certain)
+    };
+    let chains = chains(&inferred);
+    let mut arranged = Arranged::default();
+    let mut placed: Vec<i64> = Vec::new();
+    for &id in kept {
+        if placed.contains(&id) {
+            continue;
+        }
+        if let Some(chain) = chains.iter().find(|c| c.contains(&id)) {
+            placed.extend(chain);
+            arranged.ids.push(chain[0]);
+            arranged.marks.push((
+                chain[0],
+                Mark::Newest {
+                    earlier: chain[1..].to_vec(),
+                },
+            ));
+            continue;
+        }
+        // A memory in no chain is in at most one inferred pair.
+        let pair = inferred.iter().find(|f| {
+            f.newer.is_some_and(|newer| {
+                (f.id == id && !out_for_certain(newer)) || (newer == id && kept.contains(&f.id))
+            })
+        });
+        match pair.and_then(|f| Some((f.id, f.newer?))) {
+            Some((older, newer)) => {
+                placed.extend([newer, older]);
+                arranged.ids.extend([newer, older]);
+                arranged.marks.push((older, Mark::Older { newer }));
+            }
+            None => {
+                placed.push(id);
+                arranged.ids.push(id);
+            }
+        }
+    }
+    arranged
 }
 
 #[cfg(test)]
@@ -211,6 +326,7 @@ mod tests {
     fn conflict(id: i64, newer: i64) -> Finding {
         Finding {
             kind: Kind::Conflict,
+            certainty: Certainty::Likely,
             id,
             newer: Some(newer),
             why: String::new(),
@@ -230,5 +346,45 @@ mod tests {
             ..conflict(30, 31)
         });
         assert_eq!(chains(&findings), vec![vec![9, 3, 7]]);
+    }
+
+    #[test]
+    fn an_inferred_pair_is_shown_newer_first_and_a_chain_as_its_newest() {
+        let stale = Finding {
+            kind: Kind::Stale,
+            certainty: Certainty::Certain,
+            newer: None,
+            ..conflict(5, 0)
+        };
+        // 1 conflicts with 8, which no hit is; 7 <- 3 <- 9 is a chain; 2 conflicts with 5,
+        // which is stale, so 2 stands alone; 4 has no finding.
+        let findings = vec![
+            conflict(1, 8),
+            conflict(7, 3),
+            conflict(3, 9),
+            conflict(2, 5),
+            stale,
+        ];
+        let arranged = arrange(&[4, 1, 3, 7, 2], &findings);
+        assert_eq!(arranged.ids, [4, 8, 1, 9, 2]);
+        assert_eq!(
+            arranged.marks,
+            [
+                (1, Mark::Older { newer: 8 }),
+                (
+                    9,
+                    Mark::Newest {
+                        earlier: vec![3, 7]
+                    }
+                )
+            ]
+        );
+        assert_eq!(leave_out(&findings, &[4, 1, 3, 5, 7, 2]).ids, [5]);
+    }
+
+    #[test]
+    fn a_pair_is_placed_where_its_better_side_is() {
+        let findings = vec![conflict(2, 6)];
+        assert_eq!(arrange(&[6, 4, 2], &findings).ids, [6, 2, 4]);
     }
 }

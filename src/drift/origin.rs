@@ -11,7 +11,7 @@ use std::path::Path;
 
 use anyhow::Result;
 
-use super::{stale, FileLine, Finding, Gone, Kind};
+use super::{stale, Certainty, FileLine, Finding, Gone, Kind};
 use crate::store::sources::{Kind as FileKind, Origin, SourceFile};
 use crate::store::{Memory, Scope, Store};
 
@@ -87,6 +87,7 @@ impl Origins {
     pub(super) fn stale(&self, m: &Memory, gone: Vec<Gone>, home: Option<&Path>) -> Vec<Finding> {
         let finding = |why: String, source: Option<FileLine>| Finding {
             kind: Kind::Stale,
+            certainty: Certainty::Certain,
             id: m.id,
             newer: None,
             why,
@@ -174,6 +175,7 @@ impl Origins {
                 at[&piece],
                 Finding {
                     kind: Kind::Duplicate,
+                    certainty: Certainty::Certain,
                     id: m.id,
                     newer: Some(piece),
                     why: format!("repeats {shown}:{line}"),

@@ -147,12 +147,16 @@ fn block(
     Some((text, ids))
 }
 
-/// One memory: `[id] age · source`, then its text indented.
+/// One memory: `[id] age · source · mark`, then its text indented.
 fn entry(hit: &Hit, now: i64) -> String {
     let mut out = format!("[{}] {}", hit.id, age(now - hit.created_at.seconds()));
     if !hit.source.is_empty() {
         out.push_str(" · ");
         out.push_str(&defuse(hit.source.lines().next().unwrap_or("")));
+    }
+    if let Some(mark) = &hit.mark {
+        out.push_str(" · ");
+        out.push_str(&defuse(mark));
     }
     if hit.abridged {
         out.push_str(&format!(" · abridged, /synapse:read {} for all", hit.id));
@@ -204,6 +208,7 @@ mod tests {
             score: 1.0,
             coverage: 1,
             body: text.into(),
+            mark: None,
         }
     }
 

@@ -99,11 +99,15 @@ pub struct Hit {
     /// that check answers (eval) or paths (the hooks); not sent.
     #[serde(skip)]
     pub body: String,
+    /// What a hook's block says of it beside its id (drift's "older; #15, ... may replace it"),
+    /// set by `unasked::offer`; not sent.
+    #[serde(skip)]
+    pub mark: Option<String>,
 }
 
 impl Hit {
     /// A memory handed over whole (or as far as it was read), found by something other than
-    /// search: the rules a changed file's path selects.
+    /// search: the rules a changed file's path selects, the newer side of a conflict drift found.
     pub fn of_memory(memory: crate::store::Memory) -> Hit {
         Hit {
             id: memory.id,
@@ -116,6 +120,7 @@ impl Hit {
             score: 0.0,
             coverage: 0,
             body: memory.body,
+            mark: None,
         }
     }
 }
@@ -267,6 +272,7 @@ fn recall_in(
                 score: c.fused,
                 coverage: c.held.len(),
                 body: c.memory.body.clone(),
+                mark: None,
             });
         }
     }

@@ -3,7 +3,7 @@
 //! drift and for what the session was given before. The hooks only frame what `offer` returns.
 
 use std::cmp::Reverse;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use anyhow::Result;
 
@@ -11,7 +11,7 @@ use super::fuse::Matcher;
 use super::terms::Terms;
 use super::{recall_except, Hit, Options, Recalled};
 use crate::config::Budget;
-use crate::drift::{self, Finding, LeftOut};
+use crate::drift::{self, Arranged, Certainty, Finding, LeftOut, Mark};
 use crate::signal::Signal;
 use crate::store::{Scope, Store};
 use crate::text::WordStemmer;
@@ -136,6 +136,8 @@ fn names_a_changed_file(hit: &Hit, files: &[String]) -> bool {
 /// What a hook may show: the memories to frame, in order, and what was left out.
 #[derive(Debug)]
 pub struct Offer {
+    /// In the order to show them; the older side of an inferred conflict and the newest of a
+    /// chain carry a `mark`.
     pub hits: Vec<Hit>,
     /// The offered memories left out, with the line that says why.
     pub left: LeftOut,
@@ -143,8 +145,10 @@ pub struct Offer {
     pub findings: Vec<Finding>,
 }
 
-/// The first `most` of `hits` that `session` was not given before and that drift does not
-/// leave out (so a chain of updates costs one place, its newest), with what was left out.
+/// The first `most` of `hits` that `session` was not given before, as drift arranges them
+/// (`drift::arrange`): only a certain finding leaves a memory out; the two sides of a conflict a
+/// rule inferred are shown next to each other, the older marked, so the model reading both
+/// judges; a chain of versions costs one place, its newest, which names the others.
 ///
 /// Each hit is checked for drift once, and only when it could be shown: the hits are checked
 /// `most` places at a time, fewer as places fill, so a session without drift pays for `most`
@@ -161,27 +165,101 @@ pub fn offer(
         let given = store.injected(session)?;
         let mut fresh = hits.into_iter().filter(|h| !given.contains(&h.id));
         let (mut kept, mut findings, mut offered) = (Vec::new(), Vec::new(), Vec::new());
-        while kept.len() < most {
-            let batch: Vec<Hit> = fresh.by_ref().take(most - kept.len()).collect();
+        let mut arranged = Arranged::default();
+        let places =
+            |arranged: &Arranged| arranged.ids.iter().filter(|id| !given.contains(id)).count();
+        while places(&arranged) < most {
+            let batch: Vec<Hit> = fresh
+                .by_ref()
+                .filter(|h| !arranged.ids.contains(&h.id))
+                .take(most - places(&arranged))
+                .collect();
             if batch.is_empty() {
                 break;
             }
             let ids: Vec<i64> = batch.iter().map(|h| h.id).collect();
             let memories = store.live_openings_by_ids(&ids, scope, drift::READ_BYTES)?;
             let found = drift::check(store, scope, &memories, drift::Partners::Newer)?;
-            kept.extend(
-                batch
-                    .into_iter()
-                    .filter(|h| !found.iter().any(|f| f.id == h.id)),
-            );
+            let certain = |h: &Hit| {
+                found
+                    .iter()
+                    .any(|f| f.id == h.id && f.certainty == Certainty::Certain)
+            };
+            kept.extend(batch.into_iter().filter(|h| !certain(h)));
             offered.extend(ids);
             findings.extend(found);
+            let kept_ids: Vec<i64> = kept.iter().map(|h| h.id).collect();
+            arranged = drift::arrange(&kept_ids, &findings);
         }
+        let shown: Vec<i64> = arranged
+            .ids
+            .iter()
+            .copied()
+            .filter(|id| !given.contains(id))
+            .take(most)
+            .collect();
+        // The newer side of a pair drift found beside a hit, read as far as drift reads; and
+        // for a mark, when it was written.
+        let mut wanted: Vec<i64> = shown.clone();
+        wanted.extend(arranged.marks.iter().filter_map(|(_, mark)| match mark {
+            Mark::Older { newer } => Some(*newer),
+            Mark::Newest { .. } => None,
+        }));
+        wanted.retain(|id| !kept.iter().any(|h| h.id == *id));
+        let partners = store.live_openings_by_ids(&wanted, scope, drift::READ_BYTES)?;
+        let mut by_id: HashMap<i64, Hit> = kept
+            .into_iter()
+            .chain(partners.into_iter().map(Hit::of_memory))
+            .map(|h| (h.id, h))
+            .collect();
+        let written: HashMap<i64, i64> = by_id
+            .values()
+            .map(|h| (h.id, h.created_at.seconds()))
+            .collect();
+        for (id, mark) in &arranged.marks {
+            if let Some(hit) = by_id.get_mut(id) {
+                hit.mark = Some(say(mark, written[id], &written));
+            }
+        }
+        let hits = shown.iter().filter_map(|id| by_id.remove(id)).collect();
         let left = drift::leave_out(&findings, &offered);
         Ok(Offer {
-            hits: kept,
+            hits,
             left,
             findings,
         })
     })
+}
+
+/// What a block says of a marked memory written at `at`, on its header line:
+/// "older; #15, written 3 days later, may replace it", "earlier versions: #3, #7 (...)".
+fn say(mark: &Mark, at: i64, written: &HashMap<i64, i64>) -> String {
+    match mark {
+        Mark::Older { newer } => match written.get(newer) {
+            Some(then) => format!(
+                "older; #{newer}, written {}, may replace it",
+                later(then - at)
+            ),
+            None => format!("older; #{newer}, written later, may replace it"),
+        },
+        Mark::Newest { earlier } => {
+            let named: Vec<String> = earlier.iter().map(|id| format!("#{id}")).collect();
+            format!(
+                "earlier versions: {} (/synapse:read ID shows one)",
+                named.join(", ")
+            )
+        }
+    }
+}
+
+/// How much later one memory was written than another, in the block's words: "the same day",
+/// "a day later", "3 days later", "2 months later".
+fn later(seconds: i64) -> String {
+    match seconds.max(0) / 86_400 {
+        0 => "the same day".into(),
+        1 => "a day later".into(),
+        days @ 2..=59 => format!("{days} days later"),
+        days @ 60..=729 => format!("{} months later", days / 30),
+        days => format!("{} years later", days / 365),
+    }
 }
