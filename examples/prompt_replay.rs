@@ -4,10 +4,11 @@
 //! `/work/shared/bench/locomo-dev/memories.jsonl` and `.../cases.toml`). It imports the memories
 //! into a temporary store (each line carries its conversation as `project`), then asks every
 //! case's question as the prompt of a fresh session in that project and sees what the hook would
-//! inject: recall with the lean budget and at most 3 results, the hits that hold at least
-//! `unasked::prompt_floor` of the prompt's terms, drift left out (`unasked::offer`), the block
-//! from `inject::prompt_block`. A case counts as answered when an injected memory's body contains one
-//! of its expected texts (as `eval` judges). Each session is fresh, so nothing is held back for
+//! inject: recall with the lean budget, the hits that hold at least `unasked::prompt_floor` of
+//! the prompt's terms (`unasked::for_prompt`, which also picks the one to inject whole), drift left
+//! out (`unasked::offer`), the block from `inject::prompt_block`. A case counts as answered when a
+//! memory injected whole or as a pointer has a body containing one of its expected texts (as
+//! `eval` judges). Each session is fresh, so nothing is held back for
 //! having been given before; there is no git signal (the projects are plain keys).
 //!
 //! The hook's own steps are called here for a prompt in a given scope (`recall::unasked`, the
@@ -18,7 +19,8 @@
 //! replays one half of the cases (`eval --half`). `--branch` asks every prompt on a feature
 //! branch with a changed file (`feature_branches`), as a developer mid-task does; the hook check
 //! is then skipped (the hook reads its signal from git). Reports gold injected for answerable
-//! prompts, unanswerable prompts left alone, and characters added. Prints one JSON object; it
+//! prompts (and injected whole), unanswerable prompts left alone, memories injected whole and as
+//! pointers per prompt, and characters added, over all prompts and over the unanswerable ones. Prints one JSON object; it
 //! never touches the user's store or the bench files.
 
 use std::collections::BTreeMap;
@@ -44,6 +46,8 @@ const CASES: &str = "/work/shared/bench/locomo-dev/cases.toml";
 struct Injected {
     text: Option<String>,
     ids: Vec<i64>,
+    /// The ids injected whole; the rest of `ids` are pointers.
+    whole: Vec<i64>,
     /// Recall's results before the floor, for telling recall misses from floor cuts.
     recalled: Vec<Hit>,
     /// The hits over the floor, before drift.
@@ -104,6 +108,9 @@ fn main() -> Result<()> {
     let limit = PROMPT_MEMORIES;
     let mut by_count = vec![0usize; limit + 1];
     let (mut chars, mut with_left_out, mut left_alone) = (0usize, 0usize, 0usize);
+    // Characters added to unanswerable prompts; memories injected whole and as pointers; answers
+    // found whole.
+    let (mut unanswered_chars, mut wholes, mut pointers, mut gold_whole) = (0, 0, 0, 0);
     let mut left_by_kind: BTreeMap<String, usize> = BTreeMap::new();
     let mut gold_left_by_kind: BTreeMap<String, usize> = BTreeMap::new();
     let mut gold_left_examples: Vec<Value> = Vec::new();
@@ -125,13 +132,17 @@ fn main() -> Result<()> {
         let expect = case.expect.texts();
         let holds = |h: &Hit| expect.iter().any(|e| h.body.contains(e));
         by_count[got.ids.len().min(limit)] += 1;
-        chars += got.text.as_ref().map_or(0, |t| t.chars().count());
+        let added = got.text.as_ref().map_or(0, |t| t.chars().count());
+        chars += added;
+        wholes += got.whole.len();
+        pointers += got.ids.len() - got.whole.len();
         with_left_out += usize::from(!got.left_out.is_empty());
         for (_, kind) in &got.left_kinds {
             *left_by_kind.entry(kind.clone()).or_default() += 1;
         }
         if expect.is_empty() {
             left_alone += usize::from(got.ids.is_empty());
+            unanswered_chars += added;
         } else {
             answerable += 1;
             let injected = got
@@ -139,6 +150,11 @@ fn main() -> Result<()> {
                 .iter()
                 .any(|h| got.ids.contains(&h.id) && holds(h));
             gold += usize::from(injected);
+            gold_whole += usize::from(
+                got.recalled
+                    .iter()
+                    .any(|h| got.whole.contains(&h.id) && holds(h)),
+            );
             gold_recalled += usize::from(got.recalled.iter().any(holds));
             gold_over_floor += usize::from(
                 got.recalled
@@ -187,7 +203,11 @@ fn main() -> Result<()> {
         "answerable": answerable,
         "gold_injected": share(gold, answerable),
         "unanswerable": cases.len() - answerable,
+        "gold_injected_whole": share(gold_whole, answerable),
         "unanswerable_left_alone": share(left_alone, cases.len() - answerable),
+        "mean_chars_unanswerable": if answerable == cases.len() { 0.0 } else { round(unanswered_chars as f64 / (cases.len() - answerable) as f64) },
+        "whole_per_prompt": round(wholes as f64 / n),
+        "pointers_per_prompt": round(pointers as f64 / n),
         "on_feature_branch": on_branch,
         "signals": signals.iter().map(|(p, s)| (p.clone(), json!({"branch": s.branch, "files": s.files}))).collect::<serde_json::Map<_, _>>(),
         "injected_memories": by_count
@@ -223,7 +243,8 @@ fn main() -> Result<()> {
 /// `unasked::for_prompt` gives (lean budget, the prompt's floor, ordered), what
 /// `unasked::offer` keeps of them for a session given nothing yet, framed.
 fn prompt_rule(store: &Store, scope: &Scope, prompt: &str, signal: Signal) -> Result<Injected> {
-    let (found, hits) = unasked::for_prompt(store, scope, prompt, &signal, &Default::default())?;
+    let unasked::Prompted { found, hits, whole } =
+        unasked::for_prompt(store, scope, prompt, &signal, &Default::default())?;
     let over_floor: Vec<i64> = hits.iter().map(|h| h.id).collect();
     let unasked::Offer {
         hits: kept,
@@ -245,13 +266,20 @@ fn prompt_rule(store: &Store, scope: &Scope, prompt: &str, signal: Signal) -> Re
     let now = synapse::store::now();
     // The replay measures what a store of Synapse's own memories injects.
     let saving = inject::Saving::Synapse;
-    let (text, ids) = match inject::prompt_block(&kept, left.line().as_deref(), now, saving) {
+    let block = inject::prompt_block(&kept, &whole, left.line().as_deref(), now, saving);
+    let (text, ids) = match block {
         Some((text, ids)) => (Some(text), ids),
         None => (None, Vec::new()),
     };
+    let whole = ids
+        .iter()
+        .copied()
+        .filter(|id| whole.contains(id))
+        .collect();
     Ok(Injected {
         text,
         ids,
+        whole,
         recalled: found.results,
         over_floor,
         left_line: left.line(),

@@ -463,6 +463,83 @@ fn a_memory_holding_more_of_the_prompt_comes_before_the_branch_s() {
     }
 }
 
+/// Memories that only clear the prompt's floor are named by a pointer (id, age, first line cut
+/// short) under one line of frame: no header, no footer, none of their other lines.
+#[test]
+fn hits_over_the_floor_without_strong_evidence_are_pointers_under_a_one_line_frame() {
+    let repo = Repo::new();
+    let long = format!(
+        "Deploys go out from the main branch every Friday afternoon, after {}\nSecond line stays out",
+        "the release notes are reviewed and the changelog is merged by whoever is on call that week"
+    );
+    let friday = repo.remember(&long);
+    let review = repo.remember("The main branch is protected: deploys and merges need one review");
+    repo.remember("The canary runs in eu-west only");
+
+    let block = repo.prompt("s", "does the canary deploy from the main branch?");
+    assert_eq!(
+        block.lines().count(),
+        5,
+        "tags, frame, two pointers: {block}"
+    );
+    assert!(block.contains("/synapse:read ID"), "{block}");
+    assert!(!block.contains("Read a whole memory"), "no footer: {block}");
+    assert!(!block.contains("earlier sessions"), "no header: {block}");
+    let first = block
+        .lines()
+        .find(|l| l.starts_with(&format!("[{friday}] today: Deploys go out")))
+        .unwrap_or_else(|| panic!("a pointer to {friday}: {block}"));
+    assert!(
+        first.ends_with('…') && first.chars().count() < 130,
+        "{first}"
+    );
+    assert!(!block.contains("Second line"), "{block}");
+    assert!(
+        block.contains(&format!("[{review}] today: The main branch is protected")),
+        "{block}"
+    );
+    assert!(
+        !block.contains("eu-west"),
+        "one word of four is below the floor: {block}"
+    );
+}
+
+/// Recall's best hit holding the prompt's rarest term and three of its terms comes whole, in the
+/// full frame, and what else clears the floor follows as pointers.
+#[test]
+fn a_hit_with_strong_evidence_is_injected_whole_before_the_pointers() {
+    let repo = Repo::new();
+    let whole = repo
+        .remember("Idempotency keys are stored in Redis for 24 hours\nA sweep drops older ones");
+    let pointed = repo.remember("Redis keys for sessions expire after 7 days");
+
+    let block = repo.prompt("s", "how long are idempotency keys kept in redis?");
+    assert!(block.contains("earlier sessions"), "the header: {block}");
+    assert!(block.contains("Read a whole memory"), "the footer: {block}");
+    assert!(block.contains(&format!("[{whole}] today")), "{block}");
+    assert!(
+        block.contains("\n    A sweep drops older ones\n"),
+        "{block}"
+    );
+    assert!(
+        block.contains(&format!(
+            "\n[{pointed}] today: Redis keys for sessions expire"
+        )),
+        "{block}"
+    );
+    assert!(!block.contains("    Redis keys for sessions"), "{block}");
+}
+
+#[test]
+fn a_prompt_sharing_one_word_of_several_gets_nothing() {
+    let repo = Repo::new();
+    repo.remember("The canary runs in eu-west only");
+    assert_eq!(
+        repo.prompt("s", "what colour should the canary dashboard theme use?"),
+        ""
+    );
+}
+
 #[test]
 fn stop_records_marked_lessons_once_and_masks_secrets() {
     let repo = Repo::new();

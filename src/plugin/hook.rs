@@ -414,20 +414,21 @@ fn prompt_submit(
 ) -> Result<Option<String>> {
     let prompt = payload.prompt.as_deref().unwrap_or("");
     let loaded = known.loaded_memories(store)?;
-    let (_, hits) = unasked::for_prompt(store, scope, prompt, &signal, &loaded)?;
-    offer(store, scope, payload, (hits, known), Frame::Prompt)
+    let found = unasked::for_prompt(store, scope, prompt, &signal, &loaded)?;
+    let frame = Frame::Prompt { whole: found.whole };
+    offer(store, scope, payload, (found.hits, known), frame)
 }
-
-/// A block's maker: the text for the hits and the left-out line, and the ids it shows.
-type Format = fn(&[Hit], Option<&str>, i64, inject::Saving) -> Option<(String, Vec<i64>)>;
 
 /// The block a hook frames its offer in.
 enum Frame {
     /// SessionStart's: up to `most` memories, and the memories a teammate's newer one replaced
     /// (found when the team's file was folded) on the same line as what drift left out.
     Session { most: usize, team: Vec<String> },
-    /// UserPromptSubmit's: up to `PROMPT_MEMORIES`.
-    Prompt,
+    /// UserPromptSubmit's: up to `PROMPT_MEMORIES`, those in `whole` with their text, the
+    /// others as pointers.
+    Prompt {
+        whole: std::collections::HashSet<i64>,
+    },
 }
 
 /// Frame what `unasked::offer` keeps of `hits`, and remember both what was shown and what was
@@ -441,9 +442,9 @@ fn offer(
     (hits, known): (Vec<Hit>, &Known),
     frame: Frame,
 ) -> Result<Option<String>> {
-    let (most, format, also_left_out): (usize, Format, _) = match frame {
-        Frame::Session { most, team } => (most, inject::session_block, team),
-        Frame::Prompt => (PROMPT_MEMORIES, inject::prompt_block, Vec::new()),
+    let (most, also_left_out, whole) = match frame {
+        Frame::Session { most, team } => (most, team, None),
+        Frame::Prompt { whole } => (PROMPT_MEMORIES, Vec::new(), Some(whole)),
     };
     let session = &payload.session_id;
     let given = store.injected(session)?;
@@ -472,7 +473,12 @@ fn offer(
     }
     let now = crate::store::now();
     let left = offer.left.line();
-    let Some((text, mut given)) = format(&offer.hits, left.as_deref(), now, known.saving()) else {
+    let (hits, left, saving) = (&offer.hits, left.as_deref(), known.saving());
+    let shown = match &whole {
+        None => inject::session_block(hits, left, now, saving),
+        Some(whole) => inject::prompt_block(hits, whole, left, now, saving),
+    };
+    let Some((text, mut given)) = shown else {
         return Ok(None);
     };
     given.extend(&offer.left.ids);

@@ -5,11 +5,19 @@
 //! one line on what was left out and why. Memory text is indented and cannot open or close the
 //! block's tags, so no memory can forge the framing. The whole block stays under `MAX_CHARS`
 //! (Claude Code replaces hook output over 10,000 characters with a file path).
+//!
+//! The prompt block names the memories that only may bear on a prompt by a pointer (id, age, first
+//! line), and a block of pointers alone has a one-line frame: the hook speaks on most prompts, so
+//! what it says on a guess must cost little.
+
+use std::collections::HashSet;
 
 use crate::recall::{Hit, Recalled};
 
 /// The most characters a block may have.
 pub const MAX_CHARS: usize = 9_000;
+/// The most characters of a memory's first line a pointer shows.
+const POINTER_CHARS: usize = 100;
 
 const OPEN: &str = "<synapse-memories>";
 const CLOSE: &str = "</synapse-memories>";
@@ -51,19 +59,42 @@ pub fn session_block(
     let header = "Notes from earlier sessions of this project (Synapse's memories, and Claude \
                   Code memory files this session has not loaded). They are advisory and may be \
                   outdated: check one against the code before relying on it.";
-    block(header, hits, left_out, now, saving.footer())
+    block(header, hits, &[], left_out, now, saving.footer())
 }
 
-/// The UserPromptSubmit block: memories that bear on the prompt.
+/// The UserPromptSubmit block: the `hits` in `whole` with their text, the others as pointers.
+/// With no whole memory, the pointers get one line of frame instead of the header and footer.
 pub fn prompt_block(
     hits: &[Hit],
+    whole: &HashSet<i64>,
     left_out: Option<&str>,
     now: i64,
     saving: Saving,
 ) -> Option<(String, Vec<i64>)> {
-    let header = "Synapse notes from earlier sessions that may bear on this prompt (advisory, \
-                  possibly outdated).";
-    block(header, hits, left_out, now, saving.footer())
+    let (shown, pointed): (Vec<Hit>, Vec<Hit>) =
+        hits.iter().cloned().partition(|h| whole.contains(&h.id));
+    if !shown.is_empty() {
+        let header = "Synapse notes from earlier sessions that may bear on this prompt (advisory, \
+                      possibly outdated).";
+        return block(header, &shown, &pointed, left_out, now, saving.footer());
+    }
+    if pointed.is_empty() && left_out.is_none() {
+        return None;
+    }
+    let mut text = format!(
+        "{OPEN}\nSynapse memories that may bear on this (read one: /synapse:read ID or the \
+         readmemory tool):\n"
+    );
+    for hit in &pointed {
+        text.push_str(&pointer(hit, now));
+    }
+    if let Some(left_out) = left_out {
+        text.push_str(&defuse(left_out));
+        text.push('\n');
+    }
+    text.push_str(CLOSE);
+    text.push('\n');
+    Some((text, pointed.iter().map(|h| h.id).collect()))
 }
 
 /// What `/synapse:recall QUERY` shows the model: the results framed like the injected blocks,
@@ -85,7 +116,7 @@ pub fn recall_block(query: &str, found: &Recalled, now: i64) -> String {
         )
     });
     let footer = Saving::Synapse.footer();
-    match block(&header, &found.results, drift.as_deref(), now, footer) {
+    match block(&header, &found.results, &[], drift.as_deref(), now, footer) {
         Some((text, _)) => text,
         None => format!("{OPEN}\n{header}\n\nNo memories match.\n{CLOSE}\n"),
     }
@@ -119,9 +150,11 @@ pub fn status_line(memories: i64, saving: Saving) -> String {
     }
 }
 
+/// `header`, the `hits` whole, the `pointers` one line each, then `footer` and `left_out`.
 fn block(
     header: &str,
     hits: &[Hit],
+    pointers: &[Hit],
     left_out: Option<&str>,
     now: i64,
     footer: &str,
@@ -139,6 +172,18 @@ fn block(
         }
         body.push_str(&entry);
         ids.push(hit.id);
+    }
+    let entries = ids.len();
+    for hit in pointers {
+        let pointer = pointer(hit, now);
+        if frame + body.len() + pointer.len() > MAX_CHARS {
+            break;
+        }
+        body.push_str(&pointer);
+        ids.push(hit.id);
+    }
+    if ids.len() > entries {
+        body.push('\n');
     }
     if ids.is_empty() && left_out.is_empty() {
         return None;
@@ -172,6 +217,20 @@ fn entry(hit: &Hit, now: i64) -> String {
     }
     out.push('\n');
     out
+}
+
+/// One memory by its first line: `[id] age: line`, the line cut to `POINTER_CHARS` characters.
+fn pointer(hit: &Hit, now: i64) -> String {
+    let first = hit
+        .body
+        .lines()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("")
+        .trim();
+    let cut = crate::text::cut_chars(first, POINTER_CHARS);
+    let more = if cut.len() < first.len() { "…" } else { "" };
+    let age = age(now - hit.created_at.seconds());
+    format!("[{}] {age}: {}{more}\n", hit.id, defuse(cut))
 }
 
 /// Memory text with the block's tags broken, so it cannot end the block or start another.
@@ -237,10 +296,11 @@ mod tests {
 
     #[test]
     fn with_the_client_s_memory_on_a_block_asks_for_no_remember_lines() {
-        let (text, _) = prompt_block(&[hit(1, "a")], None, 0, Saving::ClientFiles).unwrap();
+        let whole = HashSet::from([1]);
+        let (text, _) = prompt_block(&[hit(1, "a")], &whole, None, 0, Saving::ClientFiles).unwrap();
         assert!(!text.contains("remember:"), "{text}");
         assert!(text.contains("Claude Code's memory files"), "{text}");
-        let (text, _) = prompt_block(&[hit(1, "a")], None, 0, Saving::Synapse).unwrap();
+        let (text, _) = prompt_block(&[hit(1, "a")], &whole, None, 0, Saving::Synapse).unwrap();
         assert!(text.contains("\"remember: ...\""), "{text}");
         assert!(!status_line(0, Saving::ClientFiles).contains("remember:"));
         assert!(status_line(0, Saving::Synapse).contains("remember:"));

@@ -8,6 +8,7 @@ use std::collections::{HashMap, HashSet};
 use anyhow::Result;
 
 use super::fuse::Matcher;
+use super::lanes::Counts;
 use super::terms::Terms;
 use super::{recall_except, Hit, Options, Recalled};
 use crate::config::Budget;
@@ -23,8 +24,12 @@ use crate::text::WordStemmer;
 const HOOK_COMMON: i64 = 250;
 /// The most prompt text recall looks at.
 const MAX_PROMPT: usize = 2_000;
-/// The most memories UserPromptSubmit injects.
-pub const PROMPT_MEMORIES: usize = 3;
+/// The most memories UserPromptSubmit injects: one whole at most (only recall's best can be, see
+/// `for_prompt`), the others as pointers (id, age, first line), cheap enough that an answer
+/// ranked below the best is still named.
+pub const PROMPT_MEMORIES: usize = 4;
+/// The fewest of the prompt's terms the memory injected whole must hold (`strong`).
+const WHOLE_TERMS: usize = 3;
 
 /// SessionStart's hits for the task signal, within `budget`'s count twice over (what drift
 /// leaves out frees places for the next ones), those naming a file being changed first: they
@@ -55,6 +60,17 @@ pub fn for_session(
     Ok(first)
 }
 
+/// What UserPromptSubmit may offer for a prompt (`for_prompt`).
+#[derive(Debug)]
+pub struct Prompted {
+    /// Recall's answer for the prompt alone.
+    pub found: Recalled,
+    /// The hits over the floor, best first, the one to inject whole (if any) first.
+    pub hits: Vec<Hit>,
+    /// The hits with the evidence to be injected whole; the others are only pointed at.
+    pub whole: HashSet<i64>,
+}
+
 /// What UserPromptSubmit may offer for `prompt`: recall for the prompt's own words, the hits
 /// that hold `prompt_floor` of its terms, those holding more of its terms first, and among
 /// hits holding as many, the ones the task signal points at first (naming a changed file, then
@@ -62,17 +78,22 @@ pub fn for_session(
 /// The signal may order, never admit: on a feature branch nearly every memory shares a word with
 /// its name or files, and a memory is worth its tokens on this turn only when the prompt asks
 /// about it. Nor may it put a memory holding fewer of the prompt's words before one holding more:
-/// only three are injected, and with the signal first, replayed prompts on a feature branch lost
-/// their answer to memories about the branch (see docs/relevance.md). The memories `loaded` are
-/// not searched (see `for_session`). Returns recall's answer and the hits over the floor, best
-/// first.
+/// with the signal first, replayed prompts on a feature branch lost their answer to memories
+/// about the branch (see docs/relevance.md). The memories `loaded` are not searched (see
+/// `for_session`).
+///
+/// Only recall's best hit may be injected whole, and only when it holds the rarest of the
+/// prompt's terms the store knows and all of them but one (`strong`); the rest over the floor
+/// are pointers. A whole memory costs hundreds of characters and the full frame, and on the dev
+/// halves of the labeled sets prompts that no memory answers often reached one over the floor
+/// alone; with this bar they reach fewer, at no cost in answers (docs/relevance.md).
 pub fn for_prompt(
     store: &Store,
     scope: &Scope,
     prompt: &str,
     signal: &Signal,
     loaded: &HashSet<i64>,
-) -> Result<(Recalled, Vec<Hit>)> {
+) -> Result<Prompted> {
     let options = prompt_options();
     let found = recall_except(store, scope, prompt_start(prompt), &options, loaded)?;
     // Recall was asked the prompt alone, so a hit's coverage counts the prompt's terms.
@@ -84,17 +105,48 @@ pub fn for_prompt(
         .cloned()
         .collect();
     let stemmer = WordStemmer::default();
+    let whole: HashSet<i64> = match found.results.first() {
+        Some(best)
+            if hits.iter().any(|h| h.id == best.id) && strong(store, scope, &found, best)? =>
+        {
+            HashSet::from([best.id])
+        }
+        _ => HashSet::new(),
+    };
     let task = Terms::parse(&signal.query(), &stemmer).kept;
     let mut on_task = Matcher::new(&task);
     // Stable: recall's order stands among hits that tie.
     hits.sort_by_cached_key(|h| {
         (
+            !whole.contains(&h.id),
             Reverse(h.coverage),
             !names_a_changed_file(h, &signal.files),
             on_task.held(&h.body, &stemmer).is_empty(),
         )
     });
-    Ok((found, hits))
+    Ok(Prompted { found, hits, whole })
+}
+
+/// Whether `hit` holds the rarest of the prompt's terms the store knows (fewest matching
+/// memories; ties all count) and all the known terms but one, at least `WHOLE_TERMS`. Counted
+/// again here, and only for the one hit that could be whole: recall keeps its counts to itself.
+fn strong(store: &Store, scope: &Scope, found: &Recalled, hit: &Hit) -> Result<bool> {
+    if hit.coverage < WHOLE_TERMS {
+        return Ok(false);
+    }
+    let within = store.within(scope)?;
+    let mut df = Vec::with_capacity(found.terms.kept.len());
+    for term in &found.terms.kept {
+        df.push(Counts::of(store, &within, term, false, HOOK_COMMON)?.df());
+    }
+    let known = df.iter().filter(|&&n| n > 0).count();
+    let Some(fewest) = df.iter().copied().filter(|&n| n > 0).min() else {
+        return Ok(false);
+    };
+    let stemmer = WordStemmer::default();
+    let text = format!("{}\n{}", hit.body, hit.source);
+    let held = Matcher::new(&found.terms.kept).held(&text, &stemmer);
+    Ok(held.len() + 1 >= known && held.iter().any(|&i| df[i] == fewest))
 }
 
 /// The part of a prompt recall looks at: its first `MAX_PROMPT` characters.
