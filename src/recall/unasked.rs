@@ -195,6 +195,9 @@ pub struct Offer {
     pub left: LeftOut,
     /// The drift findings on the memories offered.
     pub findings: Vec<Finding>,
+    /// The two sides (older, newer) of each conflict a rule inferred among `hits`: shown
+    /// together, in the same form (a block that shows one whole shows the other whole too).
+    pub pairs: Vec<(i64, i64)>,
 }
 
 /// The first `most` of `hits` that `session` was not given before, as drift arranges them
@@ -273,12 +276,26 @@ pub fn offer(
                 hit.mark = Some(say(mark, written[id], &written));
             }
         }
-        let hits = shown.iter().filter_map(|id| by_id.remove(id)).collect();
+        let hits: Vec<Hit> = shown.iter().filter_map(|id| by_id.remove(id)).collect();
+        let pairs = arranged
+            .marks
+            .iter()
+            .filter_map(|(older, mark)| match mark {
+                Mark::Older { newer } => Some((*older, *newer)),
+                Mark::Newest { .. } => None,
+            })
+            .filter(|(older, newer)| {
+                [older, newer]
+                    .iter()
+                    .all(|id| hits.iter().any(|h| h.id == **id))
+            })
+            .collect();
         let left = drift::leave_out(&findings, &offered);
         Ok(Offer {
             hits,
             left,
             findings,
+            pairs,
         })
     })
 }
