@@ -442,7 +442,7 @@ fn offer(
     (hits, known): (Vec<Hit>, &Known),
     frame: Frame,
 ) -> Result<Option<String>> {
-    let (most, also_left_out, mut whole) = match frame {
+    let (most, also_left_out, whole) = match frame {
         Frame::Session { most, team } => (most, team, None),
         Frame::Prompt { whole } => (PROMPT_MEMORIES, Vec::new(), Some(whole)),
     };
@@ -471,14 +471,7 @@ fn offer(
             r.old, r.new
         ));
     }
-    // The two sides of a guessed conflict are read side by side: one whole, both whole.
-    if let Some(whole) = whole.as_mut() {
-        for &(older, newer) in &offer.pairs {
-            if whole.contains(&older) || whole.contains(&newer) {
-                whole.extend([older, newer]);
-            }
-        }
-    }
+    let whole = whole.map(|whole| offer.whole_with_pairs(whole));
     let now = crate::store::now();
     let left = offer.left.line();
     let (hits, left, saving) = (&offer.hits, left.as_deref(), known.saving());

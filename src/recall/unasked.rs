@@ -200,6 +200,19 @@ pub struct Offer {
     pub pairs: Vec<(i64, i64)>,
 }
 
+impl Offer {
+    /// The memories a prompt block shows whole: those of `whole`, and with each the other side
+    /// of a guessed conflict it is part of, so the two are read side by side in the same form.
+    pub fn whole_with_pairs(&self, mut whole: HashSet<i64>) -> HashSet<i64> {
+        for &(older, newer) in &self.pairs {
+            if whole.contains(&older) || whole.contains(&newer) {
+                whole.extend([older, newer]);
+            }
+        }
+        whole
+    }
+}
+
 /// The first `most` of `hits` that `session` was not given before, as drift arranges them
 /// (`drift::arrange`): only a certain finding leaves a memory out; the two sides of a conflict a
 /// rule inferred are shown next to each other, the older marked, so the model reading both
