@@ -138,12 +138,13 @@ fn one_or_many<'de, D: serde::Deserializer<'de>>(to: D) -> Result<Vec<i64>, D::E
     })
 }
 
-/// The schema of `OneOrMany`: one type list rather than an `anyOf`, so that the property
-/// still says its type where a client looks for it.
+/// The schema of `OneOrMany`: a list of ids. A lone id is accepted too (`one_or_many`), but the
+/// schema says one type only: a type list or an `anyOf` is legal JSON Schema that clients mapping
+/// tool schemas onto a single-type dialect (Gemini's function declarations) reject or weaken, and
+/// the MCP Inspector's strict check warns of it.
 fn one_or_many_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     schemars::json_schema!({
-        "type": ["integer", "array"],
-        "minimum": 1,
+        "type": "array",
         "items": {"type": "integer", "minimum": 1},
     })
 }
