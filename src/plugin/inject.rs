@@ -42,7 +42,8 @@ impl Saving {
             }
             Saving::ClientFiles => {
                 "Read a whole memory: /synapse:read ID (or the readmemory tool). Lessons are kept \
-                 as Claude Code's memory files, which Synapse reads; keep saving them there."
+                 as Claude Code's memory files, which Synapse reads; keep saving them there. \
+                 Replace a Synapse note: \"remember (replaces #ID): ...\"."
             }
         }
     }
