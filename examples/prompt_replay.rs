@@ -246,7 +246,7 @@ fn prompt_rule(store: &Store, scope: &Scope, prompt: &str, signal: Signal) -> Re
     let unasked::Prompted { found, hits, whole } =
         unasked::for_prompt(store, scope, prompt, &signal, &Default::default())?;
     let over_floor: Vec<i64> = hits.iter().map(|h| h.id).collect();
-    let offer = unasked::offer(store, scope, "replay", hits, PROMPT_MEMORIES)?;
+    let offer = unasked::offer(store, scope, &Default::default(), hits, PROMPT_MEMORIES)?;
     let whole = offer.whole_with_pairs(whole);
     let unasked::Offer {
         hits: kept,

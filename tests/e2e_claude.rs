@@ -588,6 +588,18 @@ impl Fixture {
             .unwrap_or_else(|| panic!("remember printed no id: {out}"))
     }
 
+    /// How many times memory `id`'s history says it was superseded.
+    fn supersedes_of(&self, id: i64) -> usize {
+        let id = id.to_string();
+        let history = self.synapse_json(&["history", &id, "--json", "--project", self.repo_arg()]);
+        history["history"]
+            .as_array()
+            .unwrap_or_else(|| panic!("no history: {history}"))
+            .iter()
+            .filter(|e| e["action"] == "supersede")
+            .count()
+    }
+
     /// The usual memories: one about the branch's work, one about the prompt, two unrelated.
     fn seed(&self) -> i64 {
         let webhook = self.remember(WEBHOOK);
@@ -1369,20 +1381,7 @@ fn a_reply_replacing_a_memory_supersedes_it_once(#[case] client: Client) {
         .script(&format!("Updated.\nremember (replaces #{old}): {new_text}"));
     let run = fx.claude("the gateway now allows 8 webhook retries");
     run.expect_success();
-    let history = fx.synapse_json(&[
-        "history",
-        &old.to_string(),
-        "--json",
-        "--project",
-        fx.repo_arg(),
-    ]);
-    let supersedes: Vec<&Value> = history["history"]
-        .as_array()
-        .unwrap_or_else(|| panic!("no history: {history}"))
-        .iter()
-        .filter(|e| e["action"] == "supersede")
-        .collect();
-    assert_eq!(supersedes.len(), 1, "{client}: {history}\n{run}");
+    assert_eq!(fx.supersedes_of(old), 1, "{client}\n{run}");
     let listed = fx.synapse_json(&["list", "--json", "--project", fx.repo_arg()]);
     let live: Vec<&str> = listed["memories"]
         .as_array()
@@ -1421,18 +1420,5 @@ fn the_remember_tool_replaces_the_memory_it_names(#[case] client: Client) {
         &["--allowedTools", &remember],
     );
     run.expect_success();
-    let history = fx.synapse_json(&[
-        "history",
-        &old.to_string(),
-        "--json",
-        "--project",
-        fx.repo_arg(),
-    ]);
-    let supersedes = history["history"]
-        .as_array()
-        .unwrap_or_else(|| panic!("no history: {history}"))
-        .iter()
-        .filter(|e| e["action"] == "supersede")
-        .count();
-    assert_eq!(supersedes, 1, "{client}: {history}\n{run}");
+    assert_eq!(fx.supersedes_of(old), 1, "{client}\n{run}");
 }

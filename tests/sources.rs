@@ -433,3 +433,27 @@ fn drift_finds_what_the_fixture_holds_with_files_and_lines() {
         "{repeat:#}"
     );
 }
+
+/// MEMORY.md reaches the model only through the client, and only while its auto memory is on:
+/// with it off, a fact written there is the model's only through Synapse.
+#[test]
+fn memory_md_is_injected_only_when_the_client_does_not_load_it() {
+    let project = Project::new();
+    let index = project.memory.memory_dir.join("MEMORY.md");
+    let fact = "- The staging database is reset every Sunday at 04:00 UTC by the janitor job.";
+    std::fs::write(&index, format!("{}{fact}\n", project.memory.index)).unwrap();
+    let asked = "when is the staging database reset by the janitor job?";
+    let payload = |session: &str| {
+        json!({"session_id": session, "cwd": project.memory.repo, "prompt": asked,
+            "hook_event_name": "UserPromptSubmit"})
+    };
+    let on = project.hook("synapse-prompt-submit", payload("s1"), &[]);
+    assert!(!on.contains("janitor job"), "{on}");
+    let off = project.hook(
+        "synapse-prompt-submit",
+        payload("s2"),
+        &[("CLAUDE_CODE_DISABLE_AUTO_MEMORY", "1")],
+    );
+    assert!(off.contains("janitor job"), "{off}");
+    assert!(off.contains("memory/MEMORY.md:"), "{off}");
+}

@@ -213,7 +213,7 @@ impl Offer {
     }
 }
 
-/// The first `most` of `hits` that `session` was not given before, as drift arranges them
+/// The first `most` of `hits` not among those `given` to the session before, as drift arranges them
 /// (`drift::arrange`): only a certain finding leaves a memory out; the two sides of a conflict a
 /// rule inferred are shown next to each other, the older marked, so the model reading both
 /// judges; a chain of versions costs one place, its newest, which names the others.
@@ -225,12 +225,11 @@ impl Offer {
 pub fn offer(
     store: &Store,
     scope: &Scope,
-    session: &str,
+    given: &foldhash::HashSet<i64>,
     hits: Vec<Hit>,
     most: usize,
 ) -> Result<Offer> {
     store.read(|| {
-        let given = store.injected(session)?;
         let mut fresh = hits.into_iter().filter(|h| !given.contains(&h.id));
         let (mut kept, mut findings, mut offered) = (Vec::new(), Vec::new(), Vec::new());
         let mut arranged = Arranged::default();

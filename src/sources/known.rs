@@ -8,6 +8,9 @@ use std::path::{Path, PathBuf};
 use anyhow::Result;
 
 use super::Place;
+
+/// How many lines of `MEMORY.md` the client loads into a session (measured: docs/claude-code.md).
+const INDEX_LINES_LOADED: i64 = 200;
 use crate::recall::Hit;
 use crate::store::sources::{Folded, Kind, SourceFile};
 use crate::store::{Scope, Store};
@@ -64,7 +67,8 @@ impl Known {
         };
         match file.kind {
             Kind::Topic | Kind::Rule => false,
-            Kind::Index => true,
+            // The client loads MEMORY.md only while its auto memory is on.
+            Kind::Index => self.auto_memory,
             Kind::Instructions => under(&file.dir),
             Kind::Agents => {
                 let beside = Path::new(&file.path).with_file_name("CLAUDE.md");
@@ -81,7 +85,12 @@ impl Known {
     pub fn loaded_memories(&self, store: &Store) -> Result<HashSet<i64>> {
         let mut ids = HashSet::new();
         for file in self.files.iter().filter(|f| self.loaded(f)) {
-            ids.extend(store.memories_of_source(file.id)?);
+            // The client loads MEMORY.md's first 200 lines only: the rest the model has not seen.
+            let last = match file.kind {
+                Kind::Index => INDEX_LINES_LOADED,
+                _ => i64::MAX,
+            };
+            ids.extend(store.memories_of_source_through(file.id, last)?);
         }
         Ok(ids)
     }
@@ -121,7 +130,10 @@ impl Known {
             });
         }
         let sources: Vec<i64> = loaded.keys().copied().collect();
-        let lines = store.source_hashes(&sources)?;
+        let mut lines = store.source_hashes(&sources)?;
+        lines.retain(|_, &mut (_, source, line)| {
+            loaded.get(&source).map(|f| f.kind) != Some(Kind::Index) || line <= INDEX_LINES_LOADED
+        });
         let mut screened = Screened::default();
         for hit in hits {
             let repeated = crate::drift::line_hashes(&hit.body).find_map(|h| lines.get(&h));

@@ -227,12 +227,17 @@ impl Store {
 
     /// The live memories of the source file `source`, in the file's order.
     pub fn memories_of_source(&self, source: i64) -> Result<Vec<i64>> {
+        self.memories_of_source_through(source, i64::MAX)
+    }
+
+    /// `memories_of_source`, only those starting at or before line `last`.
+    pub fn memories_of_source_through(&self, source: i64, last: i64) -> Result<Vec<i64>> {
         let mut stmt = self.conn().prepare_cached(
             "SELECT s.memory_id FROM sourced s JOIN memories m ON m.id = s.memory_id \
-             WHERE s.source_id = ?1 AND m.superseded_by IS NULL AND m.forgotten_at IS NULL \
-             ORDER BY s.line",
+             WHERE s.source_id = ?1 AND s.line <= ?2 \
+             AND m.superseded_by IS NULL AND m.forgotten_at IS NULL ORDER BY s.line",
         )?;
-        let rows = stmt.query_map([source], |r| r.get(0))?;
+        let rows = stmt.query_map([source, last], |r| r.get(0))?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
@@ -405,28 +410,15 @@ fn set_origin(conn: &Connection, memory: i64, source: i64, line: i64) -> Result<
 /// Give a kept piece the label of its new line, in its row and (when live) its index entry,
 /// which holds the label.
 fn relabel(conn: &Connection, tally: &mut Tally, id: i64, label: &str) -> Result<()> {
-    let (body, old, project, live): (String, String, Option<String>, bool) = conn
-        .prepare_cached(
-            "SELECT body, source, project, superseded_by IS NULL AND forgotten_at IS NULL \
-             FROM memories WHERE id = ?1",
-        )?
-        .query_row([id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?;
-    if live {
-        let entry = index::Indexed {
-            id,
-            body: &body,
-            source: &old,
-            project: project.as_deref(),
-        };
+    let row = write::IndexedRow::read(conn, id)?;
+    if row.live {
+        let entry = row.entry();
         index::remove(conn, tally, &entry)?;
-        index::add(
-            conn,
-            tally,
-            &index::Indexed {
-                source: label,
-                ..entry
-            },
-        )?;
+        let relabelled = index::Indexed {
+            source: label,
+            ..entry
+        };
+        index::add(conn, tally, &relabelled)?;
     }
     conn.prepare_cached("UPDATE memories SET source = ?2 WHERE id = ?1")?
         .execute(rusqlite::params![id, label])?;

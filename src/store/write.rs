@@ -180,20 +180,9 @@ pub(crate) fn store_copy(
 /// Delete the memory `id` outright, with its history and its index entries (a copy of a source
 /// file's piece that the file no longer holds: the file is the record, not the store).
 pub(crate) fn delete(conn: &Connection, tally: &mut Tally, id: i64) -> Result<()> {
-    let (body, source, project, live): (String, String, Option<String>, bool) = conn
-        .prepare_cached(
-            "SELECT body, source, project, superseded_by IS NULL AND forgotten_at IS NULL \
-             FROM memories WHERE id = ?1",
-        )?
-        .query_row([id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?;
-    if live {
-        let entry = index::Indexed {
-            id,
-            body: &body,
-            source: &source,
-            project: project.as_deref(),
-        };
-        index::remove(conn, tally, &entry)?;
+    let row = IndexedRow::read(conn, id)?;
+    if row.live {
+        index::remove(conn, tally, &row.entry())?;
     }
     for sql in [
         "DELETE FROM history WHERE memory_id = ?1",
@@ -282,28 +271,55 @@ pub(crate) fn set_state(
     forgotten_at: Option<i64>,
     at: i64,
 ) -> Result<()> {
-    let (body, source, project, was_live): (String, String, Option<String>, bool) = conn
-        .query_row(
-            "SELECT body, source, project, superseded_by IS NULL AND forgotten_at IS NULL \
-             FROM memories WHERE id = ?1",
-            [id],
-            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
-        )?;
+    let row = IndexedRow::read(conn, id)?;
     conn.prepare_cached(
         "UPDATE memories SET superseded_by = ?2, forgotten_at = ?3, updated_at = ?4 WHERE id = ?1",
     )?
     .execute(rusqlite::params![id, superseded_by, forgotten_at, at])?;
     let live = superseded_by.is_none() && forgotten_at.is_none();
-    let entry = index::Indexed {
-        id,
-        body: &body,
-        source: &source,
-        project: project.as_deref(),
-    };
-    match (was_live, live) {
+    let entry = row.entry();
+    match (row.live, live) {
         (true, false) => index::remove(conn, tally, &entry),
         (false, true) => index::add(conn, tally, &entry),
         _ => Ok(()),
+    }
+}
+
+/// What the indexes hold of a stored row (`index::Indexed`), and whether it is live (and so in
+/// them): what every change that takes a row out of the indexes or puts it back reads first.
+pub(crate) struct IndexedRow {
+    id: i64,
+    body: String,
+    source: String,
+    project: Option<String>,
+    pub live: bool,
+}
+
+impl IndexedRow {
+    pub(crate) fn read(conn: &Connection, id: i64) -> Result<IndexedRow> {
+        Ok(conn
+            .prepare_cached(
+                "SELECT body, source, project, superseded_by IS NULL AND forgotten_at IS NULL \
+                 FROM memories WHERE id = ?1",
+            )?
+            .query_row([id], |r| {
+                Ok(IndexedRow {
+                    id,
+                    body: r.get(0)?,
+                    source: r.get(1)?,
+                    project: r.get(2)?,
+                    live: r.get(3)?,
+                })
+            })?)
+    }
+
+    pub(crate) fn entry(&self) -> index::Indexed<'_> {
+        index::Indexed {
+            id: self.id,
+            body: &self.body,
+            source: &self.source,
+            project: self.project.as_deref(),
+        }
     }
 }
 
