@@ -52,7 +52,7 @@ fn run_file(path: &Path, json: bool) -> Result<()> {
         .with_context(|| format!("could not resolve {}", path.display()))?;
     let mut store = Store::open_default()?;
     let here = here_place()?;
-    super::fold_sources(&mut store, &scope_of(&here), sources::SYNC);
+    super::fold_sources(&mut store, &here.scope(), sources::SYNC);
     let folded = store.source_files_at(&file.to_string_lossy())?;
     let mine = folded
         .iter()
@@ -62,7 +62,7 @@ fn run_file(path: &Path, json: bool) -> Result<()> {
         Some(source) => {
             let scope = match &source.project {
                 Some(key) => Scope::project(key.clone()),
-                None => scope_of(&here),
+                None => here.scope(),
             };
             (scope, source.clone())
         }
@@ -88,13 +88,6 @@ fn here_place() -> Result<Place> {
     ))
 }
 
-fn scope_of(place: &Place) -> Scope {
-    match &place.project {
-        Some(key) => Scope::project(key.clone()),
-        None => Scope::global(),
-    }
-}
-
 /// Fold the sources of the project `file` belongs to and return its scope and `file`'s row; an
 /// error naming the files that are sources when it is not one of them. A file of the current
 /// project's memory folder belongs to that project (the folder lies outside it, under the
@@ -118,7 +111,7 @@ fn fold(store: &mut Store, here: Place, file: &Path) -> Result<(Scope, SourceFil
     let known = sources::refresh(store, &place, &near, sources::SYNC)
         .with_context(|| format!("could not read the sources of {}", place.cwd.display()))?;
     if let Some(source) = known.files.iter().find(|f| Path::new(&f.path) == file) {
-        return Ok((scope_of(&place), source.clone()));
+        return Ok((place.scope(), source.clone()));
     }
     let names: Vec<&str> = known.files.iter().map(|f| f.shown.as_str()).collect();
     let names = if names.is_empty() {

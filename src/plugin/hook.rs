@@ -233,7 +233,13 @@ fn handle(event: Event, input: &str) -> Result<(Option<String>, Option<Store>)> 
         (Event::SessionStart, _) => {
             let team = fold_team(&mut store, &scope, checkout.as_deref());
             let signal = signal();
-            let known = fold_sources(&mut store, &scope, &payload, checkout.as_deref(), &signal);
+            let known = fold_sources(
+                event,
+                &mut store,
+                &scope,
+                (&payload, checkout.as_deref()),
+                &signal,
+            );
             let start = Start {
                 signal,
                 budget,
@@ -246,8 +252,13 @@ fn handle(event: Event, input: &str) -> Result<(Option<String>, Option<Store>)> 
             let kept = keep_typed(&mut store, &scope, &payload, typed, checkout.as_deref())?;
             let offered = if prompt_on {
                 let signal = signal();
-                let known =
-                    fold_sources(&mut store, &scope, &payload, checkout.as_deref(), &signal);
+                let known = fold_sources(
+                    event,
+                    &mut store,
+                    &scope,
+                    (&payload, checkout.as_deref()),
+                    &signal,
+                );
                 prompt_submit(&mut store, &scope, &payload, signal, &known)?
             } else {
                 None
@@ -312,10 +323,10 @@ fn replaced_by_team(store: &mut Store, scope: &Scope, top: &Path) -> Result<Vec<
 /// bounded by `sources::HOOK`), and return the files known. A fold that fails costs the session
 /// nothing: it is logged, the files known before are used, and the next hook tries again.
 fn fold_sources(
+    event: Event,
     store: &mut Store,
     scope: &Scope,
-    payload: &Payload,
-    checkout: Option<&Path>,
+    (payload, checkout): (&Payload, Option<&Path>),
     signal: &Signal,
 ) -> Known {
     let place = sources::Place::new(scope, &payload.cwd, checkout);
@@ -325,10 +336,13 @@ fn fold_sources(
         Ok(known) => known,
         Err(e) => {
             log_failure(
-                Event::SessionStart,
+                event,
                 &e.context("could not fold Claude Code's memory files"),
             );
-            Known::unchanged(store, &place).unwrap_or_default()
+            Known::unchanged(store, &place).unwrap_or_else(|e| {
+                log_failure(event, &e.context("could not read the memory files folded"));
+                Known::default()
+            })
         }
     }
 }

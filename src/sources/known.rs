@@ -13,7 +13,7 @@ use super::Place;
 const INDEX_LINES_LOADED: i64 = 200;
 use crate::recall::Hit;
 use crate::store::sources::{Folded, Kind, SourceFile};
-use crate::store::{Scope, Store};
+use crate::store::Store;
 
 /// The source files a session can see, after a refresh.
 #[derive(Clone, Debug, Default)]
@@ -47,10 +47,7 @@ impl Known {
 
     /// The files known for `place`, as last folded, without looking at them.
     pub fn unchanged(store: &Store, place: &Place) -> Result<Known> {
-        let scope = match &place.project {
-            Some(key) => Scope::project(key.clone()),
-            None => Scope::global(),
-        };
+        let scope = place.scope();
         Ok(Known {
             files: store.source_files(&scope)?,
             cwd: place.cwd.clone(),

@@ -66,6 +66,14 @@ pub struct Place {
 }
 
 impl Place {
+    /// The scope the place's memories belong to.
+    pub fn scope(&self) -> Scope {
+        match &self.project {
+            Some(key) => Scope::project(key.clone()),
+            None => Scope::global(),
+        }
+    }
+
     /// The place of a session working in `cwd`, in `scope`, with the checkout `checkout`.
     pub fn new(scope: &Scope, cwd: &Path, checkout: Option<&Path>) -> Place {
         let project = scope.key().map(str::to_owned);
@@ -91,10 +99,7 @@ impl Place {
 /// afterwards. `near` are folders (relative to the top) where the session works on files: a
 /// `CLAUDE.md` in one of them or above it is looked for.
 pub fn refresh(store: &mut Store, place: &Place, near: &[String], limits: Limits) -> Result<Known> {
-    let scope = match &place.project {
-        Some(key) => Scope::project(key.clone()),
-        None => Scope::global(),
-    };
+    let scope = place.scope();
     let known = store.source_files(&scope)?;
     if !store.settings()?.sources.read {
         // Turned off: nothing of the files stays (`config::Sources`).
