@@ -151,6 +151,10 @@ pub struct Recalled {
     pub drift: Vec<Finding>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub explain: Option<Vec<Explained>>,
+    /// How many memories of the scope hold each of `terms.kept`, as recall counted them (empty
+    /// for an answer of the newest memories).
+    #[serde(skip)]
+    pub df: Vec<i64>,
 }
 
 /// A candidate on its way through recall.
@@ -202,8 +206,8 @@ fn recall_in(
     let stemmer = WordStemmer::default();
     let terms = Terms::parse(query, &stemmer);
     let max_results = options.max_results();
-    let candidates = if terms.is_empty() {
-        store
+    let (candidates, df) = if terms.is_empty() {
+        let recent = store
             .recent(scope, max_results)?
             .into_iter()
             .map(|memory| Candidate {
@@ -214,7 +218,8 @@ fn recall_in(
                 held: Vec::new(),
                 passes: true,
             })
-            .collect()
+            .collect();
+        (recent, Vec::new())
     } else {
         candidates(store, scope, &terms, &stemmer, options, except)?
     };
@@ -294,11 +299,12 @@ fn recall_in(
         results,
         drift,
         explain,
+        df,
     })
 }
 
 /// Search both lanes, count each candidate's coverage, fuse the rankings, and mark what clears
-/// the floors.
+/// the floors; the candidates, and how many memories hold each term.
 fn candidates(
     store: &Store,
     scope: &Scope,
@@ -306,7 +312,7 @@ fn candidates(
     stemmer: &WordStemmer,
     options: &Options,
     except: &HashSet<i64>,
-) -> Result<Vec<Candidate>> {
+) -> Result<(Vec<Candidate>, Vec<i64>)> {
     let common = options.common;
     let within = store.within(scope)?;
     let mut counted = terms
@@ -388,5 +394,5 @@ fn candidates(
             .total_cmp(&a.fused)
             .then(b.memory.id.cmp(&a.memory.id))
     });
-    Ok(candidates)
+    Ok((candidates, df))
 }

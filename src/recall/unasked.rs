@@ -8,7 +8,6 @@ use std::collections::{HashMap, HashSet};
 use anyhow::Result;
 
 use super::fuse::Matcher;
-use super::lanes::Counts;
 use super::terms::Terms;
 use super::{recall_except, Hit, Options, Recalled};
 use crate::config::Budget;
@@ -106,9 +105,7 @@ pub fn for_prompt(
         .collect();
     let stemmer = WordStemmer::default();
     let whole: HashSet<i64> = match found.results.first() {
-        Some(best)
-            if hits.iter().any(|h| h.id == best.id) && strong(store, scope, &found, best)? =>
-        {
+        Some(best) if hits.iter().any(|h| h.id == best.id) && strong(&found, best) => {
             HashSet::from([best.id])
         }
         _ => HashSet::new(),
@@ -128,25 +125,21 @@ pub fn for_prompt(
 }
 
 /// Whether `hit` holds the rarest of the prompt's terms the store knows (fewest matching
-/// memories; ties all count) and all the known terms but one, at least `WHOLE_TERMS`. Counted
-/// again here, and only for the one hit that could be whole: recall keeps its counts to itself.
-fn strong(store: &Store, scope: &Scope, found: &Recalled, hit: &Hit) -> Result<bool> {
-    if hit.coverage < WHOLE_TERMS {
-        return Ok(false);
-    }
-    let within = store.within(scope)?;
-    let mut df = Vec::with_capacity(found.terms.kept.len());
-    for term in &found.terms.kept {
-        df.push(Counts::of(store, &within, term, false, HOOK_COMMON)?.df());
-    }
+/// memories, as recall counted them; ties all count) and all the known terms but one, at least
+/// `WHOLE_TERMS`.
+fn strong(found: &Recalled, hit: &Hit) -> bool {
+    let df = &found.df;
     let known = df.iter().filter(|&&n| n > 0).count();
     let Some(fewest) = df.iter().copied().filter(|&n| n > 0).min() else {
-        return Ok(false);
+        return false;
     };
+    if hit.coverage < WHOLE_TERMS {
+        return false;
+    }
     let stemmer = WordStemmer::default();
     let text = format!("{}\n{}", hit.body, hit.source);
     let held = Matcher::new(&found.terms.kept).held(&text, &stemmer);
-    Ok(held.len() + 1 >= known && held.iter().any(|&i| df[i] == fewest))
+    held.len() + 1 >= known && held.iter().any(|&i| df.get(i) == Some(&fewest))
 }
 
 /// The part of a prompt recall looks at: its first `MAX_PROMPT` characters.
