@@ -522,6 +522,8 @@ struct Fixture {
     client: Client,
     claude: PathBuf,
     runs: usize,
+    /// The plugin's folder: this checkout, or a copy (`plugin_in_a_folder_with_a_space`).
+    plugin: PathBuf,
 }
 
 impl Fixture {
@@ -556,6 +558,7 @@ impl Fixture {
             client,
             claude,
             runs: 0,
+            plugin: PathBuf::from(env!("CARGO_MANIFEST_DIR")),
         }
     }
 
@@ -586,6 +589,17 @@ impl Fixture {
         out["id"]
             .as_i64()
             .unwrap_or_else(|| panic!("remember printed no id: {out}"))
+    }
+
+    /// Load the plugin from a copy of its files in a folder whose path has a space, as a user's
+    /// may (a command that splits `${CLAUDE_PLUGIN_ROOT}` there fails with exit 127).
+    fn plugin_in_a_folder_with_a_space(&mut self) {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let copy = self.dir.path().join("plugin root").join("synapse");
+        for folder in [".claude-plugin", "hooks", "commands", "bin"] {
+            copy_folder(&root.join(folder), &copy.join(folder));
+        }
+        self.plugin = copy;
     }
 
     /// How many times memory `id`'s history says it was superseded.
@@ -628,7 +642,7 @@ impl Fixture {
         let stdout_path = self.dir.path().join(format!("run-{}.stdout", self.runs));
         let stderr_path = self.dir.path().join(format!("run-{}.stderr", self.runs));
         let bin_dir = Path::new(env!("CARGO_BIN_EXE_synapse")).parent().unwrap();
-        let plugin = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let plugin = &self.plugin;
         let before = self.api.requests().len();
 
         let mut command = Command::new(&self.claude);
@@ -1363,6 +1377,61 @@ fn session_start_on_an_api_branch_hands_over_the_scoped_rule_and_no_claude_md_li
         RULE_PHRASE,
         Origin::Hook("SessionStart:startup"),
         "the rule scoped to src/api/",
+    );
+}
+
+/// A copy of `from` at `to`, file modes kept (the launchers must stay executable).
+fn copy_folder(from: &Path, to: &Path) {
+    fs::create_dir_all(to).unwrap();
+    for entry in fs::read_dir(from).unwrap() {
+        let path = entry.unwrap().path();
+        let target = to.join(path.file_name().unwrap());
+        if path.is_dir() {
+            copy_folder(&path, &target);
+        } else {
+            fs::copy(&path, &target).unwrap();
+        }
+    }
+}
+
+/// A plugin installed under a path with a space: every hook runs and `/synapse:drift`'s shell
+/// line runs, in both clients (the hook commands and the command's line quote
+/// `${CLAUDE_PLUGIN_ROOT}`).
+#[rstest]
+#[case::pinned(Client::Pinned)]
+#[case::newest(Client::Newest)]
+#[ignore = "end-to-end: needs both Claude Code clients, run .ci/test"]
+fn a_plugin_path_with_a_space_runs_the_hooks_and_the_drift_command(#[case] client: Client) {
+    let mut fx = Fixture::new(client);
+    fx.plugin_in_a_folder_with_a_space();
+    fx.seed();
+    fx.api
+        .script("Noted.\nremember: the plugin runs from a folder with a space");
+    let run = fx.claude("how are idempotency keys stored?");
+    run.expect_success();
+    run.expect_text(
+        WEBHOOK,
+        Origin::Hook("SessionStart:startup"),
+        "SessionStart memory",
+    );
+    run.expect_text(
+        IDEMPOTENCY,
+        Origin::Hook("UserPromptSubmit"),
+        "UserPromptSubmit memory",
+    );
+    let listed = fx.synapse_json(&["list", "--json", "--project", fx.repo_arg()]);
+    assert!(
+        listed
+            .to_string()
+            .contains("runs from a folder with a space"),
+        "{client}: the Stop hook did not record the lesson: {listed}\n{run}"
+    );
+    fx.api.script("Nothing to change.");
+    let run = fx.claude("/synapse:drift");
+    run.expect_success();
+    assert!(
+        run.texts().iter().any(|t| t.contains("finding(s) among")),
+        "{client}: /synapse:drift's output did not reach the model\n{run}"
     );
 }
 
