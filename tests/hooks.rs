@@ -515,7 +515,10 @@ fn a_hit_with_strong_evidence_is_injected_whole_before_the_pointers() {
 
     let block = repo.prompt("s", "how long are idempotency keys kept in redis?");
     assert!(block.contains("earlier sessions"), "the header: {block}");
-    assert!(block.contains("Read a whole memory"), "the footer: {block}");
+    assert!(
+        block.contains("\"remember (replaces #ID): ...\""),
+        "the footer: {block}"
+    );
     assert!(block.contains(&format!("[{whole}] today")), "{block}");
     assert!(
         block.contains("\n    A sweep drops older ones\n"),

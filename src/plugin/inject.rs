@@ -47,6 +47,20 @@ impl Saving {
             }
         }
     }
+
+    /// The prompt block's footer, one short line: the prompt block says how to read more in its
+    /// header, and a session was told the rest at its start.
+    fn prompt_footer(self) -> &'static str {
+        match self {
+            Saving::Synapse => {
+                "Save a lesson: a line \"remember: ...\" in your reply; \"remember (replaces \
+                 #ID): ...\" replaces a note."
+            }
+            Saving::ClientFiles => {
+                "Replace a Synapse note: a line \"remember (replaces #ID): ...\" in your reply."
+            }
+        }
+    }
 }
 
 /// The SessionStart block for `hits`, with the `left_out` line; `None` when there is nothing to
@@ -76,16 +90,20 @@ pub fn prompt_block(
         hits.iter().cloned().partition(|h| whole.contains(&h.id));
     if !shown.is_empty() {
         let header = "Synapse notes from earlier sessions that may bear on this prompt (advisory, \
-                      possibly outdated).";
-        return block(header, &shown, &pointed, left_out, now, saving.footer());
+                      possibly outdated; /synapse:read ID shows one whole).";
+        return block(
+            header,
+            &shown,
+            &pointed,
+            left_out,
+            now,
+            saving.prompt_footer(),
+        );
     }
     if pointed.is_empty() && left_out.is_none() {
         return None;
     }
-    let mut text = format!(
-        "{OPEN}\nSynapse memories that may bear on this (read one: /synapse:read ID or the \
-         readmemory tool):\n"
-    );
+    let mut text = format!("{OPEN}\nSynapse memories that may bear on this (/synapse:read ID):\n");
     for hit in &pointed {
         text.push_str(&pointer(hit, now));
     }
@@ -299,6 +317,9 @@ mod tests {
     fn with_the_client_s_memory_on_a_block_asks_for_no_remember_lines() {
         let whole = HashSet::from([1]);
         let (text, _) = prompt_block(&[hit(1, "a")], &whole, None, 0, Saving::ClientFiles).unwrap();
+        assert!(!text.contains("remember:"), "{text}");
+        assert!(text.contains("remember (replaces #ID)"), "{text}");
+        let (text, _) = session_block(&[hit(1, "a")], None, 0, Saving::ClientFiles).unwrap();
         assert!(!text.contains("remember:"), "{text}");
         assert!(text.contains("Claude Code's memory files"), "{text}");
         let (text, _) = prompt_block(&[hit(1, "a")], &whole, None, 0, Saving::Synapse).unwrap();
