@@ -11,8 +11,8 @@
 # and one untracked file; makes a temporary data folder (SYNAPSE_DATA) and imports MEMORIES
 # generated project memories (examples/drift.rs) for that repository; writes one payload per hook;
 # and times, in one hyperfine invocation, each hook fed its payload on stdin, `sh -c true` and
-# `node -e 0`. It also times UserPromptSubmit as Claude Code runs it, through the plugin's shell
-# launcher (bin/synapse-hook), for information: the targets are the hook binaries'.
+# `node -e 0`. It also times each hook as Claude Code runs it: the command hooks/hooks.json gives
+# (the plugin's launcher, bin/synapse-hook, which finds and execs the binary), through a shell.
 #
 # hyperfine 1.15 has no `--input`, and later versions take one input file for every command, so
 # each hook runs as `sh -c 'exec HOOK < PAYLOAD'`. `exec` keeps the shell from forking; what the
@@ -31,8 +31,10 @@
 # A hook never fails loudly (it logs to synapse.log in the data folder and exits 0), so the script
 # checks that each hook printed what it should and that nothing was logged, before and after.
 #
-# Targets (net medians): SessionStart <= 8 ms, UserPromptSubmit <= 8 ms, Stop <= 5 ms, and each
-# at most a fifth of node's median. Exits 1 if one is missed, 2 if the setup fails.
+# Targets: the binaries' net medians SessionStart <= 8 ms, UserPromptSubmit <= 8 ms, Stop <= 5 ms,
+# each at most a fifth of node's median; as the client runs them (launcher and shell included),
+# medians SessionStart <= 6 ms, UserPromptSubmit <= 6 ms, Stop <= 3.5 ms (issue 34). Exits 1 if
+# one is missed, 2 if the setup fails.
 
 set -euo pipefail
 
@@ -75,11 +77,23 @@ printf '   SessionStart prints %s chars (%s memories), UserPromptSubmit %s chars
     "$(wc -c <"$WORK/out-session-start.txt")" "$(grep -c '^\[[0-9]' "$WORK/out-session-start.txt" || true)" \
     "$(wc -c <"$WORK/out-prompt-submit.txt")" "$(grep -c '^\[[0-9]' "$WORK/out-prompt-submit.txt" || true)"
 
+# Each hook as Claude Code runs it: the command hooks/hooks.json gives, through a shell, with
+# ${CLAUDE_PLUGIN_ROOT} in the environment (the launcher then finds the binaries through
+# SYNAPSE_BIN_DIR, its first place to look).
+client_command() {
+    local command
+    command=$(jq -r --arg e "$1" '.hooks[$e][0].hooks[0].command' "$ROOT/hooks/hooks.json")
+    [ -n "$command" ] && [ "$command" != null ] || fail "hooks/hooks.json has no command for $1"
+    printf "sh -c 'CLAUDE_PLUGIN_ROOT=%s SYNAPSE_BIN_DIR=%s; export CLAUDE_PLUGIN_ROOT SYNAPSE_BIN_DIR; %s < %s'" \
+        "$ROOT" "$BIN" "$command" "$2"
+}
+case "$ROOT" in *[[:space:]\'\"]*) fail "the checkout's path holds a space or quote: bench it from another folder" ;; esac
+
 echo "== hyperfine: $WARMUP warmups, $RUNS runs"
 mkdir -p "$(dirname "$OUT")"
 if [ "$RESET" = 1 ]; then
     prepare=(--prepare true --prepare "$RESET_CMD" --prepare "$RESET_CMD" --prepare true
-        --prepare "$RESET_CMD" --prepare true)
+        --prepare "$RESET_CMD" --prepare "$RESET_CMD" --prepare true --prepare true)
 else
     prepare=()
 fi
@@ -89,8 +103,9 @@ hyperfine -N --warmup "$WARMUP" --runs "$RUNS" --export-json "$OUT" --style basi
     -n SessionStart "sh -c 'exec $BIN/synapse-session-start < $WORK/session-start.json'" \
     -n UserPromptSubmit "sh -c 'exec $BIN/synapse-prompt-submit < $WORK/prompt-submit.json'" \
     -n Stop "sh -c 'exec $BIN/synapse-stop < $WORK/stop.json'" \
-    -n "UserPromptSubmit via bin/synapse-hook" \
-    "sh -c 'SYNAPSE_BIN_DIR=$BIN exec $ROOT/bin/synapse-hook prompt-submit < $WORK/prompt-submit.json'" \
+    -n "SessionStart as the client runs it" "$(client_command SessionStart "$WORK/session-start.json")" \
+    -n "UserPromptSubmit as the client runs it" "$(client_command UserPromptSubmit "$WORK/prompt-submit.json")" \
+    -n "Stop as the client runs it" "$(client_command Stop "$WORK/stop.json")" \
     -n "node -e 0" "node -e 0"
 
 [ ! -e "$SYNAPSE_DATA/synapse.log" ] || fail "a hook failed while timed: $(cat "$SYNAPSE_DATA/synapse.log")"
@@ -99,23 +114,25 @@ lessons=$(sqlite3 "$DB" "SELECT count(*) FROM memories WHERE body LIKE 'webhook 
 
 echo
 echo "== medians (net = minus the shell; ratio = node / net; cpu = mean user+system, shell included)"
+echo "   as the client runs it = the hooks.json command through sh, launcher included: what a session pays"
 jq -r '
   def ms: . * 1000;
   def fmt: (. * 100 | round / 100 | tostring);
   (.results | map({key: .command, value: .median}) | from_entries) as $m
   | (.results | map({key: .command, value: (.user + .system)}) | from_entries) as $cpu
   | $m["sh -c true"] as $sh | $m["node -e 0"] as $node
-  | [["SessionStart", 8], ["UserPromptSubmit", 8], ["Stop", 5]] as $targets
   | (["hook", "median_ms", "net_ms", "node/net", "cpu_ms", "target", "ok"] | @tsv),
-    ($targets[] | . as [$name, $target]
+    ([["SessionStart", 8], ["UserPromptSubmit", 8], ["Stop", 5]][] | . as [$name, $target]
       | ($m[$name] - $sh) as $net
       | ($node / $net) as $ratio
       | ((($net | ms) <= $target) and ($ratio >= 5)) as $ok
       | [$name, ($m[$name] | ms | fmt), ($net | ms | fmt), ($ratio | fmt), ($cpu[$name] | ms | fmt),
-         "<=\($target)ms,<=node/5", (if $ok then "yes" else "MISSED" end)] | @tsv),
-    ("UserPromptSubmit via bin/synapse-hook" as $l
-      | [$l, ($m[$l] | ms | fmt), ($m[$l] - $sh | ms | fmt), ($node / ($m[$l] - $sh) | fmt),
-         ($cpu[$l] | ms | fmt), "(the launcher)", ""] | @tsv),
+         "net<=\($target)ms,<=node/5", (if $ok then "yes" else "MISSED" end)] | @tsv),
+    ([["SessionStart", 6], ["UserPromptSubmit", 6], ["Stop", 3.5]][] | . as [$hook, $target]
+      | "\($hook) as the client runs it" as $name
+      | [$name, ($m[$name] | ms | fmt), ($m[$name] - $sh | ms | fmt), ($node / $m[$name] | fmt),
+         ($cpu[$name] | ms | fmt), "median<=\($target)ms",
+         (if ($m[$name] | ms) <= $target then "yes" else "MISSED" end)] | @tsv),
     (["sh -c true", ($sh | ms | fmt), "", "", ($cpu["sh -c true"] | ms | fmt), "", ""] | @tsv),
     (["node -e 0", ($node | ms | fmt), "", "", ($cpu["node -e 0"] | ms | fmt), "", ""] | @tsv)
 ' "$OUT" | column -t -s $'\t'
@@ -123,9 +140,11 @@ echo "load average: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || uptime)"
 
 missed=$(jq '
   (.results | map({key: .command, value: .median}) | from_entries) as $m
-  | [["SessionStart", 0.008], ["UserPromptSubmit", 0.008], ["Stop", 0.005]]
-  | map(. as [$name, $target] | ($m[$name] - $m["sh -c true"]) as $net
-        | select($net > $target or $m["node -e 0"] / $net < 5)) | length
+  | ([["SessionStart", 0.008], ["UserPromptSubmit", 0.008], ["Stop", 0.005]]
+      | map(. as [$name, $target] | ($m[$name] - $m["sh -c true"]) as $net
+            | select($net > $target or $m["node -e 0"] / $net < 5)) | length)
+    + ([["SessionStart", 0.006], ["UserPromptSubmit", 0.006], ["Stop", 0.0035]]
+      | map(. as [$hook, $target] | select($m["\($hook) as the client runs it"] > $target)) | length)
 ' "$OUT")
 echo
 echo "hyperfine results: $OUT"

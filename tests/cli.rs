@@ -1147,10 +1147,73 @@ fn the_data_folder_is_private() {
     assert_eq!(file & 0o777, 0o600, "file mode {file:o}");
 }
 
+/// `synapse doctor` checks that Claude Code runs the plugin: before it is installed, while it is
+/// disabled and once it is installed (binaries found where the launcher looks, the MCP server
+/// answering), saying what to run when something fails.
+#[test]
+fn doctor_checks_the_plugin_is_installed_enabled_and_answering() {
+    let env = Env::new();
+    let home = common::test_home(&env.data);
+    let message = env.fail(&["doctor"]);
+    assert!(
+        message.contains("not installed in Claude Code")
+            && message.contains("claude plugin install synapse@synapse"),
+        "{message}"
+    );
+
+    common::install_plugin(&home, false);
+    let message = env.fail(&["doctor"]);
+    assert!(
+        message.contains("disabled") && message.contains("claude plugin enable synapse@synapse"),
+        "{message}"
+    );
+
+    common::install_plugin(&home, true);
+    let report = env.json(&["doctor"]);
+    let checks = report["plugin"].as_array().unwrap();
+    assert!(checks.iter().all(|c| c["ok"] == true), "{report}");
+    let found = |what: &str| checks.iter().filter(|c| c["what"] == what).count();
+    assert_eq!(
+        (found("plugin"), found("binary"), found("mcp")),
+        (1, 4, 1),
+        "{report}"
+    );
+    let mcp = checks.iter().find(|c| c["what"] == "mcp").unwrap();
+    assert!(mcp["detail"].as_str().unwrap().contains("synapse"), "{mcp}");
+    let text = String::from_utf8(env.run(&["doctor"]).stdout).unwrap();
+    assert!(text.contains("everything works"), "{text}");
+
+    // The binaries gone from where the launcher looks: each named, with the build to run.
+    std::fs::remove_dir_all(home.join(".claude/plugins/data/synapse-synapse/bin")).unwrap();
+    let out = common::run_synapse_with(
+        &env.data,
+        env.root(),
+        &["doctor", "--json"],
+        b"",
+        &[("PATH", "/usr/bin:/bin")],
+    );
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let missing: Vec<&Value> = report["plugin"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["ok"] == false)
+        .collect();
+    assert_eq!(missing.len(), 4, "{report}");
+    assert!(
+        missing.iter().all(
+            |c| c["what"] == "binary" && c["fix"].as_str().unwrap().contains("synapse-compile")
+        ),
+        "{report}"
+    );
+}
+
 #[test]
 fn doctor_shows_where_everything_is_and_fails_on_bad_settings() {
     let env = Env::new();
     env.json(&["remember", "kept for the doctor", "--project", "p"]);
+    common::install_plugin(&common::test_home(&env.data), true);
     let report = env.json(&["doctor"]);
     assert_eq!(report["data"], env.data.to_str().unwrap());
     assert_eq!(report["problems"].as_array().unwrap().len(), 0, "{report}");

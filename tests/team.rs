@@ -5,7 +5,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::{git, run_hook, run_synapse};
+use common::{git, install_plugin, run_hook, run_synapse, test_home};
 use serde_json::{json, Value};
 
 /// One engineer: a clone of the remote and a store of their own.
@@ -390,6 +390,7 @@ fn malformed_and_hostile_lines_are_skipped_reported_and_the_rest_folded() {
         bodies.iter().all(|b| !b.contains("Tr0ub4dor")),
         "{bodies:?}"
     );
+    install_plugin(&test_home(&bob.data), true);
     let doctor = bob.json(&["doctor"]);
     assert_eq!(
         doctor["team"]["skipped_lines"].as_array().unwrap().len(),
@@ -555,6 +556,7 @@ fn a_fold_leaves_a_private_mark_and_a_local_forget_of_a_copy_holds() {
     bob.ok(&["forget", &copy.to_string()]);
     bob.session_start("bob-mark-2");
     assert!(bob.bodies().is_empty());
+    install_plugin(&test_home(&bob.data), true);
     let doctor = bob.json(&["doctor"]);
     assert!(
         !doctor["warnings"].to_string().contains("data folder"),

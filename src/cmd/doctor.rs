@@ -77,6 +77,17 @@ pub fn run(_args: Args, json: bool) -> Result<()> {
         "memory_folder_exists": place.client.memory.is_dir(),
         "files_folded": source_files,
     });
+    // Whether Claude Code runs the plugin: installed, enabled, binaries found, MCP answering.
+    let top = place.top.clone().unwrap_or_else(|| cwd.clone());
+    let wiring = crate::plugin::wiring::check(&place.client.config, &top);
+    for check in wiring.iter().filter(|c| !c.ok) {
+        problems.push(format!(
+            "{}: {}; fix: {}",
+            check.what,
+            check.detail,
+            check.fix.as_deref().unwrap_or("-")
+        ));
+    }
     let team = match (checkout, &store) {
         (Some(top), Ok(store)) => Some(team(&top, store, &scope, &mut warnings)?),
         _ => None,
@@ -104,6 +115,7 @@ pub fn run(_args: Args, json: bool) -> Result<()> {
             "changed_files": signal.files.len(),
             "hook_binaries": hooks.iter().map(|(n, p)| json!({"name": n, "path": p})).collect::<Vec<_>>(),
             "claude": claude,
+            "plugin": wiring,
             "log": log,
             "last_log_line": last_log,
             "warnings": warnings,
@@ -166,6 +178,13 @@ pub fn run(_args: Args, json: bool) -> Result<()> {
             }
         );
         outln!("claude        {}", shown(claude.as_deref()));
+        for check in &wiring {
+            let mark = if check.ok { "ok" } else { "FAILED" };
+            outln!("{:<14}{mark}: {}", check.what, check.detail);
+            if let Some(fix) = &check.fix {
+                outln!("{:<14}fix: {fix}", "");
+            }
+        }
         outln!(
             "log           {} (last: {})",
             log.display(),

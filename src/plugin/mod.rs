@@ -7,3 +7,4 @@ pub mod hook;
 pub mod inject;
 pub mod lessons;
 pub mod slash;
+pub mod wiring;

@@ -22,8 +22,23 @@ pub const MCP_TOOLS: [&str; 7] = [
 ];
 
 pub fn run_synapse(data: &Path, cwd: &Path, args: &[&str], stdin: &[u8]) -> Output {
+    run_synapse_with(data, cwd, args, stdin, &[])
+}
+
+/// `run_synapse` with the variables `env` set as well.
+pub fn run_synapse_with(
+    data: &Path,
+    cwd: &Path,
+    args: &[&str],
+    stdin: &[u8],
+    env: &[(&str, &str)],
+) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_synapse"))
         .args(args)
+        // The launcher's places to look, as doctor checks them: only what a test sets.
+        .env_remove("SYNAPSE_BIN_DIR")
+        .env_remove("CLAUDE_PLUGIN_DATA")
+        .envs(env.iter().copied())
         .env("SYNAPSE_DATA", data)
         .env("HOME", test_home(data))
         .env_remove("CLAUDE_CONFIG_DIR")
@@ -106,4 +121,56 @@ pub fn git_repo(dir: &Path, branch: &str) {
     git(dir, &["config", "user.name", "t"]);
     git(dir, &["config", "commit.gpgsign", "false"]);
     git(dir, &["commit", "-q", "--allow-empty", "-m", "init"]);
+}
+
+/// Record this checkout as Claude Code's installed plugin `synapse@synapse` in the home folder
+/// `home`, the way `claude plugin install` does (the records `synapse doctor` reads:
+/// src/plugin/wiring.rs): a copy of its launchers in the client's plugin cache, and the built
+/// binaries in the plugin's data folder, where `bin/synapse-build` puts them. `enabled` is what
+/// `enabledPlugins` says.
+pub fn install_plugin(home: &Path, enabled: bool) {
+    let config = home.join(".claude");
+    let plugins = config.join("plugins");
+    let root = plugins.join(concat!("cache/synapse/synapse/", env!("CARGO_PKG_VERSION")));
+    std::fs::create_dir_all(root.join("bin")).unwrap();
+    for launcher in [
+        "synapse-hook",
+        "synapse-mcp",
+        "synapse-find",
+        "synapse-build",
+    ] {
+        let from = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("bin")
+            .join(launcher);
+        std::fs::copy(from, root.join("bin").join(launcher)).unwrap();
+    }
+    let bin = plugins.join("data/synapse-synapse/bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    for name in [
+        "synapse-session-start",
+        "synapse-prompt-submit",
+        "synapse-stop",
+        "synapse-mcp",
+    ] {
+        let link = bin.join(name);
+        if !link.exists() {
+            std::os::unix::fs::symlink(binary(name), link).unwrap();
+        }
+    }
+    let record = serde_json::json!({
+        "version": 2,
+        "plugins": {"synapse@synapse": [{
+            "scope": "user",
+            "installPath": root,
+            "version": env!("CARGO_PKG_VERSION"),
+        }]},
+    });
+    std::fs::write(plugins.join("installed_plugins.json"), record.to_string()).unwrap();
+    let settings = config.join("settings.json");
+    let mut value: serde_json::Value = std::fs::read(&settings)
+        .ok()
+        .and_then(|b| serde_json::from_slice(&b).ok())
+        .unwrap_or_else(|| serde_json::json!({}));
+    value["enabledPlugins"]["synapse@synapse"] = serde_json::json!(enabled);
+    std::fs::write(&settings, value.to_string()).unwrap();
 }

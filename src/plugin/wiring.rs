@@ -1,0 +1,346 @@
+//! Whether Claude Code runs this plugin, as `synapse doctor` reports it: the plugin installed and
+//! enabled in the client's own records, the hooks' binaries where the plugin's launcher looks for
+//! them, and the MCP server answering `initialize`. Every failure names the command that fixes it.
+//!
+//! The client's records, as 2.1.197 and 2.1.332 write them (docs/claude-code.md): what is
+//! installed in `plugins/installed_plugins.json` under its configuration folder (`{"plugins":
+//! {"synapse@synapse": [{"installPath", "version", "scope", "projectPath"?}]}}`), and whether it
+//! is on in the `enabledPlugins` of the settings files (local, project, then the user's; the first
+//! that names it wins). A plugin's data folder is `plugins/data/` and its id with every character
+//! but ASCII letters, digits, `-` and `_` turned to `-`.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use serde_json::Value;
+
+/// The binaries the plugin's launchers (`bin/synapse-hook`, `bin/synapse-mcp`) look for.
+pub const BINARIES: [&str; 4] = [
+    "synapse-session-start",
+    "synapse-prompt-submit",
+    "synapse-stop",
+    "synapse-mcp",
+];
+/// How long the MCP server may take to answer `initialize`.
+const MCP_WAIT: Duration = Duration::from_secs(10);
+/// The plugin's name in its manifest; the client's id adds `@` and the marketplace.
+const NAME: &str = "synapse";
+
+/// One check and its outcome: `fix` is set when it failed.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Check {
+    pub what: &'static str,
+    pub ok: bool,
+    /// What was found, or what went wrong.
+    pub detail: String,
+    /// The command (or step) that fixes it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fix: Option<String>,
+}
+
+impl Check {
+    fn ok(what: &'static str, detail: String) -> Check {
+        Check {
+            what,
+            ok: true,
+            detail,
+            fix: None,
+        }
+    }
+
+    fn failed(what: &'static str, detail: String, fix: String) -> Check {
+        Check {
+            what,
+            ok: false,
+            detail,
+            fix: Some(fix),
+        }
+    }
+}
+
+/// The plugin as the client installed it.
+#[derive(Clone, Debug)]
+struct Installed {
+    /// `synapse@MARKETPLACE`.
+    id: String,
+    /// The folder the client runs it from (`CLAUDE_PLUGIN_ROOT`).
+    root: PathBuf,
+    version: String,
+}
+
+/// The checks, in order, for a session in the project whose top folder is `top`, with the
+/// client's configuration folder `config`. A check that cannot run for an earlier failure is left
+/// out: one failure, one fix.
+pub fn check(config: &Path, top: &Path) -> Vec<Check> {
+    let installed = match installed(config, top) {
+        Ok(Some(installed)) => installed,
+        Ok(None) => {
+            return vec![Check::failed(
+                "plugin",
+                format!("not installed in Claude Code ({})", config.display()),
+                format!(
+                    "in the Synapse checkout: claude plugin marketplace add \"$PWD\" && claude \
+                     plugin install {NAME}@{NAME}"
+                ),
+            )]
+        }
+        Err(why) => {
+            return vec![Check::failed(
+                "plugin",
+                why,
+                format!("claude plugin install {NAME}@{NAME}"),
+            )]
+        }
+    };
+    let mut checks = Vec::new();
+    let enabled = enabled(config, top, &installed.id);
+    checks.push(if enabled {
+        Check::ok(
+            "plugin",
+            format!(
+                "{} {}, enabled, run from {}",
+                installed.id,
+                installed.version,
+                installed.root.display()
+            ),
+        )
+    } else {
+        Check::failed(
+            "plugin",
+            format!(
+                "{} {} is installed but disabled",
+                installed.id, installed.version
+            ),
+            format!("claude plugin enable {}", installed.id),
+        )
+    });
+    if !installed.root.join("bin/synapse-hook").is_file() {
+        checks.push(Check::failed(
+            "launcher",
+            format!("{} holds no bin/synapse-hook", installed.root.display()),
+            format!(
+                "claude plugin uninstall {0} && claude plugin install {0}",
+                installed.id
+            ),
+        ));
+        return checks;
+    }
+    let data = config.join("plugins/data").join(data_key(&installed.id));
+    for name in BINARIES {
+        checks.push(match launcher_finds(&installed.root, &data, name) {
+            Ok(Some(path)) => Check::ok("binary", format!("{name}: {}", path.display())),
+            Ok(None) => Check::failed(
+                "binary",
+                format!(
+                    "{name}: not where the launcher looks ({}/bin, {}/target/release, PATH)",
+                    data.display(),
+                    installed.root.display()
+                ),
+                format!(
+                    "bin/synapse-compile in the Synapse checkout (or wait for the build a \
+                     session started: {}/build.log)",
+                    data.display()
+                ),
+            ),
+            Err(why) => Check::failed(
+                "binary",
+                format!("{name}: {why}"),
+                "check that /bin/sh runs".to_owned(),
+            ),
+        });
+    }
+    if checks.iter().all(|c| c.ok) {
+        checks.push(match mcp_answers(&installed.root, &data) {
+            Ok(server) => Check::ok("mcp", format!("answers initialize: {server}")),
+            Err(why) => Check::failed(
+                "mcp",
+                why,
+                format!(
+                    "run {} by hand to see why",
+                    installed.root.join("bin/synapse-mcp").display()
+                ),
+            ),
+        });
+    }
+    checks
+}
+
+/// The client's record of this plugin, for a session in `top`: a user-wide install, or one for
+/// this project.
+fn installed(config: &Path, top: &Path) -> Result<Option<Installed>, String> {
+    let path = config.join("plugins/installed_plugins.json");
+    let bytes = match std::fs::read(&path) {
+        Ok(bytes) => bytes,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(format!("could not read {}: {e}", path.display())),
+    };
+    let record: Value = serde_json::from_slice(&bytes)
+        .map_err(|e| format!("{} is not JSON: {e}", path.display()))?;
+    let Some(plugins) = record.get("plugins").and_then(Value::as_object) else {
+        return Ok(None);
+    };
+    let ours = plugins
+        .iter()
+        .filter(|(id, _)| id.split('@').next() == Some(NAME));
+    for (id, installs) in ours {
+        let here = installs.as_array().into_iter().flatten().find(|install| {
+            match install.get("projectPath").and_then(Value::as_str) {
+                Some(project) => Path::new(project) == top,
+                None => true,
+            }
+        });
+        if let Some(install) = here {
+            let text = |key: &str| install.get(key).and_then(Value::as_str).unwrap_or("");
+            return Ok(Some(Installed {
+                id: id.clone(),
+                root: PathBuf::from(text("installPath")),
+                version: text("version").to_owned(),
+            }));
+        }
+    }
+    Ok(None)
+}
+
+/// Whether the settings a session in `top` reads turn the plugin `id` on: the first of the
+/// local, project and user settings that names it decides.
+fn enabled(config: &Path, top: &Path, id: &str) -> bool {
+    [
+        top.join(".claude/settings.local.json"),
+        top.join(".claude/settings.json"),
+        config.join("settings.json"),
+    ]
+    .iter()
+    .filter_map(|p| std::fs::read(p).ok())
+    .filter_map(|bytes| serde_json::from_slice::<Value>(&bytes).ok())
+    .find_map(|settings| settings.get("enabledPlugins")?.get(id)?.as_bool())
+    .unwrap_or(false)
+}
+
+/// A plugin id as the client names its data folder.
+fn data_key(id: &str) -> String {
+    id.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect()
+}
+
+/// Where the plugin's launcher at `root` finds the binary `name`: its own lookup
+/// (`bin/synapse-find`), run by `/bin/sh` with the paths as arguments, never in the script text.
+fn launcher_finds(root: &Path, data: &Path, name: &str) -> Result<Option<PathBuf>, String> {
+    let script = r#"root=$1; here=$1/bin; . "$here/synapse-find" && synapse_find "$2" && printf %s "$found""#;
+    let out = Command::new("/bin/sh")
+        .args(["-c", script, "synapse-doctor"])
+        .arg(root)
+        .arg(name)
+        .env("CLAUDE_PLUGIN_ROOT", root)
+        .env("CLAUDE_PLUGIN_DATA", data)
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| format!("could not run /bin/sh: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "the launcher's lookup failed: {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        ));
+    }
+    let found = String::from_utf8_lossy(&out.stdout).into_owned();
+    Ok((!found.is_empty()).then(|| PathBuf::from(found)))
+}
+
+/// Start the MCP server as the client does (the plugin's `bin/synapse-mcp`), ask `initialize`,
+/// and return the server's name and version.
+fn mcp_answers(root: &Path, data: &Path) -> Result<String, String> {
+    let launcher = root.join("bin/synapse-mcp");
+    let mut child = Command::new(&launcher)
+        .env("CLAUDE_PLUGIN_ROOT", root)
+        .env("CLAUDE_PLUGIN_DATA", data)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("could not start {}: {e}", launcher.display()))?;
+    let request = serde_json::json!({
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "synapse-doctor", "version": env!("CARGO_PKG_VERSION")},
+        },
+    });
+    let stdout = child.stdout.take();
+    let (send, answer) = mpsc::channel();
+    // A server that never answers must not hold the doctor: the line is read on a thread and
+    // waited for a bounded time.
+    std::thread::spawn(move || {
+        let mut line = String::new();
+        let read = stdout.map(|out| BufReader::new(out).read_line(&mut line));
+        // The doctor may have stopped waiting; then nobody needs the line.
+        send.send(read.map(|r| r.map(|_| line))).ok();
+    });
+    let written = child
+        .stdin
+        .take()
+        .map(|mut stdin| writeln!(stdin, "{request}"));
+    let got = match written {
+        Some(Ok(())) => answer.recv_timeout(MCP_WAIT).ok(),
+        _ => None,
+    };
+    let stopped = child.kill().and_then(|()| child.wait());
+    let stderr = child
+        .stderr
+        .take()
+        .map(|mut err| {
+            let mut text = String::new();
+            std::io::Read::read_to_string(&mut err, &mut text).map(|_| text)
+        })
+        .and_then(Result::ok)
+        .unwrap_or_default();
+    let line = match got {
+        Some(Some(Ok(line))) if !line.trim().is_empty() => line,
+        Some(Some(Err(e))) => return Err(format!("could not read the server's answer: {e}")),
+        None if stopped.is_err() => return Err("the server did not stop".to_owned()),
+        None => {
+            return Err(format!(
+                "no answer to initialize within {} s",
+                MCP_WAIT.as_secs()
+            ))
+        }
+        _ => {
+            return Err(format!(
+                "the server exited without answering: {}",
+                stderr.trim()
+            ))
+        }
+    };
+    let reply: Value = serde_json::from_str(&line)
+        .map_err(|e| format!("the answer to initialize is not JSON ({e}): {line}"))?;
+    let info = reply
+        .pointer("/result/serverInfo")
+        .ok_or_else(|| format!("the answer to initialize has no serverInfo: {line}"))?;
+    let field = |key: &str| info.get(key).and_then(Value::as_str).unwrap_or("?");
+    Ok(format!("{} {}", field("name"), field("version")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_data_folder_key_keeps_only_safe_characters() {
+        assert_eq!(data_key("synapse@synapse"), "synapse-synapse");
+        assert_eq!(
+            data_key("synapse@my market.place"),
+            "synapse-my-market-place"
+        );
+    }
+}
