@@ -33,7 +33,8 @@
 #
 # Targets: the binaries' net medians SessionStart <= 8 ms, UserPromptSubmit <= 8 ms, Stop <= 5 ms,
 # each at most a fifth of node's median; as the client runs them (launcher and shell included),
-# medians SessionStart <= 6 ms, UserPromptSubmit <= 6 ms, Stop <= 3.5 ms (issue 34). Exits 1 if
+# medians SessionStart <= 6 ms, UserPromptSubmit <= 6 ms, Stop <= 3.5 ms (issue 34; net of the
+# feeding shell for the exec form, see client_command). Exits 1 if
 # one is missed, 2 if the setup fails.
 
 set -euo pipefail
@@ -77,16 +78,28 @@ printf '   SessionStart prints %s chars (%s memories), UserPromptSubmit %s chars
     "$(wc -c <"$WORK/out-session-start.txt")" "$(grep -c '^\[[0-9]' "$WORK/out-session-start.txt" || true)" \
     "$(wc -c <"$WORK/out-prompt-submit.txt")" "$(grep -c '^\[[0-9]' "$WORK/out-prompt-submit.txt" || true)"
 
-# Each hook as Claude Code runs it: the command hooks/hooks.json gives, through a shell, with
-# ${CLAUDE_PLUGIN_ROOT} in the environment (the launcher then finds the binaries through
-# SYNAPSE_BIN_DIR, its first place to look).
+# Each hook as Claude Code runs it, from hooks/hooks.json: in the exec form (`command` and
+# `args`) the client starts the command itself, with ${CLAUDE_PLUGIN_ROOT} put in its text and its
+# environment; in the shell form it runs `/bin/sh -c COMMAND`. hyperfine cannot feed stdin, so the
+# exec form runs as `sh -c 'exec COMMAND ARGS < PAYLOAD'` and its "net" (minus `sh -c true`) is what
+# the client pays; the shell form's own shell is the client's, so its median is.
 client_command() {
-    local command
-    command=$(jq -r --arg e "$1" '.hooks[$e][0].hooks[0].command' "$ROOT/hooks/hooks.json")
-    [ -n "$command" ] && [ "$command" != null ] || fail "hooks/hooks.json has no command for $1"
-    printf "sh -c 'CLAUDE_PLUGIN_ROOT=%s SYNAPSE_BIN_DIR=%s; export CLAUDE_PLUGIN_ROOT SYNAPSE_BIN_DIR; %s < %s'" \
-        "$ROOT" "$BIN" "$command" "$2"
+    local hook command args
+    hook=$(jq -c --arg e "$1" '.hooks[$e][0].hooks[0]' "$ROOT/hooks/hooks.json")
+    command=$(jq -r '.command // empty' <<<"$hook")
+    [ -n "$command" ] || fail "hooks/hooks.json has no command for $1"
+    command=${command//'${CLAUDE_PLUGIN_ROOT}'/$ROOT}
+    args=$(jq -r '(.args // []) | join(" ")' <<<"$hook")
+    case "$args" in *[!a-z\ -]*) fail "hooks/hooks.json: $1's args are not plain words: $args" ;; esac
+    local setup="CLAUDE_PLUGIN_ROOT=$ROOT SYNAPSE_BIN_DIR=$BIN; export CLAUDE_PLUGIN_ROOT SYNAPSE_BIN_DIR"
+    if jq -e 'has("args")' <<<"$hook" >/dev/null; then
+        printf "sh -c '%s; exec \"%s\" %s < %s'" "$setup" "$command" "$args" "$2"
+    else
+        printf "sh -c '%s; %s < %s'" "$setup" "$command" "$2"
+    fi
 }
+# Whether hooks/hooks.json uses the exec form (then the client pays the net figure).
+EXEC_FORM=$(jq '[.hooks[][].hooks[] | has("args")] | all' "$ROOT/hooks/hooks.json")
 case "$ROOT" in *[[:space:]\'\"]*) fail "the checkout's path holds a space or quote: bench it from another folder" ;; esac
 
 echo "== hyperfine: $WARMUP warmups, $RUNS runs"
@@ -114,8 +127,13 @@ lessons=$(sqlite3 "$DB" "SELECT count(*) FROM memories WHERE body LIKE 'webhook 
 
 echo
 echo "== medians (net = minus the shell; ratio = node / net; cpu = mean user+system, shell included)"
-echo "   as the client runs it = the hooks.json command through sh, launcher included: what a session pays"
-jq -r '
+if [ "$EXEC_FORM" = true ]; then
+    echo "   as the client runs it = the hooks.json command (exec form: the client starts the launcher"
+    echo "   itself), launcher included; its net is what a session pays, and is held to the target"
+else
+    echo "   as the client runs it = the hooks.json command through the client's sh, launcher included"
+fi
+jq -r --argjson exec "$EXEC_FORM" '
   def ms: . * 1000;
   def fmt: (. * 100 | round / 100 | tostring);
   (.results | map({key: .command, value: .median}) | from_entries) as $m
@@ -130,21 +148,23 @@ jq -r '
          "net<=\($target)ms,<=node/5", (if $ok then "yes" else "MISSED" end)] | @tsv),
     ([["SessionStart", 6], ["UserPromptSubmit", 6], ["Stop", 3.5]][] | . as [$hook, $target]
       | "\($hook) as the client runs it" as $name
-      | [$name, ($m[$name] | ms | fmt), ($m[$name] - $sh | ms | fmt), ($node / $m[$name] | fmt),
-         ($cpu[$name] | ms | fmt), "median<=\($target)ms",
-         (if ($m[$name] | ms) <= $target then "yes" else "MISSED" end)] | @tsv),
+      | (if $exec then $m[$name] - $sh else $m[$name] end) as $paid
+      | [$name, ($m[$name] | ms | fmt), ($m[$name] - $sh | ms | fmt), ($node / $paid | fmt),
+         ($cpu[$name] | ms | fmt), "\(if $exec then "net" else "median" end)<=\($target)ms",
+         (if ($paid | ms) <= $target then "yes" else "MISSED" end)] | @tsv),
     (["sh -c true", ($sh | ms | fmt), "", "", ($cpu["sh -c true"] | ms | fmt), "", ""] | @tsv),
     (["node -e 0", ($node | ms | fmt), "", "", ($cpu["node -e 0"] | ms | fmt), "", ""] | @tsv)
 ' "$OUT" | column -t -s $'\t'
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || uptime)"
 
-missed=$(jq '
+missed=$(jq --argjson exec "$EXEC_FORM" '
   (.results | map({key: .command, value: .median}) | from_entries) as $m
   | ([["SessionStart", 0.008], ["UserPromptSubmit", 0.008], ["Stop", 0.005]]
       | map(. as [$name, $target] | ($m[$name] - $m["sh -c true"]) as $net
             | select($net > $target or $m["node -e 0"] / $net < 5)) | length)
     + ([["SessionStart", 0.006], ["UserPromptSubmit", 0.006], ["Stop", 0.0035]]
-      | map(. as [$hook, $target] | select($m["\($hook) as the client runs it"] > $target)) | length)
+      | map(. as [$hook, $target] | $m["\($hook) as the client runs it"] as $median
+            | select((if $exec then $median - $m["sh -c true"] else $median end) > $target)) | length)
 ' "$OUT")
 echo
 echo "hyperfine results: $OUT"
