@@ -44,7 +44,7 @@ struct GeminiPayload {
 }
 
 /// Gemini's name for the moment a hook runs at.
-pub fn event_name(event: Event) -> &'static str {
+fn event_name(event: Event) -> &'static str {
     match event {
         Event::SessionStart => "SessionStart",
         Event::UserPromptSubmit => "BeforeAgent",

@@ -67,7 +67,7 @@ impl Event {
 /// The client that runs a hook: they send different payloads and take answers in different
 /// forms.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Client {
+enum Client {
     /// Claude Code: its payload is `Payload`, and plain stdout is context for the model.
     ClaudeCode,
     /// Gemini CLI, named on the command line as `--client gemini` (see `gemini`).
@@ -78,7 +78,7 @@ impl Client {
     /// The client the hook's arguments name: none for Claude Code, `--client gemini` (or
     /// `--client claude`). Anything else is an error: a hook guessing the client would answer in
     /// a form the client drops.
-    pub fn from_args(args: &[String]) -> Result<Client> {
+    fn from_args(args: &[String]) -> Result<Client> {
         match args {
             [] => Ok(Client::ClaudeCode),
             [flag, name] if flag == "--client" && name == "claude" => Ok(Client::ClaudeCode),
