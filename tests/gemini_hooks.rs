@@ -280,3 +280,32 @@ fn the_extension_runs_each_hook_for_its_gemini_event() {
         assert_eq!(command["timeout"], 10_000, "{event}");
     }
 }
+
+/// Under Gemini CLI no client sets `CLAUDE_PLUGIN_DATA`: the launcher finds a first-use build
+/// where `bin/synapse-build` puts it then (`~/.local/share/synapse-plugin/bin`), and hands the
+/// hook the arguments after the hook's name.
+#[test]
+fn the_launcher_finds_a_first_use_build_without_claude_plugin_data() {
+    let home = tempfile::tempdir().unwrap();
+    let built = home.path().join(".local/share/synapse-plugin/bin");
+    fs::create_dir_all(&built).unwrap();
+    // A stand-in for the built hook that says where it ran from and with what.
+    let hook = built.join("synapse-session-start");
+    fs::write(&hook, "#!/bin/sh\necho \"built hook: $*\"\n").unwrap();
+    let chmod = Command::new("chmod").arg("+x").arg(&hook).status().unwrap();
+    assert!(chmod.success());
+    let launcher = Path::new(env!("CARGO_MANIFEST_DIR")).join("bin/synapse-hook");
+    let out = Command::new(launcher)
+        .args(["session-start", "--client", "gemini"])
+        .env_clear()
+        .env("PATH", "/usr/bin:/bin")
+        .env("HOME", home.path())
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "built hook: --client gemini\n"
+    );
+}
