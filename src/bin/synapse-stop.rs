@@ -1,4 +1,5 @@
-//! The Stop hook of the Claude Code plugin: all the work is in `synapse::plugin::hook`.
+//! The Stop hook of the Claude Code plugin (and Gemini CLI's AfterAgent, with `--client gemini`):
+//! all the work is in `synapse::plugin::hook`.
 
 fn main() -> std::process::ExitCode {
     synapse::plugin::hook::main(synapse::plugin::hook::Event::Stop)

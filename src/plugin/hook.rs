@@ -12,6 +12,9 @@
 //! - Stop: record `remember:` lines and `<remember>` blocks of the last reply as project
 //!   memories (`record`); print nothing (printing would make Claude continue).
 //!
+//! Gemini CLI runs the same binaries with `--client gemini` (`Client`): its payloads are read,
+//! and its answers framed, in `gemini`.
+//!
 //! A hook never breaks a session: `main` turns every failure into one line in `synapse.log` in
 //! the data folder, prints nothing, and exits 0.
 
@@ -22,7 +25,7 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 use serde::Deserialize;
 
-use super::{inject, lessons, slash};
+use super::{gemini, inject, lessons, slash};
 use crate::config::{data_dir, Budget, Settings};
 use crate::recall::unasked::{self, PROMPT_MEMORIES};
 use crate::recall::Hit;
@@ -57,6 +60,32 @@ impl Event {
             Event::SessionStart => "SessionStart",
             Event::UserPromptSubmit => "UserPromptSubmit",
             Event::Stop => "Stop",
+        }
+    }
+}
+
+/// The client that runs a hook: they send different payloads and take answers in different
+/// forms.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Client {
+    /// Claude Code: its payload is `Payload`, and plain stdout is context for the model.
+    ClaudeCode,
+    /// Gemini CLI, named on the command line as `--client gemini` (see `gemini`).
+    Gemini,
+}
+
+impl Client {
+    /// The client the hook's arguments name: none for Claude Code, `--client gemini` (or
+    /// `--client claude`). Anything else is an error: a hook guessing the client would answer in
+    /// a form the client drops.
+    fn from_args(args: &[String]) -> Result<Client> {
+        match args {
+            [] => Ok(Client::ClaudeCode),
+            [flag, name] if flag == "--client" && name == "claude" => Ok(Client::ClaudeCode),
+            [flag, name] if flag == "--client" && name == "gemini" => Ok(Client::Gemini),
+            _ => anyhow::bail!(
+                "unexpected arguments {args:?}: a hook takes none, or --client claude|gemini"
+            ),
         }
     }
 }
@@ -109,6 +138,11 @@ pub fn main(event: Event) -> std::process::ExitCode {
 static PANICKED_AT: std::sync::Mutex<Option<String>> = std::sync::Mutex::new(None);
 
 fn run_process(event: Event) -> Result<()> {
+    let args: Vec<String> = std::env::args_os()
+        .skip(1)
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    let client = Client::from_args(&args)?;
     let mut input = String::new();
     std::io::stdin()
         .take(MAX_INPUT)
@@ -118,7 +152,7 @@ fn run_process(event: Event) -> Result<()> {
     if cfg!(debug_assertions) && std::env::var_os("SYNAPSE_TEST_PANIC").is_some() {
         panic!("a test panic quoting the payload: {input}");
     }
-    let store = respond(event, &input, |text| {
+    let store = respond(event, client, &input, |text| {
         let mut stdout = std::io::stdout().lock();
         stdout.write_all(text.as_bytes())?;
         stdout.flush().context("could not write the hook's output")
@@ -130,10 +164,10 @@ fn run_process(event: Event) -> Result<()> {
     Ok(())
 }
 
-/// Handle one payload; `Some(text)` is what the hook prints.
+/// Handle one payload of Claude Code's; `Some(text)` is what the hook prints.
 pub fn run(event: Event, input: &str) -> Result<Option<String>> {
     let mut printed = None;
-    respond(event, input, |text| {
+    respond(event, Client::ClaudeCode, input, |text| {
         printed = Some(text.to_owned());
         Ok(())
     })?;
@@ -144,12 +178,16 @@ pub fn run(event: Event, input: &str) -> Result<Option<String>> {
 /// return the store (none when the hook is off).
 fn respond(
     event: Event,
+    client: Client,
     input: &str,
     print: impl FnOnce(&str) -> Result<()>,
 ) -> Result<Option<Store>> {
-    let (out, store) = handle(event, input)?;
+    let (out, store) = handle(event, client, input)?;
     if let Some(text) = out {
-        print(&text)?;
+        match client {
+            Client::ClaudeCode => print(&text)?,
+            Client::Gemini => print(&gemini::output(event, &text))?,
+        }
     }
     // After the output is out: a checkpoint that fails cannot cost the session its context.
     if let Some(store) = &store {
@@ -159,9 +197,12 @@ fn respond(
 }
 
 /// What one payload makes the hook print, and the store it opened (none when the hook is off).
-fn handle(event: Event, input: &str) -> Result<(Option<String>, Option<Store>)> {
-    let payload: Payload = serde_json::from_str(input)
-        .with_context(|| format!("{} payload is not the expected JSON", event.name()))?;
+fn handle(event: Event, client: Client, input: &str) -> Result<(Option<String>, Option<Store>)> {
+    let payload: Payload = match client {
+        Client::ClaudeCode => serde_json::from_str(input)
+            .with_context(|| format!("{} payload is not the expected JSON", event.name()))?,
+        Client::Gemini => gemini::payload(event, input)?,
+    };
     let dir = data_dir()?;
     let settings = Settings::load(&dir)?;
     // A Synapse slash command in the prompt is run here, on the text as typed (see `slash`),
@@ -234,7 +275,7 @@ fn handle(event: Event, input: &str) -> Result<(Option<String>, Option<Store>)> 
             let team = fold_team(&mut store, &scope, checkout.as_deref());
             let signal = signal();
             let known = fold_sources(
-                event,
+                (event, client),
                 &mut store,
                 &scope,
                 (&payload, checkout.as_deref()),
@@ -253,7 +294,7 @@ fn handle(event: Event, input: &str) -> Result<(Option<String>, Option<Store>)> 
             let offered = if prompt_on {
                 let signal = signal();
                 let known = fold_sources(
-                    event,
+                    (event, client),
                     &mut store,
                     &scope,
                     (&payload, checkout.as_deref()),
@@ -320,9 +361,26 @@ fn replaced_by_team(store: &mut Store, scope: &Scope, top: &Path) -> Result<Vec<
 }
 
 /// Fold what changed among Claude Code's own memory and instruction files (`sources::refresh`,
-/// bounded by `sources::HOOK`), and return the files known. A fold that fails costs the session
-/// nothing: it is logged, the files known before are used, and the next hook tries again.
+/// bounded by `sources::HOOK`), and return the files known, as `client` sees them. A fold that
+/// fails costs the session nothing: it is logged, the files known before are used, and the next
+/// hook tries again.
 fn fold_sources(
+    (event, client): (Event, Client),
+    store: &mut Store,
+    scope: &Scope,
+    (payload, checkout): (&Payload, Option<&Path>),
+    signal: &Signal,
+) -> Known {
+    let known = fold_claude_files(event, store, scope, (payload, checkout), signal);
+    match client {
+        Client::ClaudeCode => known,
+        // Gemini loads none of Claude Code's files: their memories are Synapse's to offer.
+        Client::Gemini => known.for_another_client(),
+    }
+}
+
+/// `fold_sources`'s work.
+fn fold_claude_files(
     event: Event,
     store: &mut Store,
     scope: &Scope,
@@ -755,6 +813,19 @@ mod tests {
             .filter(|e| e.action == "supersede")
             .map(|e| e.other_id)
             .collect()
+    }
+
+    #[test]
+    fn the_client_is_claude_code_unless_the_arguments_name_gemini() {
+        let args = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(Client::from_args(&[]).unwrap(), Client::ClaudeCode);
+        let gemini = Client::from_args(&args(&["--client", "gemini"])).unwrap();
+        assert_eq!(gemini, Client::Gemini);
+        let claude = Client::from_args(&args(&["--client", "claude"])).unwrap();
+        assert_eq!(claude, Client::ClaudeCode);
+        for wrong in [&["gemini"][..], &["--client", "codex"], &["--client"]] {
+            assert!(Client::from_args(&args(wrong)).is_err(), "{wrong:?}");
+        }
     }
 
     #[test]

@@ -25,6 +25,9 @@ pub struct Known {
     pub(super) cwd: PathBuf,
     /// Whether the client keeps auto memory (`Client::auto_memory`).
     pub(super) auto_memory: bool,
+    /// Whether the session is another client's (Gemini CLI), which loads none of these files
+    /// itself (`for_another_client`).
+    pub(super) another_client: bool,
 }
 
 /// What `Known::screen` lets a hook inject, and the memories it left out with the reason.
@@ -45,6 +48,18 @@ impl Known {
         }
     }
 
+    /// The same files as a session of another client sees them (Gemini CLI, which loads its own
+    /// `GEMINI.md`, none of Claude Code's files, and keeps no auto memory of Claude Code's): none
+    /// is loaded, so no memory of theirs is screened out as one the model has, and the blocks
+    /// ask for `remember:` lines rather than for Claude Code's memory files.
+    pub fn for_another_client(self) -> Known {
+        Known {
+            auto_memory: false,
+            another_client: true,
+            ..self
+        }
+    }
+
     /// The files known for `place`, as last folded, without looking at them.
     pub fn unchanged(store: &Store, place: &Place) -> Result<Known> {
         let scope = place.scope();
@@ -58,6 +73,9 @@ impl Known {
 
     /// Whether Claude Code loads `file` itself into a session working in this one's folder.
     pub fn loaded(&self, file: &SourceFile) -> bool {
+        if self.another_client {
+            return false;
+        }
         let under = |dir: &Option<String>| {
             dir.as_deref()
                 .is_some_and(|d| self.cwd.starts_with(Path::new(d)))

@@ -1,0 +1,217 @@
+//! Gemini CLI's side of the hooks. Its extension (`gemini/`) runs the same three binaries with
+//! `--client gemini`, each for the Gemini event of the same moment: SessionStart for
+//! SessionStart, BeforeAgent (the prompt) for UserPromptSubmit, AfterAgent (the reply) for Stop.
+//! What to inject or record is decided as for Claude Code (`hook`); this module only reads
+//! Gemini's payload and frames the answer the way Gemini takes it (measured with Gemini CLI
+//! 0.61.0: docs/gemini.md).
+//!
+//! - Every payload has `session_id`, `transcript_path`, `cwd`, `hook_event_name` and
+//!   `timestamp`; SessionStart adds `source` (startup, resume or clear), BeforeAgent `prompt`,
+//!   AfterAgent `prompt`, `prompt_response` (the reply) and `stop_hook_active`.
+//! - In a run with `-p`, Gemini puts the SessionStart context in front of the prompt as
+//!   `<hook_context>...</hook_context>` and a blank line, and hands BeforeAgent that whole text:
+//!   the wrapper is cut off, so the prompt hook reads the user's words and not its own block
+//!   (whose memory lines would otherwise count as the prompt's, and could read as a typed
+//!   `remember:` line).
+//! - Standard output must be JSON or nothing: plain text is shown to the person, never given to
+//!   the model. Context goes in `hookSpecificOutput.additionalContext`, which Gemini wraps in
+//!   `<hook_context>` tags. AfterAgent prints nothing: a `decision` there would make the model
+//!   answer again.
+
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
+use serde::Deserialize;
+
+use super::hook::{Event, Payload};
+
+/// The tags Gemini wraps hook context in.
+const OPEN: &str = "<hook_context>";
+const CLOSE: &str = "</hook_context>";
+
+/// What Gemini CLI sends on stdin; unknown fields are ignored.
+#[derive(Debug, Deserialize)]
+struct GeminiPayload {
+    session_id: String,
+    cwd: PathBuf,
+    hook_event_name: String,
+    #[serde(default)]
+    source: Option<String>,
+    #[serde(default)]
+    prompt: Option<String>,
+    #[serde(default)]
+    prompt_response: Option<String>,
+}
+
+/// Gemini's name for the moment a hook runs at.
+fn event_name(event: Event) -> &'static str {
+    match event {
+        Event::SessionStart => "SessionStart",
+        Event::UserPromptSubmit => "BeforeAgent",
+        Event::Stop => "AfterAgent",
+    }
+}
+
+/// Read Gemini's payload for `event` as the hooks' own. A payload of another event is refused:
+/// the extension's hooks file would be wired wrong, and a prompt taken for a reply would be
+/// recorded as a lesson.
+pub fn payload(event: Event, input: &str) -> Result<Payload> {
+    let name = event_name(event);
+    let payload: GeminiPayload = serde_json::from_str(input)
+        .with_context(|| format!("Gemini CLI's {name} payload is not the expected JSON"))?;
+    anyhow::ensure!(
+        payload.hook_event_name == name,
+        "Gemini CLI ran the {name} hook for {:?}: the extension's hooks/hooks.json is wired wrong",
+        payload.hook_event_name
+    );
+    let (prompt, reply) = match event {
+        Event::SessionStart => (None, None),
+        Event::UserPromptSubmit => (payload.prompt.map(without_session_context), None),
+        Event::Stop => (None, payload.prompt_response),
+    };
+    Ok(Payload {
+        session_id: payload.session_id,
+        cwd: payload.cwd,
+        source: payload.source,
+        prompt,
+        last_assistant_message: reply,
+    })
+}
+
+/// The prompt without the SessionStart context Gemini puts in front of it in a `-p` run.
+fn without_session_context(prompt: String) -> String {
+    let typed = prompt
+        .strip_prefix(OPEN)
+        .and_then(|rest| rest.split_once(&format!("{CLOSE}\n\n")))
+        .map(|(_, typed)| typed.to_owned());
+    typed.unwrap_or(prompt)
+}
+
+/// What the hook prints for `text`, the context it hands the model: Gemini's JSON. The closing
+/// tag is broken wherever the text holds it (a memory may quote one), so the text cannot end
+/// Gemini's wrapper early, and the prompt hook finds where the wrapper ends.
+pub fn output(event: Event, text: &str) -> String {
+    let text = text.replace(CLOSE, "‹/hook_context>");
+    serde_json::json!({
+        "hookSpecificOutput": {
+            "hookEventName": event_name(event),
+            "additionalContext": text,
+        }
+    })
+    .to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::{json, Value};
+
+    /// A payload as Gemini CLI 0.61.0 sent it (docs/gemini.md), with `fields` added.
+    fn sent(event: &str, fields: Value) -> String {
+        let mut payload = json!({
+            "session_id": "bd41c185-ed70-4082-a0e1-c5aadbfcaa7d",
+            "transcript_path": "/home/u/.gemini/tmp/app/chats/session-bd41c185.jsonl",
+            "cwd": "/home/u/app",
+            "hook_event_name": event,
+            "timestamp": "2026-12-03T14:48:15.844Z",
+        });
+        payload
+            .as_object_mut()
+            .unwrap()
+            .extend(fields.as_object().unwrap().clone());
+        payload.to_string()
+    }
+
+    #[test]
+    fn session_start_reads_the_session_and_its_source() {
+        let p = payload(
+            Event::SessionStart,
+            &sent("SessionStart", json!({"source": "resume"})),
+        )
+        .unwrap();
+        assert_eq!(p.session_id, "bd41c185-ed70-4082-a0e1-c5aadbfcaa7d");
+        assert_eq!(p.cwd, PathBuf::from("/home/u/app"));
+        assert_eq!(p.source.as_deref(), Some("resume"));
+        assert_eq!((p.prompt, p.last_assistant_message), (None, None));
+    }
+
+    #[test]
+    fn before_agent_reads_the_prompt_without_the_session_context_put_before_it() {
+        let prompt = "<hook_context><synapse-memories>\n[3] today\n    remember: not typed\n\
+                      </synapse-memories></hook_context>\n\nwhich port?\nremember: typed";
+        let p = payload(
+            Event::UserPromptSubmit,
+            &sent("BeforeAgent", json!({"prompt": prompt})),
+        )
+        .unwrap();
+        assert_eq!(p.prompt.as_deref(), Some("which port?\nremember: typed"));
+    }
+
+    #[test]
+    fn before_agent_keeps_a_prompt_with_no_context_whole() {
+        for prompt in ["which port?", "<hook_context>no end", "say <hook_context>"] {
+            let p = payload(
+                Event::UserPromptSubmit,
+                &sent("BeforeAgent", json!({"prompt": prompt})),
+            )
+            .unwrap();
+            assert_eq!(p.prompt.as_deref(), Some(prompt));
+        }
+    }
+
+    #[test]
+    fn after_agent_reads_the_reply_not_the_prompt() {
+        let p = payload(
+            Event::Stop,
+            &sent(
+                "AfterAgent",
+                json!({"prompt": "remember: a prompt line", "prompt_response": "Done.\nremember: x",
+                       "stop_hook_active": false}),
+            ),
+        )
+        .unwrap();
+        assert_eq!(
+            p.last_assistant_message.as_deref(),
+            Some("Done.\nremember: x")
+        );
+        assert_eq!(p.prompt, None);
+    }
+
+    #[test]
+    fn a_payload_of_another_event_is_refused() {
+        let err = payload(
+            Event::Stop,
+            &sent("BeforeAgent", json!({"prompt": "remember: x"})),
+        )
+        .unwrap_err();
+        assert!(format!("{err:#}").contains("wired wrong"), "{err:#}");
+        let err = payload(Event::SessionStart, "not json").unwrap_err();
+        assert!(
+            format!("{err:#}").contains("SessionStart payload"),
+            "{err:#}"
+        );
+    }
+
+    #[test]
+    fn context_is_framed_as_gemini_takes_it_and_cannot_close_its_wrapper() {
+        let printed = output(
+            Event::UserPromptSubmit,
+            "<synapse-memories>\n[1] a </hook_context> quoted\n</synapse-memories>\n",
+        );
+        let value: Value = serde_json::from_str(&printed).unwrap();
+        assert_eq!(value["hookSpecificOutput"]["hookEventName"], "BeforeAgent");
+        let context = value["hookSpecificOutput"]["additionalContext"]
+            .as_str()
+            .unwrap();
+        assert!(!context.contains(CLOSE), "{context}");
+        assert!(
+            context.contains("[1] a ‹/hook_context> quoted"),
+            "{context}"
+        );
+        let value: Value = serde_json::from_str(&output(Event::SessionStart, "x")).unwrap();
+        assert_eq!(
+            value,
+            json!({"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": "x"}})
+        );
+    }
+}

@@ -1,0 +1,311 @@
+//! The hook binaries as Gemini CLI's extension runs them (`--client gemini`, through
+//! `bin/synapse-hook`), fed the payloads Gemini CLI 0.61.0 sends (docs/gemini.md), without the
+//! client: what they print is Gemini's JSON or nothing, what they record, and what they make of
+//! Claude Code's files. tests/e2e_gemini.rs runs them in the real client.
+
+mod common;
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use serde_json::{json, Value};
+
+const SESSION: &str = "bd41c185-ed70-4082-a0e1-c5aadbfcaa7d";
+const WEBHOOK: &str =
+    "Webhook retries: 5 attempts with exponential backoff (src/webhooks/retry.rs)";
+/// A `CLAUDE.md` line about the branch's work: Claude Code loads it into its sessions itself,
+/// Gemini CLI does not.
+const CLAUDE_MD_LINE: &str =
+    "The src/webhooks/retry.rs tests pin the RNG seed so they stay deterministic";
+
+/// A repository on `feature/webhook-retries` changing `src/webhooks/retry.rs`, a data folder
+/// beside it, and the home both run with.
+struct Fixture {
+    _dir: tempfile::TempDir,
+    repo: PathBuf,
+    data: PathBuf,
+}
+
+impl Fixture {
+    fn new() -> Fixture {
+        let dir = tempfile::tempdir().unwrap();
+        let repo = dir.path().join("repo");
+        let data = dir.path().join("data");
+        common::git_repo(&repo, "feature/webhook-retries");
+        fs::create_dir_all(repo.join("src/webhooks")).unwrap();
+        fs::write(
+            repo.join("src/webhooks/retry.rs"),
+            "pub const MAX: u32 = 5;\n",
+        )
+        .unwrap();
+        fs::create_dir_all(common::test_home(&data)).unwrap();
+        Fixture {
+            _dir: dir,
+            repo,
+            data,
+        }
+    }
+
+    fn remember(&self, text: &str) {
+        let project = self.repo.to_str().unwrap();
+        let out = common::run_synapse(
+            &self.data,
+            &self.repo,
+            &["remember", "--project", project, text],
+            b"",
+        );
+        assert!(out.status.success(), "{out:?}");
+    }
+
+    fn bodies(&self) -> Vec<String> {
+        let project = self.repo.to_str().unwrap();
+        let args = ["list", "--json", "--project", project];
+        let out = common::run_synapse(&self.data, &self.repo, &args, b"");
+        assert!(out.status.success(), "{out:?}");
+        let listed: Value = serde_json::from_slice(&out.stdout).unwrap();
+        listed["memories"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["body"].as_str().unwrap().to_owned())
+            .collect()
+    }
+
+    /// Gemini's payload for `event`, from the repository, with `fields` added.
+    fn payload(&self, event: &str, fields: Value) -> Vec<u8> {
+        let mut payload = json!({
+            "session_id": SESSION,
+            "transcript_path": "/tmp/chats/session.jsonl",
+            "cwd": self.repo,
+            "hook_event_name": event,
+            "timestamp": "2026-12-03T14:48:15.844Z",
+        });
+        let map = payload.as_object_mut().unwrap();
+        map.extend(fields.as_object().unwrap().clone());
+        payload.to_string().into_bytes()
+    }
+
+    /// Run hook `name` (`session-start`, `prompt-submit`, `stop`) through the extension's
+    /// launcher, with `args` after it, feeding it `stdin`.
+    fn launch(&self, name: &str, args: &[&str], stdin: &[u8]) -> Output {
+        let launcher = Path::new(env!("CARGO_MANIFEST_DIR")).join("bin/synapse-hook");
+        let bin_dir = Path::new(env!("CARGO_BIN_EXE_synapse")).parent().unwrap();
+        let mut child = Command::new(launcher)
+            .arg(name)
+            .args(args)
+            .current_dir(&self.repo)
+            .env_clear()
+            .env("PATH", "/usr/bin:/bin")
+            .env("HOME", common::test_home(&self.data))
+            .env("SYNAPSE_DATA", &self.data)
+            .env("SYNAPSE_BIN_DIR", bin_dir)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        std::io::Write::write_all(&mut child.stdin.take().unwrap(), stdin).unwrap();
+        child.wait_with_output().unwrap()
+    }
+
+    /// Run hook `name` as Gemini does; expect exit 0 and return its stdout.
+    fn gemini(&self, name: &str, stdin: &[u8]) -> String {
+        let out = self.launch(name, &["--client", "gemini"], stdin);
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8(out.stdout).unwrap()
+    }
+
+    /// The lines of `synapse.log`.
+    fn log(&self) -> Vec<String> {
+        fs::read_to_string(self.data.join("synapse.log"))
+            .unwrap_or_default()
+            .lines()
+            .map(str::to_owned)
+            .collect()
+    }
+}
+
+/// The context a hook's stdout hands Gemini for `event`; fails unless stdout is that JSON alone.
+fn context(stdout: &str, event: &str) -> String {
+    let value: Value = serde_json::from_str(stdout)
+        .unwrap_or_else(|e| panic!("stdout is not JSON alone ({e}): {stdout:?}"));
+    assert_eq!(
+        value["hookSpecificOutput"]["hookEventName"], event,
+        "{value}"
+    );
+    value["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no additionalContext: {value}"))
+        .to_owned()
+}
+
+#[test]
+fn session_start_hands_gemini_the_branch_memories_as_json() {
+    let fx = Fixture::new();
+    fx.remember(WEBHOOK);
+    let stdout = fx.gemini(
+        "session-start",
+        &fx.payload("SessionStart", json!({"source": "startup"})),
+    );
+    let context = context(&stdout, "SessionStart");
+    assert!(context.contains(WEBHOOK), "{context}");
+    // Claude Code's auto memory is on here (its default), but Gemini keeps no such files: the
+    // Gemini session is asked for `remember:` lines, not sent to Claude Code's memory files.
+    assert!(context.contains("a line \"remember: ...\""), "{context}");
+    assert!(!context.contains("Claude Code's memory files"), "{context}");
+}
+
+#[test]
+fn a_claude_md_line_claude_code_loads_itself_is_offered_to_gemini() {
+    let fx = Fixture::new();
+    fx.remember(WEBHOOK);
+    fs::write(
+        fx.repo.join("CLAUDE.md"),
+        format!("# Notes\n\n- {CLAUDE_MD_LINE}\n"),
+    )
+    .unwrap();
+    // Two sessions: one session is not offered the same memory twice.
+    let claude = json!({"source": "startup", "session_id": "a-claude-code-session"});
+    let claude = fx.launch("session-start", &[], &fx.payload("SessionStart", claude));
+    let claude = String::from_utf8(claude.stdout).unwrap();
+    assert!(claude.contains(WEBHOOK), "{claude}");
+    assert!(!claude.contains(CLAUDE_MD_LINE), "{claude}");
+    let start = fx.payload("SessionStart", json!({"source": "startup"}));
+    let gemini = context(&fx.gemini("session-start", &start), "SessionStart");
+    assert!(gemini.contains(WEBHOOK), "{gemini}");
+    assert!(gemini.contains(CLAUDE_MD_LINE), "{gemini}");
+}
+
+#[test]
+fn before_agent_reads_the_typed_prompt_not_the_session_context_put_before_it() {
+    let fx = Fixture::new();
+    // What a `-p` run hands BeforeAgent: SessionStart's context, then the prompt.
+    let prompt = "<hook_context>&lt;synapse-memories&gt;\n[1] today · cli\n    remember: planted \
+                  by the session block\n&lt;/synapse-memories&gt;\n</hook_context>\n\nCheck \
+                  the plan.\nremember: we never deploy on Fridays";
+    let stdout = fx.gemini(
+        "prompt-submit",
+        &fx.payload("BeforeAgent", json!({"prompt": prompt})),
+    );
+    let context = context(&stdout, "BeforeAgent");
+    assert!(
+        context.contains("line 1: remembered as memory"),
+        "{context}"
+    );
+    assert_eq!(fx.bodies(), ["we never deploy on Fridays"]);
+}
+
+#[test]
+fn after_agent_records_the_reply_and_prints_nothing() {
+    let fx = Fixture::new();
+    let fields = json!({
+        "prompt": "remember: a line of the prompt, not the reply",
+        "prompt_response": "Done.\nremember: Retry delays are capped at 5 minutes",
+        "stop_hook_active": false,
+    });
+    let stdout = fx.gemini("stop", &fx.payload("AfterAgent", fields));
+    assert_eq!(stdout, "", "AfterAgent must print nothing");
+    assert_eq!(fx.bodies(), ["Retry delays are capped at 5 minutes"]);
+    assert!(fx.log().is_empty(), "{:?}", fx.log());
+}
+
+/// Whatever goes wrong, the hook exits 0, prints nothing (Gemini reads any stdout as its
+/// answer) and says why in one log line.
+#[test]
+fn a_wrong_payload_or_argument_prints_nothing_and_logs_one_line() {
+    let fx = Fixture::new();
+    let reply = fx.payload("AfterAgent", json!({"prompt_response": "remember: x y z"}));
+    let cases: [(&str, &[&str], &[u8], &str); 3] = [
+        (
+            "session-start",
+            &["--client", "gemini"],
+            b"not json",
+            "SessionStart payload is not the expected JSON",
+        ),
+        (
+            "prompt-submit",
+            &["--client", "gemini"],
+            &reply,
+            "is wired wrong",
+        ),
+        (
+            "stop",
+            &["--client", "codex"],
+            &reply,
+            "unexpected arguments",
+        ),
+    ];
+    for (n, (hook, args, stdin, why)) in cases.into_iter().enumerate() {
+        let out = fx.launch(hook, args, stdin);
+        assert!(out.status.success(), "{hook} {args:?}: {out:?}");
+        assert!(out.stdout.is_empty(), "{hook} {args:?}: {out:?}");
+        let log = fx.log();
+        assert_eq!(log.len(), n + 1, "{log:?}");
+        assert!(log[n].contains(why), "{hook} {args:?}: {log:?}");
+    }
+    assert!(fx.bodies().is_empty(), "{:?}", fx.bodies());
+}
+
+/// The extension's files name the launchers and the events as the client reads them, and the
+/// extension's version is the crate's.
+#[test]
+fn the_extension_runs_each_hook_for_its_gemini_event() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let read = |path: &str| -> Value {
+        serde_json::from_str(&fs::read_to_string(root.join(path)).unwrap()).unwrap()
+    };
+    let manifest = read("gemini/gemini-extension.json");
+    assert_eq!(manifest["name"], "synapse");
+    assert_eq!(manifest["version"], env!("CARGO_PKG_VERSION"));
+    assert_eq!(
+        manifest["mcpServers"]["synapse"]["command"],
+        "${extensionPath}/../bin/synapse-mcp"
+    );
+    let hooks = read("gemini/hooks/hooks.json");
+    let events = hooks["hooks"].as_object().unwrap();
+    assert_eq!(events.len(), 3, "{hooks}");
+    for (event, hook) in [
+        ("SessionStart", "session-start"),
+        ("BeforeAgent", "prompt-submit"),
+        ("AfterAgent", "stop"),
+    ] {
+        let command = &events[event][0]["hooks"][0];
+        assert_eq!(
+            command["command"],
+            format!("\"${{extensionPath}}/../bin/synapse-hook\" {hook} --client gemini"),
+            "{event}"
+        );
+        // Gemini's timeouts are in milliseconds (Claude Code's in seconds).
+        assert_eq!(command["timeout"], 10_000, "{event}");
+    }
+}
+
+/// Under Gemini CLI no client sets `CLAUDE_PLUGIN_DATA`: the launcher finds a first-use build
+/// where `bin/synapse-build` puts it then (`~/.local/share/synapse-plugin/bin`), and hands the
+/// hook the arguments after the hook's name.
+#[test]
+fn the_launcher_finds_a_first_use_build_without_claude_plugin_data() {
+    let home = tempfile::tempdir().unwrap();
+    let built = home.path().join(".local/share/synapse-plugin/bin");
+    fs::create_dir_all(&built).unwrap();
+    // A stand-in for the built hook that says where it ran from and with what.
+    let hook = built.join("synapse-session-start");
+    fs::write(&hook, "#!/bin/sh\necho \"built hook: $*\"\n").unwrap();
+    let chmod = Command::new("chmod").arg("+x").arg(&hook).status().unwrap();
+    assert!(chmod.success());
+    let launcher = Path::new(env!("CARGO_MANIFEST_DIR")).join("bin/synapse-hook");
+    let out = Command::new(launcher)
+        .args(["session-start", "--client", "gemini"])
+        .env_clear()
+        .env("PATH", "/usr/bin:/bin")
+        .env("HOME", home.path())
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "built hook: --client gemini\n"
+    );
+}
