@@ -30,11 +30,35 @@ pub enum Saving {
     /// In Claude Code's own memory files (its auto memory is on), which Synapse reads: asking
     /// for `remember:` lines too would make two places to write.
     ClientFiles,
+    /// In Synapse's store, from a client without Synapse's slash commands (Gemini CLI): a
+    /// `remember:` line, and the MCP tools where Claude Code has `/synapse:read` and the rest.
+    Tools,
 }
 
 impl Saving {
+    /// How a block tells the model to read a memory whole.
+    fn read_one(self) -> &'static str {
+        match self {
+            Saving::Tools => "the readmemory tool",
+            Saving::Synapse | Saving::ClientFiles => "/synapse:read ID",
+        }
+    }
+
+    /// How a block tells the model to read the memory `id` whole.
+    fn read(self, id: i64) -> String {
+        match self {
+            Saving::Tools => format!("the readmemory tool (id {id})"),
+            Saving::Synapse | Saving::ClientFiles => format!("/synapse:read {id}"),
+        }
+    }
+
     fn footer(self) -> &'static str {
         match self {
+            Saving::Tools => {
+                "Read a whole memory: the readmemory tool. Save a lesson: a line \"remember: \
+                 ...\" in your reply, or the remember tool; replace a note: \"remember \
+                 (replaces #ID): ...\"."
+            }
             Saving::Synapse => {
                 "Read a whole memory: /synapse:read ID (or the readmemory tool). Save a lesson: \
                  a line \"remember: ...\" in your reply, or /synapse:remember TEXT; replace a \
@@ -52,7 +76,7 @@ impl Saving {
     /// header, and a session was told the rest at its start.
     fn prompt_footer(self) -> &'static str {
         match self {
-            Saving::Synapse => {
+            Saving::Synapse | Saving::Tools => {
                 "Save a lesson: a line \"remember: ...\" in your reply; \"remember (replaces \
                  #ID): ...\" replaces a note."
             }
@@ -74,7 +98,7 @@ pub fn session_block(
     let header = "Notes from earlier sessions of this project (Synapse's memories, and Claude \
                   Code memory files this session has not loaded). They are advisory and may be \
                   outdated: check one against the code before relying on it.";
-    block(header, hits, &[], left_out, now, saving.footer())
+    block(header, hits, &[], left_out, now, saving, saving.footer())
 }
 
 /// The UserPromptSubmit block: the `hits` in `whole` with their text, the others as pointers.
@@ -89,21 +113,28 @@ pub fn prompt_block(
     let (shown, pointed): (Vec<Hit>, Vec<Hit>) =
         hits.iter().cloned().partition(|h| whole.contains(&h.id));
     if !shown.is_empty() {
-        let header = "Synapse notes from earlier sessions that may bear on this prompt (advisory, \
-                      possibly outdated; /synapse:read ID shows one whole).";
+        let header = format!(
+            "Synapse notes from earlier sessions that may bear on this prompt (advisory, \
+             possibly outdated; {} shows one whole).",
+            saving.read_one()
+        );
         return block(
-            header,
+            &header,
             &shown,
             &pointed,
             left_out,
             now,
+            saving,
             saving.prompt_footer(),
         );
     }
     if pointed.is_empty() && left_out.is_none() {
         return None;
     }
-    let mut text = format!("{OPEN}\nSynapse memories that may bear on this (/synapse:read ID):\n");
+    let mut text = format!(
+        "{OPEN}\nSynapse memories that may bear on this ({}):\n",
+        saving.read_one()
+    );
     for hit in &pointed {
         text.push_str(&pointer(hit, now));
     }
@@ -135,7 +166,16 @@ pub fn recall_block(query: &str, found: &Recalled, now: i64) -> String {
         )
     });
     let footer = Saving::Synapse.footer();
-    match block(&header, &found.results, &[], drift.as_deref(), now, footer) {
+    let results = &found.results;
+    match block(
+        &header,
+        results,
+        &[],
+        drift.as_deref(),
+        now,
+        Saving::Synapse,
+        footer,
+    ) {
         Some((text, _)) => text,
         None => format!("{OPEN}\n{header}\n\nNo memories match.\n{CLOSE}\n"),
     }
@@ -159,6 +199,13 @@ pub fn status_line(memories: i64, saving: Saving) -> String {
         (0, Saving::Synapse) => "Synapse: no memories for this project yet. Save a lesson with a \
                                  line \"remember: ...\" in a reply, or /synapse:remember TEXT."
             .to_owned(),
+        (0, Saving::Tools) => "Synapse: no memories for this project yet. Save a lesson with a \
+                               line \"remember: ...\" in a reply, or the remember tool."
+            .to_owned(),
+        (_, Saving::Tools) => format!(
+            "Synapse: {memories} memories for this project. Search them with the recall tool; \
+             read one with the readmemory tool."
+        ),
         (0, Saving::ClientFiles) => "Synapse: no memories for this project yet; it reads Claude \
                                      Code's memory files as they are written."
             .to_owned(),
@@ -169,13 +216,15 @@ pub fn status_line(memories: i64, saving: Saving) -> String {
     }
 }
 
-/// `header`, the `hits` whole, the `pointers` one line each, then `footer` and `left_out`.
+/// `header`, the `hits` whole, the `pointers` one line each, then `footer` and `left_out`;
+/// `saving` says how an abridged memory is read whole.
 fn block(
     header: &str,
     hits: &[Hit],
     pointers: &[Hit],
     left_out: Option<&str>,
     now: i64,
+    saving: Saving,
     footer: &str,
 ) -> Option<(String, Vec<i64>)> {
     let left_out = left_out
@@ -185,7 +234,7 @@ fn block(
     let mut body = String::new();
     let mut ids = Vec::new();
     for hit in hits {
-        let entry = entry(hit, now);
+        let entry = entry(hit, now, saving);
         if frame + body.len() + entry.len() > MAX_CHARS {
             break;
         }
@@ -212,7 +261,7 @@ fn block(
 }
 
 /// One memory: `[id] age · source · mark`, then its text indented.
-fn entry(hit: &Hit, now: i64) -> String {
+fn entry(hit: &Hit, now: i64, saving: Saving) -> String {
     let mut out = format!("[{}] {}", hit.id, age(now - hit.created_at.seconds()));
     if !hit.source.is_empty() {
         out.push_str(" · ");
@@ -223,7 +272,7 @@ fn entry(hit: &Hit, now: i64) -> String {
         out.push_str(&defuse(mark));
     }
     if hit.abridged {
-        out.push_str(&format!(" · abridged, /synapse:read {} for all", hit.id));
+        out.push_str(&format!(" · abridged, {} for all", saving.read(hit.id)));
     }
     out.push('\n');
     for line in defuse(&hit.text).lines() {
@@ -326,5 +375,39 @@ mod tests {
         assert!(text.contains("\"remember: ...\""), "{text}");
         assert!(!status_line(0, Saving::ClientFiles).contains("remember:"));
         assert!(status_line(0, Saving::Synapse).contains("remember:"));
+    }
+
+    /// A client without Synapse's slash commands (Gemini CLI) is pointed to the MCP tools in
+    /// every line a block can have.
+    #[test]
+    fn blocks_for_a_client_without_the_commands_name_only_tools() {
+        let mut long = hit(1, "a");
+        long.abridged = true;
+        let pointed = hit(2, "b");
+        let texts = [
+            session_block(&[long.clone()], None, 0, Saving::Tools)
+                .unwrap()
+                .0,
+            prompt_block(
+                &[long.clone(), pointed.clone()],
+                &HashSet::from([1]),
+                None,
+                0,
+                Saving::Tools,
+            )
+            .unwrap()
+            .0,
+            prompt_block(&[pointed], &HashSet::new(), None, 0, Saving::Tools)
+                .unwrap()
+                .0,
+            status_line(0, Saving::Tools),
+            status_line(3, Saving::Tools),
+        ];
+        for text in &texts {
+            assert!(!text.contains("/synapse:"), "{text}");
+        }
+        assert!(texts[0].contains("readmemory tool (id 1)"), "{}", texts[0]);
+        assert!(texts[2].contains("readmemory tool"), "{}", texts[2]);
+        assert!(texts[0].contains("\"remember: ...\""), "{}", texts[0]);
     }
 }

@@ -41,17 +41,21 @@ impl Known {
     /// Where the blocks ask the model to keep lessons: in the client's files when its auto
     /// memory is on.
     pub fn saving(&self) -> crate::plugin::inject::Saving {
-        if self.auto_memory {
-            crate::plugin::inject::Saving::ClientFiles
+        use crate::plugin::inject::Saving;
+        if self.another_client {
+            Saving::Tools
+        } else if self.auto_memory {
+            Saving::ClientFiles
         } else {
-            crate::plugin::inject::Saving::Synapse
+            Saving::Synapse
         }
     }
 
     /// The same files as a session of another client sees them (Gemini CLI, which loads its own
     /// `GEMINI.md`, none of Claude Code's files, and keeps no auto memory of Claude Code's): none
     /// is loaded, so no memory of theirs is screened out as one the model has, and the blocks
-    /// ask for `remember:` lines rather than for Claude Code's memory files.
+    /// ask for `remember:` lines rather than for Claude Code's memory files, and name the MCP
+    /// tools rather than Synapse's slash commands, which that client does not have.
     pub fn for_another_client(self) -> Known {
         Known {
             auto_memory: false,
