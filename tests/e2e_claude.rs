@@ -432,6 +432,17 @@ impl Run {
         );
     }
 
+    /// The result the client sent back for the model's call of `tool`, as the model reads it
+    /// (the last model call holds the whole exchange).
+    fn tool_result_of(&self, tool: &str) -> String {
+        let last = match self.messages_posts().last() {
+            Some(last) => *last,
+            None => panic!("{}: no POST /v1/messages arrived\n{}", self.label, self),
+        };
+        tool_result(last, &tool_use_id(tool))
+            .unwrap_or_else(|| panic!("{}: no result for the call of {tool}\n{}", self.label, self))
+    }
+
     /// Fail unless a text of the first model call that comes from `origin` contains `needle`.
     fn expect_text(&self, needle: &str, origin: Origin, what: &str) {
         let found = self
@@ -600,6 +611,23 @@ impl Fixture {
             copy_folder(&root.join(folder), &copy.join(folder));
         }
         self.plugin = copy;
+    }
+
+    /// Script the model calling Synapse's MCP tools in turn, each `(tool, input)` with the tool's
+    /// full name. A client that defers MCP tools gets one `ToolSearch` first that loads them all
+    /// by name, as its deferred-tool list tells the model to.
+    fn script_mcp_calls(&self, calls: &[(&str, Value)]) {
+        if self.client.defers_mcp_tools() {
+            let mut names: Vec<&str> = calls.iter().map(|(tool, _)| *tool).collect();
+            names.dedup();
+            self.api.script_tool_use(
+                "ToolSearch",
+                json!({"query": format!("select:{}", names.join(","))}),
+            );
+        }
+        for (tool, input) in calls {
+            self.api.script_tool_use(tool, input.clone());
+        }
     }
 
     /// How many times memory `id`'s history says it was superseded.
@@ -1446,14 +1474,16 @@ fn copy_folder(from: &Path, to: &Path) {
     }
 }
 
-/// A plugin installed under a path with a space: every hook runs and `/synapse:drift`'s shell
-/// line runs, in both clients (the hook commands and the command's line quote
-/// `${CLAUDE_PLUGIN_ROOT}`).
+/// A plugin installed under a path with a space: every hook runs, `/synapse:drift`'s shell line
+/// runs and the MCP server answers a tool call, in both clients (the hook commands and the
+/// command's line quote `${CLAUDE_PLUGIN_ROOT}`; the server's command is run without a shell).
 #[rstest]
 #[case::pinned(Client::Pinned)]
 #[case::newest(Client::Newest)]
 #[ignore = "end-to-end: needs both Claude Code clients, run .ci/test"]
-fn a_plugin_path_with_a_space_runs_the_hooks_and_the_drift_command(#[case] client: Client) {
+fn a_plugin_path_with_a_space_runs_the_hooks_the_drift_command_and_the_mcp_server(
+    #[case] client: Client,
+) {
     let mut fx = Fixture::new(client);
     fx.plugin_in_a_folder_with_a_space();
     fx.seed();
@@ -1484,6 +1514,22 @@ fn a_plugin_path_with_a_space_runs_the_hooks_and_the_drift_command(#[case] clien
     assert!(
         run.texts().iter().any(|t| t.contains("finding(s) among")),
         "{client}: /synapse:drift's output did not reach the model\n{run}"
+    );
+
+    // plugin.json starts the server as `${CLAUDE_PLUGIN_ROOT}/bin/synapse-mcp`, one word however
+    // many spaces the path holds.
+    let recall = format!("{MCP_PREFIX}recall");
+    fx.script_mcp_calls(&[(&recall, json!({"query": "idempotency keys"}))]);
+    fx.api.script("They are hashed.");
+    let run = fx.claude_with(
+        "where are idempotency keys kept?",
+        &["--allowedTools", &recall],
+    );
+    run.expect_success();
+    let recalled = run.tool_result_of(&recall);
+    assert!(
+        recalled.contains(IDEMPOTENCY),
+        "{client}: recall from a plugin path with a space did not answer: {recalled}\n{run}"
     );
 }
 
