@@ -950,14 +950,19 @@ fn read_command_hands_over_the_memory_text(#[case] client: Client) {
     run.expect_text(WEBHOOK, Origin::Hook("UserPromptSubmit"), "read output");
 }
 
-/// The texts of the `tool_result` block answering tool call `id` in a request's messages.
-fn tool_result(request: &Request, id: &str) -> Option<String> {
-    let messages = request.body["messages"].as_array()?;
-    let block = messages
+/// The `tool_result` block answering tool call `id` in a request's messages.
+fn tool_result_block<'r>(request: &'r Request, id: &str) -> Option<&'r Value> {
+    request.body["messages"]
+        .as_array()?
         .iter()
         .filter_map(|m| m["content"].as_array())
         .flatten()
-        .find(|b| b["type"] == "tool_result" && b["tool_use_id"] == id)?;
+        .find(|b| b["type"] == "tool_result" && b["tool_use_id"] == id)
+}
+
+/// The texts of the `tool_result` block answering tool call `id` in a request's messages.
+fn tool_result(request: &Request, id: &str) -> Option<String> {
+    let block = tool_result_block(request, id)?;
     let mut texts = Vec::new();
     collect_strings(&block["content"], &mut texts);
     Some(texts.join("\n"))
@@ -1588,4 +1593,118 @@ fn the_remember_tool_replaces_the_memory_it_names(#[case] client: Client) {
     );
     run.expect_success();
     assert_eq!(fx.supersedes_of(old), 1, "{client}\n{run}");
+}
+
+/// What the client answers, in `-p` mode, for a tool the user has not allowed (both clients).
+const NOT_GRANTED: &str = "but you haven't granted it yet";
+
+/// Reading needs no grant (issue 34): the PreToolUse hook in plugin.json allows `recall`,
+/// `readmemory` and `drift`, so with no `--allowedTools` and no settings the model's calls of
+/// them run (where a call that needs a grant is refused in `-p` mode, as a prompt would ask in a
+/// terminal). `remember` writes, so it still needs the user's grant: refused, nothing stored. And
+/// the user keeps the last word: an `ask` rule of theirs for `recall` outranks the plugin's allow.
+#[rstest]
+#[case::pinned(Client::Pinned)]
+#[case::newest(Client::Newest)]
+#[ignore = "end-to-end: needs both Claude Code clients, run .ci/test"]
+fn read_only_tools_need_no_grant_and_remember_still_does(#[case] client: Client) {
+    let mut fx = Fixture::new(client);
+    let webhook = fx.seed();
+    let [recall, read, drift, remember] =
+        ["recall", "readmemory", "drift", "remember"].map(|t| format!("{MCP_PREFIX}{t}"));
+    let unasked = "Webhook retries were raised to 9 without anyone granting it";
+    fx.script_mcp_calls(&[
+        (&recall, json!({"query": "webhook retries"})),
+        (&read, json!({"id": webhook, "offset": 0})),
+        (&drift, json!({})),
+        (&remember, json!({"text": unasked})),
+    ]);
+    fx.api.script("Webhooks retry 5 times.");
+    let run = fx.claude("how many times do webhooks retry?");
+    run.expect_success();
+
+    let as_json = |tool: &str| -> Value {
+        let text = run.tool_result_of(tool);
+        serde_json::from_str(&text).unwrap_or_else(|e| {
+            panic!("{client}: {tool} did not run without a grant ({e}): {text}\n{run}")
+        })
+    };
+    assert_eq!(
+        as_json(&recall)["results"][0]["text"],
+        json!(WEBHOOK),
+        "{run}"
+    );
+    assert_eq!(as_json(&read)["body"], json!(WEBHOOK), "{run}");
+    assert!(as_json(&drift)["count"].is_u64(), "{run}");
+
+    let last = *run.messages_posts().last().unwrap();
+    let refused = tool_result_block(last, &tool_use_id(&remember))
+        .unwrap_or_else(|| panic!("{client}: no result for the remember call\n{run}"));
+    assert!(
+        refused["is_error"] == json!(true) && refused.to_string().contains(NOT_GRANTED),
+        "{client}: remember ran without the user's grant: {refused}\n{run}"
+    );
+    let listed = fx.synapse_json(&["list", "--json", "--project", fx.repo_arg()]);
+    assert!(
+        !listed.to_string().contains(unasked),
+        "{client}: a refused remember stored its text: {listed}"
+    );
+
+    let home = fx.dir.path().join("home-asks");
+    fs::create_dir_all(home.join(".claude")).unwrap();
+    let settings = json!({"permissions": {"ask": [recall]}});
+    fs::write(home.join(".claude/settings.json"), settings.to_string()).unwrap();
+    fx.script_mcp_calls(&[(&recall, json!({"query": "webhook retries"}))]);
+    fx.api.script("I could not look.");
+    let run = fx.claude_at(&home, "how many times do webhooks retry?", &[]);
+    run.expect_success();
+    let asked = run.tool_result_of(&recall);
+    assert!(
+        asked.contains(NOT_GRANTED),
+        "{client}: the user's ask rule for recall did not outrank the plugin's allow: {asked}\n{run}"
+    );
+}
+
+/// The `permissions.allow` entry that lets the read-only tools run where the plugin's hooks do not
+/// (`disableAllHooks`, or managed settings that allow only managed hooks): the line the README
+/// and `synapse doctor` give, checked as written.
+const READ_ONLY_ALLOW: &str = r#""permissions": {"allow": ["mcp__plugin_synapse_synapse__recall", "mcp__plugin_synapse_synapse__readmemory", "mcp__plugin_synapse_synapse__drift"]}"#;
+
+/// With hooks off, `recall` needs a grant again (so the plugin's hook is what allowed it), and
+/// `READ_ONLY_ALLOW` in the user's settings is that grant for all three read-only tools.
+#[rstest]
+#[case::pinned(Client::Pinned)]
+#[case::newest(Client::Newest)]
+#[ignore = "end-to-end: needs both Claude Code clients, run .ci/test"]
+fn with_hooks_off_the_allow_line_lets_the_read_only_tools_run(#[case] client: Client) {
+    let mut fx = Fixture::new(client);
+    let webhook = fx.seed();
+    let [recall, read, drift] =
+        ["recall", "readmemory", "drift"].map(|t| format!("{MCP_PREFIX}{t}"));
+    for with_line in [false, true] {
+        let home = fx.dir.path().join(format!("home-hooks-off-{with_line}"));
+        fs::create_dir_all(home.join(".claude")).unwrap();
+        let settings = if with_line {
+            format!(r#"{{"disableAllHooks": true, {READ_ONLY_ALLOW}}}"#)
+        } else {
+            r#"{"disableAllHooks": true}"#.to_owned()
+        };
+        fs::write(home.join(".claude/settings.json"), settings).unwrap();
+        fx.script_mcp_calls(&[
+            (&recall, json!({"query": "webhook retries"})),
+            (&read, json!({"id": webhook, "offset": 0})),
+            (&drift, json!({})),
+        ]);
+        fx.api.script("Done.");
+        let run = fx.claude_at(&home, "how many times do webhooks retry?", &[]);
+        run.expect_success();
+        for tool in [&recall, &read, &drift] {
+            let result = run.tool_result_of(tool);
+            let refused = result.contains(NOT_GRANTED);
+            assert_eq!(
+                refused, !with_line,
+                "{client}: hooks off, allow line {with_line}: {tool} answered {result}\n{run}"
+            );
+        }
+    }
 }
