@@ -1029,6 +1029,30 @@ fn mcp_tools_hand_the_model_framed_memories_and_exact_pages(#[case] client: Clie
                 "{client}: {name} is not among the deferred tools\n{run}"
             );
         }
+        // Names only: no Synapse tool is offered with its schema yet (none is always loaded),
+        // and the descriptions the model gets once ToolSearch loads them appear nowhere before.
+        let early: Vec<&str> = first
+            .tools()
+            .into_iter()
+            .filter(|t| t.starts_with(MCP_PREFIX))
+            .collect();
+        assert!(
+            early.is_empty(),
+            "{client}: offered before ToolSearch: {early:?}\n{run}"
+        );
+        for name in [&recall, &read] {
+            let tool = posts[0].body["tools"]
+                .as_array()
+                .and_then(|tools| tools.iter().find(|t| t["name"] == name.as_str()));
+            let description = tool
+                .and_then(|t| t["description"].as_str())
+                .unwrap_or_else(|| panic!("{client}: {name} came with no description\n{run}"));
+            assert_eq!(
+                occurrences(first, description),
+                0,
+                "{client}: {name}'s description reached the model before ToolSearch\n{run}"
+            );
+        }
     }
     // With their schemas: every tool from the start, or the two ToolSearch loaded.
     let expected: Vec<String> = if deferred {
@@ -1707,4 +1731,45 @@ fn with_hooks_off_the_allow_line_lets_the_read_only_tools_run(#[case] client: Cl
             );
         }
     }
+}
+
+/// A model that searches the newest client's deferred tools by a word rather than by name: the
+/// word most likely, "memory", brings up the read path first (`readmemory`, then `recall`, by the
+/// search hints the server sends), loads them, and `recall` then runs. The pinned client offers
+/// every MCP tool with its schema from the start and has no ToolSearch, so it has no case here.
+#[rstest]
+#[case::newest(Client::Newest)]
+#[ignore = "end-to-end: needs both Claude Code clients, run .ci/test"]
+fn a_search_for_memory_among_deferred_tools_finds_the_read_path_first(#[case] client: Client) {
+    assert!(client.defers_mcp_tools(), "{client} offers no ToolSearch");
+    let mut fx = Fixture::new(client);
+    fx.seed();
+    let [recall, read] = ["recall", "readmemory"].map(|t| format!("{MCP_PREFIX}{t}"));
+    fx.api
+        .script_tool_use("ToolSearch", json!({"query": "memory"}));
+    fx.api
+        .script_tool_use(&recall, json!({"query": "webhook retries"}));
+    fx.api.script("Five attempts.");
+    let run = fx.claude("how many times do webhooks retry?");
+    run.expect_success();
+
+    let last = *run.messages_posts().last().unwrap();
+    let found: Vec<&str> = tool_result_block(last, &tool_use_id("ToolSearch"))
+        .and_then(|b| b["content"].as_array())
+        .map(|refs| {
+            refs.iter()
+                .filter_map(|r| r["tool_name"].as_str())
+                .collect()
+        })
+        .unwrap_or_default();
+    assert_eq!(
+        found.get(..2),
+        Some([read.as_str(), recall.as_str()].as_slice()),
+        "{client}: ToolSearch \"memory\" found {found:?}\n{run}"
+    );
+    let recalled = run.tool_result_of(&recall);
+    assert!(
+        recalled.contains(WEBHOOK),
+        "{client}: recall, loaded by the search, did not answer: {recalled}\n{run}"
+    );
 }
