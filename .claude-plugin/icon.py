@@ -3,7 +3,8 @@
 three dots crossing it (a synapse), each node branching out to three smaller ones.
 
 Claude Code's `plugin validate` (2.1.332) asks for a square PNG of 512 to 2048 px under 2 MB at
-.claude-plugin/icon.png. Standard library only, so anyone can redraw it: `python3 .claude-plugin/icon.py`.
+.claude-plugin/icon.png. Standard library only, so anyone can redraw it:
+`python3 .claude-plugin/icon.py`.
 Every shape is a signed distance, turned into coverage over one pixel, so edges are smooth without
 supersampling; few flat colours keep the file small.
 """

@@ -1602,14 +1602,10 @@ fn the_remember_tool_replaces_the_memory_it_names(#[case] client: Client) {
     fx.seed();
     let old = fx.remember("Webhook retry limit is 5 attempts");
     let remember = format!("{MCP_PREFIX}remember");
-    if client.defers_mcp_tools() {
-        fx.api
-            .script_tool_use("ToolSearch", json!({"query": format!("select:{remember}")}));
-    }
-    fx.api.script_tool_use(
+    fx.script_mcp_calls(&[(
         &remember,
         json!({"text": "Webhook retries: 8 attempts since the gateway change", "supersedes": [old]}),
-    );
+    )]);
     fx.api.script("Saved.");
     let run = fx.claude_with(
         "remember that webhooks now retry 8 times",
