@@ -139,11 +139,11 @@ fn answer(outcome: Result<Value>) -> CallToolResult {
 /// A tool's `_meta` with the phrase Claude Code matches a keyword `ToolSearch` against. Since
 /// 2.1.332 the client lists MCP tools to the model by name only, and the model loads one by name
 /// or by a search that scores `anthropic/searchHint` beside the name and the description (in its
-/// `CLAUDE_CODE_SIMPLE` mode the hint is sent instead of the description). Each hint says what the
-/// tool does in plain words, and only the read path and `remember` say "memory", the word a model
-/// looking for these tools is likely to try: a search for it (five results) missed `recall` with
-/// no hints, and ranked the other writes above `recall` with "memory" in every hint. No tool asks
-/// to be always loaded (`anthropic/alwaysLoad`): docs/mcp.md says why.
+/// "simple" mode the hint is sent instead of the description). Each hint says what the tool does
+/// in plain words, and only the read path and `remember` say "memory", the word a model looking
+/// for these tools is likely to try: a search for it (five results) missed `recall` with no hints,
+/// and ranked the other writes above `recall` with "memory" in every hint. No tool asks to be
+/// always loaded (`anthropic/alwaysLoad`): docs/mcp.md says why.
 fn search_hint(hint: &str) -> rmcp::model::MetaObject {
     let mut meta = JsonObject::new();
     meta.insert("anthropic/searchHint".into(), Value::from(hint));
