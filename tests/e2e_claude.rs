@@ -432,6 +432,17 @@ impl Run {
         );
     }
 
+    /// The result the client sent back for the model's call of `tool`, as the model reads it
+    /// (the last model call holds the whole exchange).
+    fn tool_result_of(&self, tool: &str) -> String {
+        let last = match self.messages_posts().last() {
+            Some(last) => *last,
+            None => panic!("{}: no POST /v1/messages arrived\n{}", self.label, self),
+        };
+        tool_result(last, &tool_use_id(tool))
+            .unwrap_or_else(|| panic!("{}: no result for the call of {tool}\n{}", self.label, self))
+    }
+
     /// Fail unless a text of the first model call that comes from `origin` contains `needle`.
     fn expect_text(&self, needle: &str, origin: Origin, what: &str) {
         let found = self
@@ -600,6 +611,23 @@ impl Fixture {
             copy_folder(&root.join(folder), &copy.join(folder));
         }
         self.plugin = copy;
+    }
+
+    /// Script the model calling Synapse's MCP tools in turn, each `(tool, input)` with the tool's
+    /// full name. A client that defers MCP tools gets one `ToolSearch` first that loads them all
+    /// by name, as its deferred-tool list tells the model to.
+    fn script_mcp_calls(&self, calls: &[(&str, Value)]) {
+        if self.client.defers_mcp_tools() {
+            let mut names: Vec<&str> = calls.iter().map(|(tool, _)| *tool).collect();
+            names.dedup();
+            self.api.script_tool_use(
+                "ToolSearch",
+                json!({"query": format!("select:{}", names.join(","))}),
+            );
+        }
+        for (tool, input) in calls {
+            self.api.script_tool_use(tool, input.clone());
+        }
     }
 
     /// How many times memory `id`'s history says it was superseded.
@@ -922,14 +950,19 @@ fn read_command_hands_over_the_memory_text(#[case] client: Client) {
     run.expect_text(WEBHOOK, Origin::Hook("UserPromptSubmit"), "read output");
 }
 
-/// The texts of the `tool_result` block answering tool call `id` in a request's messages.
-fn tool_result(request: &Request, id: &str) -> Option<String> {
-    let messages = request.body["messages"].as_array()?;
-    let block = messages
+/// The `tool_result` block answering tool call `id` in a request's messages.
+fn tool_result_block<'r>(request: &'r Request, id: &str) -> Option<&'r Value> {
+    request.body["messages"]
+        .as_array()?
         .iter()
         .filter_map(|m| m["content"].as_array())
         .flatten()
-        .find(|b| b["type"] == "tool_result" && b["tool_use_id"] == id)?;
+        .find(|b| b["type"] == "tool_result" && b["tool_use_id"] == id)
+}
+
+/// The texts of the `tool_result` block answering tool call `id` in a request's messages.
+fn tool_result(request: &Request, id: &str) -> Option<String> {
+    let block = tool_result_block(request, id)?;
     let mut texts = Vec::new();
     collect_strings(&block["content"], &mut texts);
     Some(texts.join("\n"))
@@ -994,6 +1027,30 @@ fn mcp_tools_hand_the_model_framed_memories_and_exact_pages(#[case] client: Clie
             assert!(
                 named.contains(&name.as_str()),
                 "{client}: {name} is not among the deferred tools\n{run}"
+            );
+        }
+        // Names only: no Synapse tool is offered with its schema yet (none is always loaded),
+        // and the descriptions the model gets once ToolSearch loads them appear nowhere before.
+        let early: Vec<&str> = first
+            .tools()
+            .into_iter()
+            .filter(|t| t.starts_with(MCP_PREFIX))
+            .collect();
+        assert!(
+            early.is_empty(),
+            "{client}: offered before ToolSearch: {early:?}\n{run}"
+        );
+        for name in [&recall, &read] {
+            let tool = posts[0].body["tools"]
+                .as_array()
+                .and_then(|tools| tools.iter().find(|t| t["name"] == name.as_str()));
+            let description = tool
+                .and_then(|t| t["description"].as_str())
+                .unwrap_or_else(|| panic!("{client}: {name} came with no description\n{run}"));
+            assert_eq!(
+                occurrences(first, description),
+                0,
+                "{client}: {name}'s description reached the model before ToolSearch\n{run}"
             );
         }
     }
@@ -1137,8 +1194,25 @@ fn slash_command_text_reaches_synapse_exactly_as_typed(#[case] client: Client) {
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
 
-/// The client's own validator accepts the plugin manifest (and the marketplace manifest, when
-/// there is one) with warnings counted as errors.
+/// The lines of `claude plugin validate` output that report something wrong: the newest client
+/// marks a warning with a sign (and its plugin directory checks, such as a missing icon, do not
+/// change the exit status), the pinned one names warnings and errors in words.
+fn validation_complaints(output: &str) -> Vec<&str> {
+    output
+        .lines()
+        .filter(|line| {
+            let lower = line.to_lowercase();
+            ['⚠', '✘', '✖'].iter().any(|sign| line.contains(*sign))
+                || ["warning", "error", "problem"]
+                    .iter()
+                    .any(|word| lower.contains(word))
+        })
+        .collect()
+}
+
+/// The client's own validator accepts the plugin folder, the plugin manifest and the marketplace
+/// manifest (when there is one) with warnings counted as errors, and says nothing against any of
+/// them: a warning line fails the test even where the status is 0.
 #[rstest]
 #[case::pinned(Client::Pinned)]
 #[case::newest(Client::Newest)]
@@ -1147,14 +1221,15 @@ fn manifests_pass_strict_validation(#[case] client: Client) {
     let claude = client.path();
     let home = tempfile::tempdir().unwrap();
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    for name in ["plugin.json", "marketplace.json"] {
-        let manifest = root.join(".claude-plugin").join(name);
-        if name == "marketplace.json" && !manifest.exists() {
-            continue;
-        }
+    let mut targets = vec![root.to_path_buf(), root.join(".claude-plugin/plugin.json")];
+    let marketplace = root.join(".claude-plugin/marketplace.json");
+    if marketplace.exists() {
+        targets.push(marketplace);
+    }
+    for target in targets {
         let out = Command::new(&claude)
             .args(["plugin", "validate", "--strict"])
-            .arg(&manifest)
+            .arg(&target)
             .env_clear()
             .env("HOME", home.path())
             .env("PATH", std::env::var_os("PATH").unwrap_or_default())
@@ -1169,10 +1244,44 @@ fn manifests_pass_strict_validation(#[case] client: Client) {
         assert!(
             out.status.success() && text.contains("Validation passed"),
             "{client}: claude plugin validate --strict {}: {}\n{text}",
-            manifest.display(),
+            target.display(),
             out.status
         );
+        let complaints = validation_complaints(&text);
+        assert!(
+            complaints.is_empty(),
+            "{client}: claude plugin validate --strict {} passed with complaints: \
+             {complaints:#?}\n{text}",
+            target.display()
+        );
     }
+}
+
+/// The complaint filter catches what each client prints for a warning, and lets a clean run
+/// through (the lines are the clients' own, 2.1.197 and 2.1.332).
+#[test]
+fn validation_complaints_are_the_warning_lines() {
+    let clean = "Validating marketplace manifest: /p/.claude-plugin/marketplace.json\n\n\
+                 Hosts not declared: list what these parts reach under \"network.hosts\"\n\
+                 \u{2714} These checks found nothing to report\n\n\u{2714} Validation passed\n";
+    assert!(validation_complaints(clean).is_empty());
+    let newest =
+        "\u{26a0} Found 1 plugin directory warning:\n\n  \u{276f} .claude-plugin/plugin.json \
+                  icon: No icon (ICON_MISSING).\n\n\u{2714} Validation passed\n";
+    assert_eq!(
+        validation_complaints(newest),
+        ["\u{26a0} Found 1 plugin directory warning:"]
+    );
+    let pinned =
+        "\u{26a0} Found 1 warning:\n  \u{276f} hooks: ${CLAUDE_PLUGIN_ROOT} is unquoted\n\n\
+                  \u{2714} Validation passed with warnings\n";
+    assert_eq!(
+        validation_complaints(pinned),
+        [
+            "\u{26a0} Found 1 warning:",
+            "\u{2714} Validation passed with warnings"
+        ]
+    );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1394,14 +1503,16 @@ fn copy_folder(from: &Path, to: &Path) {
     }
 }
 
-/// A plugin installed under a path with a space: every hook runs and `/synapse:drift`'s shell
-/// line runs, in both clients (the hook commands and the command's line quote
-/// `${CLAUDE_PLUGIN_ROOT}`).
+/// A plugin installed under a path with a space: every hook runs, `/synapse:drift`'s shell line
+/// runs and the MCP server answers a tool call, in both clients (the hook commands and the
+/// command's line quote `${CLAUDE_PLUGIN_ROOT}`; the server's command is run without a shell).
 #[rstest]
 #[case::pinned(Client::Pinned)]
 #[case::newest(Client::Newest)]
 #[ignore = "end-to-end: needs both Claude Code clients, run .ci/test"]
-fn a_plugin_path_with_a_space_runs_the_hooks_and_the_drift_command(#[case] client: Client) {
+fn a_plugin_path_with_a_space_runs_the_hooks_the_drift_command_and_the_mcp_server(
+    #[case] client: Client,
+) {
     let mut fx = Fixture::new(client);
     fx.plugin_in_a_folder_with_a_space();
     fx.seed();
@@ -1432,6 +1543,22 @@ fn a_plugin_path_with_a_space_runs_the_hooks_and_the_drift_command(#[case] clien
     assert!(
         run.texts().iter().any(|t| t.contains("finding(s) among")),
         "{client}: /synapse:drift's output did not reach the model\n{run}"
+    );
+
+    // plugin.json starts the server as `${CLAUDE_PLUGIN_ROOT}/bin/synapse-mcp`, one word however
+    // many spaces the path holds.
+    let recall = format!("{MCP_PREFIX}recall");
+    fx.script_mcp_calls(&[(&recall, json!({"query": "idempotency keys"}))]);
+    fx.api.script("They are hashed.");
+    let run = fx.claude_with(
+        "where are idempotency keys kept?",
+        &["--allowedTools", &recall],
+    );
+    run.expect_success();
+    let recalled = run.tool_result_of(&recall);
+    assert!(
+        recalled.contains(IDEMPOTENCY),
+        "{client}: recall from a plugin path with a space did not answer: {recalled}\n{run}"
     );
 }
 
@@ -1475,14 +1602,10 @@ fn the_remember_tool_replaces_the_memory_it_names(#[case] client: Client) {
     fx.seed();
     let old = fx.remember("Webhook retry limit is 5 attempts");
     let remember = format!("{MCP_PREFIX}remember");
-    if client.defers_mcp_tools() {
-        fx.api
-            .script_tool_use("ToolSearch", json!({"query": format!("select:{remember}")}));
-    }
-    fx.api.script_tool_use(
+    fx.script_mcp_calls(&[(
         &remember,
         json!({"text": "Webhook retries: 8 attempts since the gateway change", "supersedes": [old]}),
-    );
+    )]);
     fx.api.script("Saved.");
     let run = fx.claude_with(
         "remember that webhooks now retry 8 times",
@@ -1490,4 +1613,159 @@ fn the_remember_tool_replaces_the_memory_it_names(#[case] client: Client) {
     );
     run.expect_success();
     assert_eq!(fx.supersedes_of(old), 1, "{client}\n{run}");
+}
+
+/// What the client answers, in `-p` mode, for a tool the user has not allowed (both clients).
+const NOT_GRANTED: &str = "but you haven't granted it yet";
+
+/// Reading needs no grant (issue 34): the PreToolUse hook in plugin.json allows `recall`,
+/// `readmemory` and `drift`, so with no `--allowedTools` and no settings the model's calls of
+/// them run (where a call that needs a grant is refused in `-p` mode, as a prompt would ask in a
+/// terminal). `remember` writes, so it still needs the user's grant: refused, nothing stored. And
+/// the user keeps the last word: an `ask` rule of theirs for `recall` outranks the plugin's allow.
+#[rstest]
+#[case::pinned(Client::Pinned)]
+#[case::newest(Client::Newest)]
+#[ignore = "end-to-end: needs both Claude Code clients, run .ci/test"]
+fn read_only_tools_need_no_grant_and_remember_still_does(#[case] client: Client) {
+    let mut fx = Fixture::new(client);
+    let webhook = fx.seed();
+    let [recall, read, drift, remember] =
+        ["recall", "readmemory", "drift", "remember"].map(|t| format!("{MCP_PREFIX}{t}"));
+    let unasked = "Webhook retries were raised to 9 without anyone granting it";
+    fx.script_mcp_calls(&[
+        (&recall, json!({"query": "webhook retries"})),
+        (&read, json!({"id": webhook, "offset": 0})),
+        (&drift, json!({})),
+        (&remember, json!({"text": unasked})),
+    ]);
+    fx.api.script("Webhooks retry 5 times.");
+    let run = fx.claude("how many times do webhooks retry?");
+    run.expect_success();
+
+    let as_json = |tool: &str| -> Value {
+        let text = run.tool_result_of(tool);
+        serde_json::from_str(&text).unwrap_or_else(|e| {
+            panic!("{client}: {tool} did not run without a grant ({e}): {text}\n{run}")
+        })
+    };
+    assert_eq!(
+        as_json(&recall)["results"][0]["text"],
+        json!(WEBHOOK),
+        "{run}"
+    );
+    assert_eq!(as_json(&read)["body"], json!(WEBHOOK), "{run}");
+    assert!(as_json(&drift)["count"].is_u64(), "{run}");
+
+    let last = *run.messages_posts().last().unwrap();
+    let refused = tool_result_block(last, &tool_use_id(&remember))
+        .unwrap_or_else(|| panic!("{client}: no result for the remember call\n{run}"));
+    assert!(
+        refused["is_error"] == json!(true) && refused.to_string().contains(NOT_GRANTED),
+        "{client}: remember ran without the user's grant: {refused}\n{run}"
+    );
+    let listed = fx.synapse_json(&["list", "--json", "--project", fx.repo_arg()]);
+    assert!(
+        !listed.to_string().contains(unasked),
+        "{client}: a refused remember stored its text: {listed}"
+    );
+
+    let home = fx.dir.path().join("home-asks");
+    fs::create_dir_all(home.join(".claude")).unwrap();
+    let settings = json!({"permissions": {"ask": [recall]}});
+    fs::write(home.join(".claude/settings.json"), settings.to_string()).unwrap();
+    fx.script_mcp_calls(&[(&recall, json!({"query": "webhook retries"}))]);
+    fx.api.script("I could not look.");
+    let run = fx.claude_at(&home, "how many times do webhooks retry?", &[]);
+    run.expect_success();
+    let asked = run.tool_result_of(&recall);
+    assert!(
+        asked.contains(NOT_GRANTED),
+        "{client}: the user's ask rule for recall did not outrank the plugin's allow: {asked}\n{run}"
+    );
+}
+
+/// The `permissions.allow` entry that lets the read-only tools run where the plugin's hooks do not
+/// (`disableAllHooks`, or managed settings that allow only managed hooks): the line the README
+/// and `synapse doctor` give, checked as written.
+const READ_ONLY_ALLOW: &str = r#""permissions": {"allow": ["mcp__plugin_synapse_synapse__recall", "mcp__plugin_synapse_synapse__readmemory", "mcp__plugin_synapse_synapse__drift"]}"#;
+
+/// With hooks off, `recall` needs a grant again (so the plugin's hook is what allowed it), and
+/// `READ_ONLY_ALLOW` in the user's settings is that grant for all three read-only tools.
+#[rstest]
+#[case::pinned(Client::Pinned)]
+#[case::newest(Client::Newest)]
+#[ignore = "end-to-end: needs both Claude Code clients, run .ci/test"]
+fn with_hooks_off_the_allow_line_lets_the_read_only_tools_run(#[case] client: Client) {
+    let mut fx = Fixture::new(client);
+    let webhook = fx.seed();
+    let [recall, read, drift] =
+        ["recall", "readmemory", "drift"].map(|t| format!("{MCP_PREFIX}{t}"));
+    for with_line in [false, true] {
+        let home = fx.dir.path().join(format!("home-hooks-off-{with_line}"));
+        fs::create_dir_all(home.join(".claude")).unwrap();
+        let settings = if with_line {
+            format!(r#"{{"disableAllHooks": true, {READ_ONLY_ALLOW}}}"#)
+        } else {
+            r#"{"disableAllHooks": true}"#.to_owned()
+        };
+        fs::write(home.join(".claude/settings.json"), settings).unwrap();
+        fx.script_mcp_calls(&[
+            (&recall, json!({"query": "webhook retries"})),
+            (&read, json!({"id": webhook, "offset": 0})),
+            (&drift, json!({})),
+        ]);
+        fx.api.script("Done.");
+        let run = fx.claude_at(&home, "how many times do webhooks retry?", &[]);
+        run.expect_success();
+        for tool in [&recall, &read, &drift] {
+            let result = run.tool_result_of(tool);
+            let refused = result.contains(NOT_GRANTED);
+            assert_eq!(
+                refused, !with_line,
+                "{client}: hooks off, allow line {with_line}: {tool} answered {result}\n{run}"
+            );
+        }
+    }
+}
+
+/// A model that searches the newest client's deferred tools by a word rather than by name: the
+/// word most likely, "memory", brings up the read path first (`readmemory`, then `recall`, by the
+/// search hints the server sends), loads them, and `recall` then runs. The pinned client offers
+/// every MCP tool with its schema from the start and has no ToolSearch, so it has no case here.
+#[rstest]
+#[case::newest(Client::Newest)]
+#[ignore = "end-to-end: needs both Claude Code clients, run .ci/test"]
+fn a_search_for_memory_among_deferred_tools_finds_the_read_path_first(#[case] client: Client) {
+    assert!(client.defers_mcp_tools(), "{client} offers no ToolSearch");
+    let mut fx = Fixture::new(client);
+    fx.seed();
+    let [recall, read] = ["recall", "readmemory"].map(|t| format!("{MCP_PREFIX}{t}"));
+    fx.api
+        .script_tool_use("ToolSearch", json!({"query": "memory"}));
+    fx.api
+        .script_tool_use(&recall, json!({"query": "webhook retries"}));
+    fx.api.script("Five attempts.");
+    let run = fx.claude("how many times do webhooks retry?");
+    run.expect_success();
+
+    let last = *run.messages_posts().last().unwrap();
+    let found: Vec<&str> = tool_result_block(last, &tool_use_id("ToolSearch"))
+        .and_then(|b| b["content"].as_array())
+        .map(|refs| {
+            refs.iter()
+                .filter_map(|r| r["tool_name"].as_str())
+                .collect()
+        })
+        .unwrap_or_default();
+    assert_eq!(
+        found.get(..2),
+        Some([read.as_str(), recall.as_str()].as_slice()),
+        "{client}: ToolSearch \"memory\" found {found:?}\n{run}"
+    );
+    let recalled = run.tool_result_of(&recall);
+    assert!(
+        recalled.contains(WEBHOOK),
+        "{client}: recall, loaded by the search, did not answer: {recalled}\n{run}"
+    );
 }

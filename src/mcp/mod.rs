@@ -136,6 +136,20 @@ fn answer(outcome: Result<Value>) -> CallToolResult {
     }
 }
 
+/// A tool's `_meta` with the phrase Claude Code matches a keyword `ToolSearch` against. Since
+/// 2.1.332 the client lists MCP tools to the model by name only, and the model loads one by name
+/// or by a search that scores `anthropic/searchHint` beside the name and the description (in its
+/// "simple" mode the hint is sent instead of the description). Each hint says what the tool does
+/// in plain words, and only the read path and `remember` say "memory", the word a model looking
+/// for these tools is likely to try: a search for it (five results) missed `recall` with no hints,
+/// and ranked the other writes above `recall` with "memory" in every hint. No tool asks to be
+/// always loaded (`anthropic/alwaysLoad`): docs/mcp.md says why.
+fn search_hint(hint: &str) -> rmcp::model::MetaObject {
+    let mut meta = JsonObject::new();
+    meta.insert("anthropic/searchHint".into(), Value::from(hint));
+    rmcp::model::MetaObject(meta)
+}
+
 /// The input schema of a tool taking `T` (generated once, at start; a type that is not an
 /// object is a bug the tests catch).
 fn input_schema<T: schemars::JsonSchema + std::any::Any>() -> Arc<JsonObject> {
@@ -190,11 +204,12 @@ impl Server {
 
 #[tool_router]
 impl Server {
-    /// Search this project's memories (and the global ones): ranked results with ids, ages,
+    /// Search this project's memory (and the global one): ranked notes with ids, ages,
     /// sources, abridged marks and drift findings (stale paths, contradictions). Advisory
     /// notes from earlier sessions, possibly outdated.
     #[tool(
         input_schema = input_schema::<RecallArgs>(),
+        meta = search_hint("search memory: notes, decisions, lessons (memories) of past sessions"),
         annotations(title = "Recall memories", read_only_hint = true, open_world_hint = false)
     )]
     async fn recall(&self, args: JsonObject) -> CallToolResult {
@@ -208,6 +223,7 @@ impl Server {
     /// `next` back until it is null. `total` is the memory's size in bytes.
     #[tool(
         input_schema = input_schema::<ReadArgs>(),
+        meta = search_hint("read one memory's exact text by id, a page at a time"),
         annotations(title = "Read a memory", read_only_hint = true, open_world_hint = false)
     )]
     async fn readmemory(&self, args: JsonObject) -> CallToolResult {
@@ -222,6 +238,7 @@ impl Server {
     /// contradicts and paths it names that are gone; secrets are masked as [secret].
     #[tool(
         input_schema = input_schema::<RememberArgs>(),
+        meta = search_hint("save a lesson, decision or fact to project memory for later sessions"),
         annotations(
             title = "Remember",
             read_only_hint = false,
@@ -241,6 +258,7 @@ impl Server {
     /// deleted; restore undoes it).
     #[tool(
         input_schema = input_schema::<SupersedeArgs>(),
+        meta = search_hint("mark an outdated note as replaced by a newer one"),
         annotations(
             title = "Supersede a memory",
             read_only_hint = false,
@@ -259,6 +277,7 @@ impl Server {
     /// Hide a memory that is wrong or no longer useful (never deleted; restore undoes it).
     #[tool(
         input_schema = input_schema::<IdArgs>(),
+        meta = search_hint("hide a wrong or useless note (restore undoes it)"),
         annotations(
             title = "Forget a memory",
             read_only_hint = false,
@@ -277,6 +296,7 @@ impl Server {
     /// Undo the latest forget or supersede of a memory.
     #[tool(
         input_schema = input_schema::<IdArgs>(),
+        meta = search_hint("undo the latest forget or supersede of a note"),
         annotations(
             title = "Restore a memory",
             read_only_hint = false,
@@ -296,6 +316,7 @@ impl Server {
     /// newer memory says otherwise) and duplicate findings. Changes nothing.
     #[tool(
         input_schema = input_schema::<NoArgs>(),
+        meta = search_hint("audit memories for stale paths, contradictions and duplicates"),
         annotations(title = "Audit drift", read_only_hint = true, open_world_hint = false)
     )]
     async fn drift(&self, args: JsonObject) -> CallToolResult {
@@ -454,4 +475,44 @@ pub fn run(folder: Option<PathBuf>) -> Result<()> {
     // session ends for another reason than its end of input, that read may never return.
     runtime.shutdown_background();
     served
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What a client that defers tools has to find them by: every tool carries a one-line
+    /// search hint, none asks to be loaded into every request, and only the read path and
+    /// `remember` say "memory" (the order a keyword search for it ranks them in; docs/mcp.md).
+    #[test]
+    fn every_tool_has_a_search_hint_and_stays_deferred() {
+        let tools = Server::tool_router().list_all();
+        assert_eq!(tools.len(), 7);
+        let mut saying_memory = Vec::new();
+        for tool in &tools {
+            let meta = tool.meta.as_ref().map(|m| &m.0);
+            let hint = meta
+                .and_then(|m| m.get("anthropic/searchHint"))
+                .and_then(Value::as_str)
+                .unwrap_or_else(|| panic!("{} has no search hint", tool.name));
+            assert!(
+                !hint.is_empty() && hint.len() <= 100 && !hint.contains('\n'),
+                "{}: {hint:?}",
+                tool.name
+            );
+            assert!(
+                meta.is_some_and(|m| !m.contains_key("anthropic/alwaysLoad")),
+                "{}",
+                tool.name
+            );
+            if hint
+                .split(|c: char| !c.is_alphanumeric())
+                .any(|w| w == "memory")
+            {
+                saying_memory.push(tool.name.as_ref());
+            }
+        }
+        saying_memory.sort_unstable();
+        assert_eq!(saying_memory, ["readmemory", "recall", "remember"]);
+    }
 }
