@@ -1183,6 +1183,21 @@ fn doctor_checks_the_plugin_is_installed_enabled_and_answering() {
     let text = String::from_utf8(env.run(&["doctor"]).stdout).unwrap();
     assert!(text.contains("everything works"), "{text}");
 
+    // Hooks off in the user's settings: said, with the line that lets the read-only tools run.
+    let settings = home.join(".claude/settings.json");
+    let mut value: Value = serde_json::from_slice(&std::fs::read(&settings).unwrap()).unwrap();
+    value["disableAllHooks"] = json!(true);
+    std::fs::write(&settings, value.to_string()).unwrap();
+    let message = env.fail(&["doctor"]);
+    assert!(
+        message.contains("disableAllHooks")
+            && message
+                .contains(r#""permissions": {"allow": ["mcp__plugin_synapse_synapse__recall""#),
+        "{message}"
+    );
+    value["disableAllHooks"] = json!(false);
+    std::fs::write(&settings, value.to_string()).unwrap();
+
     // The binaries gone from where the launcher looks: each named, with the build to run.
     std::fs::remove_dir_all(home.join(".claude/plugins/data/synapse-synapse/bin")).unwrap();
     let out = common::run_synapse_with(

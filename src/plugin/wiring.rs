@@ -24,6 +24,9 @@ pub const BINARIES: [&str; 4] = [
     "synapse-stop",
     "synapse-mcp",
 ];
+/// The settings entry that lets the read-only MCP tools run without asking when the plugin's
+/// hooks are off (with hooks on, the plugin's PreToolUse hook allows them; `plugin.json`).
+pub const READ_ONLY_ALLOW: &str = r#""permissions": {"allow": ["mcp__plugin_synapse_synapse__recall", "mcp__plugin_synapse_synapse__readmemory", "mcp__plugin_synapse_synapse__drift"]}"#;
 /// How long the MCP server may take to answer `initialize`.
 const MCP_WAIT: Duration = Duration::from_secs(10);
 /// The plugin's name in its manifest; the client's id adds `@` and the marketplace.
@@ -117,6 +120,21 @@ pub fn check(config: &Path, top: &Path) -> Vec<Check> {
             format!("claude plugin enable {}", installed.id),
         )
     });
+    if let Some(file) = hooks_off(config, top) {
+        checks.push(Check::failed(
+            "hooks",
+            format!(
+                "disableAllHooks is set in {}: no Synapse hook runs (nothing is injected or \
+                 recorded), and recall, readmemory and drift ask before each call",
+                file.display()
+            ),
+            format!(
+                "remove disableAllHooks from {}; to keep hooks off and still let the read-only \
+                 tools run, add to its settings: {READ_ONLY_ALLOW}",
+                file.display()
+            ),
+        ));
+    }
     if !installed.root.join("bin/synapse-hook").is_file() {
         checks.push(Check::failed(
             "launcher",
@@ -217,6 +235,24 @@ fn enabled(config: &Path, top: &Path, id: &str) -> bool {
     .filter_map(|bytes| serde_json::from_slice::<Value>(&bytes).ok())
     .find_map(|settings| settings.get("enabledPlugins")?.get(id)?.as_bool())
     .unwrap_or(false)
+}
+
+/// The settings file a session in `top` reads that turns every hook off (`disableAllHooks`), if
+/// any: the first of the local, project and user settings that sets it decides.
+fn hooks_off(config: &Path, top: &Path) -> Option<PathBuf> {
+    [
+        top.join(".claude/settings.local.json"),
+        top.join(".claude/settings.json"),
+        config.join("settings.json"),
+    ]
+    .into_iter()
+    .find_map(|path| {
+        let bytes = std::fs::read(&path).ok()?;
+        let settings: Value = serde_json::from_slice(&bytes).ok()?;
+        let off = settings.get("disableAllHooks")?.as_bool()?;
+        Some((path, off))
+    })
+    .and_then(|(path, off)| off.then_some(path))
 }
 
 /// A plugin id as the client names its data folder.
