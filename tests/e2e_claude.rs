@@ -1769,3 +1769,123 @@ fn a_search_for_memory_among_deferred_tools_finds_the_read_path_first(#[case] cl
         "{client}: recall, loaded by the search, did not answer: {recalled}\n{run}"
     );
 }
+
+/// The slash commands the prompt hook answers are the user's: a model that loads one as a skill
+/// (`Skill(synapse:read, "7")`, as both clients list commands to the model) is refused by the
+/// client, and never reads a text saying a hook "has already read" a memory when none ran.
+#[rstest]
+#[case::pinned(Client::Pinned)]
+#[case::newest(Client::Newest)]
+#[ignore = "end-to-end: needs both Claude Code clients, run .ci/test"]
+fn the_model_cannot_run_the_commands_the_hook_answers(#[case] client: Client) {
+    let mut fx = Fixture::new(client);
+    let id = fx.seed();
+    fx.api.script_tool_use(
+        "Skill",
+        json!({"skill": "synapse:read", "args": id.to_string()}),
+    );
+    fx.api.script("I cannot run that command myself.");
+    let run = fx.claude("what does your memory about webhook retries say exactly?");
+    run.expect_success();
+    let result = run.tool_result_of("Skill");
+    assert!(
+        result.contains("disable-model-invocation"),
+        "{client}: the client let the model load /synapse:read as a skill: {result}\n{run}"
+    );
+    let last = run
+        .messages_posts()
+        .last()
+        .map(|r| r.texts())
+        .unwrap_or_default();
+    assert!(
+        !last
+            .iter()
+            .any(|t| t.contains("has already read the memory")),
+        "{client}: the command's text reached the model though no hook ran\n{run}"
+    );
+}
+
+/// `synapse doctor` follows what the client itself records: after `claude plugin install` it
+/// finds the plugin enabled, the binaries and the MCP server answering; after `claude plugin
+/// disable` it says to enable it; after `claude plugin uninstall` it says it is not installed.
+#[rstest]
+#[case::pinned(Client::Pinned)]
+#[case::newest(Client::Newest)]
+#[ignore = "end-to-end: needs both Claude Code clients, run .ci/test"]
+fn doctor_follows_the_client_s_install_disable_and_uninstall(#[case] client: Client) {
+    let fx = Fixture::new(client);
+    let claude = client.path();
+    let home = fx.dir.path().join("home-doctor");
+    fs::create_dir_all(&home).unwrap();
+    // The plugin's own files only: the client copies the whole folder into its cache.
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let plugin = fx.dir.path().join("marketplace");
+    for folder in [".claude-plugin", "hooks", "commands", "bin"] {
+        copy_folder(&root.join(folder), &plugin.join(folder));
+    }
+    let plugin_cli = |args: &[&str]| {
+        let out = Command::new(&claude)
+            .args(["plugin"])
+            .args(args)
+            .current_dir(&fx.repo)
+            .env_clear()
+            .env("HOME", &home)
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .stdin(Stdio::null())
+            .output()
+            .expect("run claude plugin");
+        assert!(
+            out.status.success(),
+            "{client}: claude plugin {args:?}: {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    let bin_dir = Path::new(env!("CARGO_BIN_EXE_synapse")).parent().unwrap();
+    let doctor = || {
+        let out = common::run_synapse_with(
+            &fx.data,
+            &fx.repo,
+            &["doctor", "--json"],
+            b"",
+            &[
+                ("HOME", home.to_str().unwrap()),
+                ("SYNAPSE_BIN_DIR", bin_dir.to_str().unwrap()),
+            ],
+        );
+        let report: Value = serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("{client}: doctor printed no JSON ({e}): {out:?}"));
+        (out.status.success(), report)
+    };
+
+    let (ok, report) = doctor();
+    assert!(
+        !ok && report["problems"].to_string().contains("not installed"),
+        "{client}: {report}"
+    );
+    plugin_cli(&["marketplace", "add", plugin.to_str().unwrap()]);
+    plugin_cli(&["install", "synapse@synapse"]);
+    let (ok, report) = doctor();
+    assert!(ok, "{client}: doctor after claude plugin install: {report}");
+    let checks = report["plugin"].to_string();
+    assert!(
+        checks.contains("synapse@synapse") && checks.contains("answers initialize"),
+        "{client}: {report}"
+    );
+
+    plugin_cli(&["disable", "synapse@synapse"]);
+    let (ok, report) = doctor();
+    assert!(
+        !ok && report["problems"]
+            .to_string()
+            .contains("claude plugin enable synapse@synapse"),
+        "{client}: doctor after claude plugin disable: {report}"
+    );
+
+    plugin_cli(&["uninstall", "synapse@synapse"]);
+    let (ok, report) = doctor();
+    assert!(
+        !ok && report["problems"].to_string().contains("not installed"),
+        "{client}: doctor after claude plugin uninstall: {report}"
+    );
+}

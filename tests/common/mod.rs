@@ -25,7 +25,7 @@ pub fn run_synapse(data: &Path, cwd: &Path, args: &[&str], stdin: &[u8]) -> Outp
     run_synapse_with(data, cwd, args, stdin, &[])
 }
 
-/// `run_synapse` with the variables `env` set as well.
+/// `run_synapse` with the variables `env` set as well (over the ones it sets itself).
 pub fn run_synapse_with(
     data: &Path,
     cwd: &Path,
@@ -38,11 +38,12 @@ pub fn run_synapse_with(
         // The launcher's places to look, as doctor checks them: only what a test sets.
         .env_remove("SYNAPSE_BIN_DIR")
         .env_remove("CLAUDE_PLUGIN_DATA")
-        .envs(env.iter().copied())
         .env("SYNAPSE_DATA", data)
         .env("HOME", test_home(data))
         .env_remove("CLAUDE_CONFIG_DIR")
         .env_remove("CLAUDE_CODE_DISABLE_AUTO_MEMORY")
+        // Last, so a test's own HOME or data folder wins.
+        .envs(env.iter().copied())
         .current_dir(cwd)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
