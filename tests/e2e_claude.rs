@@ -16,8 +16,8 @@ mod common;
 
 use std::collections::VecDeque;
 use std::fs::{self, File};
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{TcpListener, TcpStream};
+use std::io::Write;
+use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
 use std::sync::{Arc, Mutex};
@@ -29,6 +29,7 @@ use common::claude_memory::{
     NEWER_RETRIES, OLDER_RETRIES, PRESENT_PATHS, REPEATED_LINE, REPEATING_TOPIC, RULE_FILE,
     RULE_PHRASE, TOPICS, TOPIC_MISSING_PATH,
 };
+use common::http::{write_json, Request, Server};
 use common::MCP_TOOLS;
 use rstest::rstest;
 use serde_json::{json, Value};
@@ -58,15 +59,6 @@ const HOOK_BINARIES: [&str; 3] = [
 // ---------------------------------------------------------------------------------------------
 // Fake Messages API
 // ---------------------------------------------------------------------------------------------
-
-/// One request the client sent.
-#[derive(Clone, Debug)]
-struct Request {
-    method: String,
-    path: String,
-    /// The body parsed as JSON; `Null` when empty or not JSON.
-    body: Value,
-}
 
 impl Request {
     /// A model call: `POST /v1/messages`, with or without a query string.
@@ -100,40 +92,22 @@ enum Reply {
     ToolUse { name: String, input: Value },
 }
 
-/// A minimal HTTP/1.1 server answering the Messages API with scripted replies.
+/// The Messages API on 127.0.0.1, answering with scripted replies.
 struct FakeApi {
-    port: u16,
-    requests: Arc<Mutex<Vec<Request>>>,
+    server: Server,
     replies: Arc<Mutex<VecDeque<Reply>>>,
 }
 
 impl FakeApi {
     fn start() -> FakeApi {
-        let listener = TcpListener::bind("127.0.0.1:0").expect("bind the fake API");
-        let port = listener.local_addr().unwrap().port();
-        let requests = Arc::new(Mutex::new(Vec::new()));
         let replies = Arc::new(Mutex::new(VecDeque::new()));
-        let (r, q) = (Arc::clone(&requests), Arc::clone(&replies));
-        thread::spawn(move || {
-            for stream in listener.incoming() {
-                let Ok(stream) = stream else { continue };
-                let (r, q) = (Arc::clone(&r), Arc::clone(&q));
-                thread::spawn(move || {
-                    if let Err(e) = serve(stream, &r, &q) {
-                        eprintln!("fake API: {e}");
-                    }
-                });
-            }
-        });
-        FakeApi {
-            port,
-            requests,
-            replies,
-        }
+        let queue = Arc::clone(&replies);
+        let server = Server::start("fake API", move |request, out| answer(request, out, &queue));
+        FakeApi { server, replies }
     }
 
     fn base_url(&self) -> String {
-        format!("http://127.0.0.1:{}", self.port)
+        self.server.base_url()
     }
 
     /// Queue the text of the next model reply; unscripted calls get "ok".
@@ -153,60 +127,16 @@ impl FakeApi {
     }
 
     fn requests(&self) -> Vec<Request> {
-        self.requests.lock().unwrap().clone()
+        self.server.requests()
     }
 }
 
-/// Answer one connection: one request, one response, then close.
-fn serve(
-    stream: TcpStream,
-    requests: &Mutex<Vec<Request>>,
+/// Answer one request: a model call with the next scripted reply (streamed or not, as asked).
+fn answer(
+    request: &Request,
+    out: &mut TcpStream,
     replies: &Mutex<VecDeque<Reply>>,
 ) -> std::io::Result<()> {
-    stream.set_read_timeout(Some(Duration::from_secs(30)))?;
-    let mut reader = BufReader::new(stream.try_clone()?);
-    let mut line = String::new();
-    if reader.read_line(&mut line)? == 0 {
-        return Ok(());
-    }
-    let mut parts = line.split_whitespace();
-    let method = parts.next().unwrap_or_default().to_owned();
-    let path = parts.next().unwrap_or_default().to_owned();
-    let (mut length, mut chunked) = (0usize, false);
-    loop {
-        line.clear();
-        if reader.read_line(&mut line)? == 0 {
-            break;
-        }
-        let header = line.trim_end();
-        if header.is_empty() {
-            break;
-        }
-        if let Some((name, value)) = header.split_once(':') {
-            let (name, value) = (name.trim().to_ascii_lowercase(), value.trim());
-            if name == "content-length" {
-                length = value.parse().unwrap_or(0);
-            } else if name == "transfer-encoding" && value.eq_ignore_ascii_case("chunked") {
-                chunked = true;
-            }
-        }
-    }
-    let raw = if chunked {
-        read_chunked(&mut reader)?
-    } else {
-        let mut raw = vec![0; length];
-        reader.read_exact(&mut raw)?;
-        raw
-    };
-    let request = Request {
-        method,
-        path,
-        body: serde_json::from_slice(&raw).unwrap_or(Value::Null),
-    };
-    // Record before answering, so a finished run has all its requests recorded.
-    requests.lock().unwrap().push(request.clone());
-
-    let mut out = stream;
     if request.is_messages() {
         let reply = replies
             .lock()
@@ -228,51 +158,16 @@ fn serve(
                 "stop_reason": stop_reason, "stop_sequence": null,
                 "usage": {"input_tokens": 10, "output_tokens": 5},
             });
-            write_json(&mut out, &message)?;
+            write_json(out, &message)?;
         } else {
-            write_stream(&mut out, model, &reply)?;
+            write_stream(out, model, &reply)?;
         }
     } else if request.method == "HEAD" {
         out.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")?;
     } else {
-        write_json(&mut out, &json!({}))?;
+        write_json(out, &json!({}))?;
     }
-    out.flush()
-}
-
-fn read_chunked(reader: &mut impl BufRead) -> std::io::Result<Vec<u8>> {
-    let mut body = Vec::new();
-    let mut line = String::new();
-    loop {
-        line.clear();
-        reader.read_line(&mut line)?;
-        let size = line.trim().split(';').next().unwrap_or("0");
-        let size = usize::from_str_radix(size, 16).unwrap_or(0);
-        if size == 0 {
-            // Trailers, if any, end with an empty line.
-            loop {
-                line.clear();
-                if reader.read_line(&mut line)? == 0 || line.trim().is_empty() {
-                    return Ok(body);
-                }
-            }
-        }
-        let start = body.len();
-        body.resize(start + size, 0);
-        reader.read_exact(&mut body[start..])?;
-        line.clear();
-        reader.read_line(&mut line)?; // the CRLF after the chunk
-    }
-}
-
-fn write_json(out: &mut impl Write, value: &Value) -> std::io::Result<()> {
-    let data = value.to_string();
-    write!(
-        out,
-        "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\
-         Connection: close\r\n\r\n{data}",
-        data.len()
-    )
+    Ok(())
 }
 
 /// The id of a scripted call of tool `name` (the tool's name keeps it unique within a run).

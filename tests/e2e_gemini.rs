@@ -16,8 +16,8 @@ mod common;
 
 use std::collections::VecDeque;
 use std::fs::{self, File};
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{TcpListener, TcpStream};
+use std::io::Write;
+use std::net::TcpStream;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
@@ -25,6 +25,7 @@ use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use common::http::{write_json, Request, Server};
 use serde_json::{json, Value};
 use tempfile::TempDir;
 
@@ -57,15 +58,6 @@ const HOOK_TROUBLE: [&str; 3] = ["failed for event", "Invalid hook event name", 
 // ---------------------------------------------------------------------------------------------
 // The stand-in Gemini API
 // ---------------------------------------------------------------------------------------------
-
-/// One request the client sent.
-#[derive(Clone, Debug)]
-struct Request {
-    method: String,
-    path: String,
-    /// The body parsed as JSON; `Null` when empty or not JSON.
-    body: Value,
-}
 
 impl Request {
     /// A model call: the streamed `generateContent` every turn of the agent makes.
@@ -122,40 +114,24 @@ enum Reply {
     Call { name: String, args: Value },
 }
 
-/// A minimal HTTP/1.1 server answering the Gemini API with scripted replies.
+/// The Gemini API on 127.0.0.1, answering with scripted replies.
 struct StandIn {
-    port: u16,
-    requests: Arc<Mutex<Vec<Request>>>,
+    server: Server,
     replies: Arc<Mutex<VecDeque<Reply>>>,
 }
 
 impl StandIn {
     fn start() -> StandIn {
-        let listener = TcpListener::bind("127.0.0.1:0").expect("bind the stand-in API");
-        let port = listener.local_addr().unwrap().port();
-        let requests = Arc::new(Mutex::new(Vec::new()));
         let replies = Arc::new(Mutex::new(VecDeque::new()));
-        let (r, q) = (Arc::clone(&requests), Arc::clone(&replies));
-        thread::spawn(move || {
-            for stream in listener.incoming() {
-                let Ok(stream) = stream else { continue };
-                let (r, q) = (Arc::clone(&r), Arc::clone(&q));
-                thread::spawn(move || {
-                    if let Err(e) = serve(stream, &r, &q) {
-                        eprintln!("stand-in API: {e}");
-                    }
-                });
-            }
+        let queue = Arc::clone(&replies);
+        let server = Server::start("stand-in API", move |request, out| {
+            answer(request, out, &queue)
         });
-        StandIn {
-            port,
-            requests,
-            replies,
-        }
+        StandIn { server, replies }
     }
 
     fn base_url(&self) -> String {
-        format!("http://127.0.0.1:{}", self.port)
+        self.server.base_url()
     }
 
     /// Queue the text of the next model reply; unscripted calls get "ok".
@@ -175,56 +151,16 @@ impl StandIn {
     }
 
     fn requests(&self) -> Vec<Request> {
-        self.requests.lock().unwrap().clone()
+        self.server.requests()
     }
 }
 
-/// Answer one connection: one request, one response, then close.
-fn serve(
-    stream: TcpStream,
-    requests: &Mutex<Vec<Request>>,
+/// Answer one request: a model call with the next scripted reply, as one server-sent event.
+fn answer(
+    request: &Request,
+    out: &mut TcpStream,
     replies: &Mutex<VecDeque<Reply>>,
 ) -> std::io::Result<()> {
-    stream.set_read_timeout(Some(Duration::from_secs(30)))?;
-    let mut reader = BufReader::new(stream.try_clone()?);
-    let mut line = String::new();
-    if reader.read_line(&mut line)? == 0 {
-        return Ok(());
-    }
-    let mut words = line.split_whitespace();
-    let method = words.next().unwrap_or_default().to_owned();
-    let path = words.next().unwrap_or_default().to_owned();
-    let (mut length, mut chunked) = (0usize, false);
-    loop {
-        line.clear();
-        if reader.read_line(&mut line)? == 0 || line.trim_end().is_empty() {
-            break;
-        }
-        if let Some((name, value)) = line.trim_end().split_once(':') {
-            let (name, value) = (name.trim().to_ascii_lowercase(), value.trim());
-            if name == "content-length" {
-                length = value.parse().unwrap_or(0);
-            } else if name == "transfer-encoding" && value.eq_ignore_ascii_case("chunked") {
-                chunked = true;
-            }
-        }
-    }
-    let raw = if chunked {
-        read_chunked(&mut reader)?
-    } else {
-        let mut raw = vec![0; length];
-        reader.read_exact(&mut raw)?;
-        raw
-    };
-    let request = Request {
-        method,
-        path,
-        body: serde_json::from_slice(&raw).unwrap_or(Value::Null),
-    };
-    // Recorded before the answer, so a finished run has all its requests recorded.
-    requests.lock().unwrap().push(request.clone());
-
-    let mut out = stream;
     if request.is_model_call() {
         let reply = replies
             .lock()
@@ -253,46 +189,11 @@ fn serve(
         // The client's own small calls (none is expected with a model named): a plain answer.
         let answer = json!({"candidates": [{"content": {"role": "model", "parts": [{"text": "ok"}]},
                                             "finishReason": "STOP", "index": 0}]});
-        write_json(&mut out, &answer)?;
+        write_json(out, &answer)?;
     } else {
-        write_json(&mut out, &json!({}))?;
+        write_json(out, &json!({}))?;
     }
-    out.flush()
-}
-
-fn read_chunked(reader: &mut impl BufRead) -> std::io::Result<Vec<u8>> {
-    let mut body = Vec::new();
-    let mut line = String::new();
-    loop {
-        line.clear();
-        reader.read_line(&mut line)?;
-        let size = line.trim().split(';').next().unwrap_or("0");
-        let size = usize::from_str_radix(size, 16).unwrap_or(0);
-        if size == 0 {
-            // Trailers, if any, end with an empty line.
-            loop {
-                line.clear();
-                if reader.read_line(&mut line)? == 0 || line.trim().is_empty() {
-                    return Ok(body);
-                }
-            }
-        }
-        let start = body.len();
-        body.resize(start + size, 0);
-        reader.read_exact(&mut body[start..])?;
-        line.clear();
-        reader.read_line(&mut line)?; // the CRLF after the chunk
-    }
-}
-
-fn write_json(out: &mut impl Write, value: &Value) -> std::io::Result<()> {
-    let data = value.to_string();
-    write!(
-        out,
-        "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\
-         Connection: close\r\n\r\n{data}",
-        data.len()
-    )
+    Ok(())
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 pub mod claude_memory;
+pub mod http;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
