@@ -1174,14 +1174,59 @@ fn doctor_checks_the_plugin_is_installed_enabled_and_answering() {
     assert!(checks.iter().all(|c| c["ok"] == true), "{report}");
     let found = |what: &str| checks.iter().filter(|c| c["what"] == what).count();
     assert_eq!(
-        (found("plugin"), found("binary"), found("mcp")),
-        (1, 4, 1),
+        (
+            found("plugin"),
+            found("binary"),
+            found("binaries"),
+            found("mcp")
+        ),
+        (1, 4, 1, 1),
         "{report}"
     );
     let mcp = checks.iter().find(|c| c["what"] == "mcp").unwrap();
     assert!(mcp["detail"].as_str().unwrap().contains("synapse"), "{mcp}");
     let text = String::from_utf8(env.run(&["doctor"]).stdout).unwrap();
     assert!(text.contains("everything works"), "{text}");
+
+    // Where the binaries came from, as the launcher's download recorded it; a plugin of another
+    // version than the binaries is a failure, never used silently.
+    let plugins = home.join(".claude/plugins");
+    std::fs::write(
+        plugins.join("data/synapse-synapse/bin/ORIGIN"),
+        "source=download\nurl=http://127.0.0.1:1/synapse-x.tar.xz\nsha256=abc\nversion=0.1.0\n",
+    )
+    .unwrap();
+    let report = env.json(&["doctor"]);
+    let binaries = report["plugin"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["what"] == "binaries")
+        .cloned()
+        .unwrap();
+    let detail = binaries["detail"].as_str().unwrap();
+    assert!(
+        detail.contains(concat!("version ", env!("CARGO_PKG_VERSION")))
+            && detail.contains("downloaded from http://127.0.0.1:1/synapse-x.tar.xz"),
+        "{binaries}"
+    );
+    let manifest = plugins.join(concat!(
+        "cache/synapse/synapse/",
+        env!("CARGO_PKG_VERSION"),
+        "/.claude-plugin"
+    ));
+    std::fs::create_dir_all(&manifest).unwrap();
+    std::fs::write(
+        manifest.join("plugin.json"),
+        r#"{"name": "synapse", "version": "9.9.9"}"#,
+    )
+    .unwrap();
+    let message = env.fail(&["doctor"]);
+    assert!(
+        message.contains("but the plugin is version 9.9.9"),
+        "{message}"
+    );
+    std::fs::remove_dir_all(&manifest).unwrap();
 
     // Hooks off in the user's settings: said, with the line that lets the read-only tools run.
     let settings = home.join(".claude/settings.json");
@@ -1218,7 +1263,7 @@ fn doctor_checks_the_plugin_is_installed_enabled_and_answering() {
     assert_eq!(missing.len(), 4, "{report}");
     assert!(
         missing.iter().all(
-            |c| c["what"] == "binary" && c["fix"].as_str().unwrap().contains("synapse-compile")
+            |c| c["what"] == "binary" && c["fix"].as_str().unwrap().contains("downloads them")
         ),
         "{report}"
     );

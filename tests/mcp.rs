@@ -1142,7 +1142,7 @@ fn the_launcher_says_nothing_on_stdout_while_the_server_is_not_built() {
         String::from_utf8_lossy(&out.stdout)
     );
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("being built"), "{stderr}");
+    assert!(stderr.contains("being installed"), "{stderr}");
     let deadline = std::time::Instant::now() + ANSWER_WITHIN;
     while !started.exists() {
         assert!(

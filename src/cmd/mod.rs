@@ -70,8 +70,11 @@ Environment variables:
   SYNAPSE_PROMPT_SUBMIT  on or off: add memories relevant to each prompt
   SYNAPSE_STOP           on or off: record `remember:` lines from replies
   SYNAPSE_BIN_DIR        Where the plugin's launchers (bin/) look first for Synapse's binaries
-  CLAUDE_PLUGIN_DATA     The plugin's data folder (set by Claude Code): the binaries are built
-                         into its bin/
+  SYNAPSE_RELEASE_URL    Where the launchers download the release archives from when no binary
+                         is found; default: the GitHub release of the plugin's version
+  SYNAPSE_BUILD          source: the launchers build the binaries with cargo instead
+  CLAUDE_PLUGIN_DATA     The plugin's data folder (set by Claude Code): the binaries are
+                         installed into its bin/
   CLAUDE_PLUGIN_ROOT     The plugin's folder (set by Claude Code): the launchers look in its
                          target/release
   CLAUDE_PROJECT_DIR     The project synapse-mcp serves without --project (set by Claude Code)

@@ -158,8 +158,8 @@ pub fn check(config: &Path, top: &Path) -> Vec<Check> {
                     installed.root.display()
                 ),
                 format!(
-                    "bin/synapse-compile in the Synapse checkout (or wait for the build a \
-                     session started: {}/build.log)",
+                    "start a session: the plugin downloads them in the background ({}/build.log \
+                     says how it goes); or bin/synapse-compile in the Synapse checkout",
                     data.display()
                 ),
             ),
@@ -169,6 +169,9 @@ pub fn check(config: &Path, top: &Path) -> Vec<Check> {
                 "check that /bin/sh runs".to_owned(),
             ),
         });
+    }
+    if checks.iter().all(|c| c.ok) {
+        checks.push(origin(&installed.root, &data, &installed.version));
     }
     if checks.iter().all(|c| c.ok) {
         checks.push(match mcp_answers(&installed.root, &data) {
@@ -289,6 +292,87 @@ fn launcher_finds(root: &Path, data: &Path, name: &str) -> Result<Option<PathBuf
     }
     let found = String::from_utf8_lossy(&out.stdout).into_owned();
     Ok((!found.is_empty()).then(|| PathBuf::from(found)))
+}
+
+/// Where the binaries the launcher runs came from (the `ORIGIN` file `bin/synapse-fetch` or
+/// `bin/synapse-build` writes beside them in the data folder, or "found at PATH"), and whether
+/// their version (`synapse-mcp --version`, one binary of the same build as the hooks) is the
+/// plugin's (its manifest's, else the client's record `recorded`): a mismatch is a failure, never
+/// used silently.
+fn origin(root: &Path, data: &Path, recorded: &str) -> Check {
+    let Ok(Some(cli)) = launcher_finds(root, data, "synapse-mcp") else {
+        return Check::failed(
+            "binaries",
+            "synapse-mcp is not where the launcher looks".to_owned(),
+            fresh_install(data),
+        );
+    };
+    let theirs = Command::new(&cli)
+        .arg("--version")
+        .stdin(Stdio::null())
+        .output()
+        .ok()
+        .and_then(|out| {
+            let text = String::from_utf8_lossy(&out.stdout).into_owned();
+            Some(text.split_whitespace().nth(1)?.to_owned())
+        })
+        .unwrap_or_default();
+    let ours = plugin_version(root).unwrap_or_else(|| recorded.to_owned());
+    let from = match cli.parent().map(|dir| dir.join("ORIGIN")) {
+        Some(file) if cli.starts_with(data) => describe_origin(&file),
+        _ => format!("found at {}", cli.display()),
+    };
+    if theirs.is_empty() || theirs != ours {
+        return Check::failed(
+            "binaries",
+            format!(
+                "version {} ({from}), but the plugin is version {}",
+                if theirs.is_empty() {
+                    "unknown"
+                } else {
+                    &theirs
+                },
+                if ours.is_empty() { "unknown" } else { &ours },
+            ),
+            fresh_install(data),
+        );
+    }
+    Check::ok("binaries", format!("version {theirs}, {from}"))
+}
+
+/// What fixes binaries that are missing or of another version.
+fn fresh_install(data: &Path) -> String {
+    format!(
+        "rm -r {0}/bin, then start a session: the plugin downloads the binaries of its version \
+         ({0}/build.log says how it goes); or bin/synapse-compile in a checkout of that version",
+        data.display()
+    )
+}
+
+/// The plugin's version, from `.claude-plugin/plugin.json` under `root`.
+fn plugin_version(root: &Path) -> Option<String> {
+    let bytes = std::fs::read(root.join(".claude-plugin/plugin.json")).ok()?;
+    let manifest: Value = serde_json::from_slice(&bytes).ok()?;
+    Some(manifest.get("version")?.as_str()?.to_owned())
+}
+
+/// The `ORIGIN` file's `key=value` lines as one phrase.
+fn describe_origin(file: &Path) -> String {
+    let text = std::fs::read_to_string(file).unwrap_or_default();
+    let get = |key: &str| {
+        text.lines()
+            .find_map(|l| l.strip_prefix(key)?.strip_prefix('='))
+            .unwrap_or("?")
+            .to_owned()
+    };
+    match get("source").as_str() {
+        "download" => format!("downloaded from {} (sha256 {})", get("url"), get("sha256")),
+        "build" => format!("built from source ({})", get("cargo")),
+        _ => format!(
+            "in {}, origin not recorded",
+            file.parent().unwrap_or(file).display()
+        ),
+    }
 }
 
 /// Start the MCP server as the client does (the plugin's `bin/synapse-mcp`), ask `initialize`,
