@@ -4,7 +4,7 @@ mod common;
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
 
 use rstest::rstest;
 use serde_json::{json, Value};
@@ -1410,4 +1410,78 @@ fn help_lists_every_environment_variable_read() {
             assert!(listed(name), "{name} is read but not in --help:\n{help}");
         }
     }
+}
+
+/// The plugin's version is written in four places that must agree: Cargo.toml (the binaries'),
+/// the two manifests, and the launcher's `synapse_version` (bin/synapse-find), which decides
+/// whether installed binaries are this version's.
+#[test]
+fn every_manifest_and_the_launcher_name_the_crate_s_version() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let version = env!("CARGO_PKG_VERSION");
+    for manifest in [".claude-plugin/plugin.json", "gemini/gemini-extension.json"] {
+        let value: Value =
+            serde_json::from_slice(&std::fs::read(root.join(manifest)).unwrap()).unwrap();
+        assert_eq!(value["version"], version, "{manifest}");
+    }
+    let find = std::fs::read_to_string(root.join("bin/synapse-find")).unwrap();
+    assert!(
+        find.lines()
+            .any(|l| l == format!("synapse_version={version}")),
+        "bin/synapse-find's synapse_version is not {version}"
+    );
+}
+
+/// After a plugin update, binaries the launcher installed for another version are not used: it
+/// passes over them, says once at the session's start that it installs the matching ones, and
+/// starts that install; binaries of this version are used.
+#[test]
+fn the_launcher_passes_over_binaries_installed_for_another_version() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("plugin-data");
+    let bin = data.join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let hook = bin.join("synapse-session-start");
+    std::fs::write(&hook, "#!/bin/sh\necho installed hook ran\n").unwrap();
+    std::fs::set_permissions(&hook, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let launch = || {
+        Command::new(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("bin/synapse-hook"))
+            .arg("session-start")
+            .env_clear()
+            .env("PATH", "/usr/bin:/bin")
+            .env("HOME", dir.path())
+            .env("CLAUDE_PLUGIN_DATA", &data)
+            // A plugin folder without a checkout's target/release beside the launcher.
+            .env("CLAUDE_PLUGIN_ROOT", dir.path())
+            // Nothing to download from: the install this starts fails quickly, offline.
+            .env("SYNAPSE_RELEASE_URL", "http://127.0.0.1:9")
+            .stdin(Stdio::null())
+            .output()
+            .unwrap()
+    };
+
+    std::fs::write(
+        bin.join("VERSION"),
+        format!("{}\n", env!("CARGO_PKG_VERSION")),
+    )
+    .unwrap();
+    let out = launch();
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "installed hook ran\n");
+
+    std::fs::write(bin.join("VERSION"), "0.0.1\n").unwrap();
+    let out = launch();
+    assert!(out.status.success(), "{out:?}");
+    let said = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        !said.contains("installed hook ran")
+            && said.contains(concat!(
+                "the plugin was updated to ",
+                env!("CARGO_PKG_VERSION")
+            ))
+            && said.contains("those of 0.0.1 are not used"),
+        "{said}"
+    );
+    // Said once.
+    let again = String::from_utf8_lossy(&launch().stdout).into_owned();
+    assert!(!again.contains("the plugin was updated"), "{again}");
 }

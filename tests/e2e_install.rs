@@ -15,7 +15,7 @@ mod common;
 
 use std::collections::HashMap;
 use std::fs;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -23,6 +23,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use common::http;
 use rstest::rstest;
 use serde_json::{json, Value};
 
@@ -52,85 +53,51 @@ const UNREACHABLE: &str = "(unreachable); it tries again next session";
 // ---------------------------------------------------------------------------------------------
 
 struct Server {
-    port: u16,
-    /// The bodies of the `POST /v1/messages` calls, as text.
-    calls: Arc<Mutex<Vec<String>>>,
+    http: http::Server,
     files: Arc<Mutex<HashMap<String, Vec<u8>>>>,
 }
 
 impl Server {
     fn start() -> Server {
-        let listener = TcpListener::bind("127.0.0.1:0").expect("bind the loopback server");
-        let port = listener.local_addr().unwrap().port();
-        let calls = Arc::new(Mutex::new(Vec::new()));
         let files = Arc::new(Mutex::new(HashMap::new()));
-        let (c, f) = (Arc::clone(&calls), Arc::clone(&files));
-        thread::spawn(move || {
-            for stream in listener.incoming() {
-                let Ok(stream) = stream else { continue };
-                let (c, f) = (Arc::clone(&c), Arc::clone(&f));
-                thread::spawn(move || {
-                    if let Err(e) = serve(stream, &c, &f) {
-                        eprintln!("loopback server: {e}");
-                    }
-                });
-            }
+        let served = Arc::clone(&files);
+        let http = http::Server::start("loopback server", move |request, out| {
+            answer(request, out, &served)
         });
-        Server { port, calls, files }
+        Server { http, files }
     }
 
     fn url(&self) -> String {
-        format!("http://127.0.0.1:{}", self.port)
+        self.http.base_url()
     }
 
     fn put(&self, path: &str, bytes: Vec<u8>) {
         self.files.lock().unwrap().insert(path.to_owned(), bytes);
     }
 
+    /// The bodies of the model calls so far, as text.
     fn calls(&self) -> Vec<String> {
-        self.calls.lock().unwrap().clone()
+        self.http
+            .requests()
+            .into_iter()
+            .filter(is_model_call)
+            .map(|r| r.body.to_string())
+            .collect()
     }
 }
 
-fn serve(
-    stream: TcpStream,
-    calls: &Mutex<Vec<String>>,
+fn is_model_call(request: &http::Request) -> bool {
+    request.method == "POST" && request.path.split('?').next() == Some("/v1/messages")
+}
+
+/// A release file for a GET of its path (404 for any other), "ok" for a model call.
+fn answer(
+    request: &http::Request,
+    out: &mut TcpStream,
     files: &Mutex<HashMap<String, Vec<u8>>>,
 ) -> std::io::Result<()> {
-    stream.set_read_timeout(Some(Duration::from_secs(30)))?;
-    let mut reader = BufReader::new(stream.try_clone()?);
-    let mut line = String::new();
-    if reader.read_line(&mut line)? == 0 {
-        return Ok(());
-    }
-    let mut parts = line.split_whitespace();
-    let method = parts.next().unwrap_or_default().to_owned();
-    let path = parts.next().unwrap_or_default().to_owned();
-    let (mut length, mut chunked) = (0usize, false);
-    loop {
-        line.clear();
-        if reader.read_line(&mut line)? == 0 || line.trim_end().is_empty() {
-            break;
-        }
-        if let Some((name, value)) = line.trim_end().split_once(':') {
-            let (name, value) = (name.trim().to_ascii_lowercase(), value.trim());
-            if name == "content-length" {
-                length = value.parse().unwrap_or(0);
-            } else if name == "transfer-encoding" && value.eq_ignore_ascii_case("chunked") {
-                chunked = true;
-            }
-        }
-    }
-    let body = if chunked {
-        read_chunked(&mut reader)?
-    } else {
-        let mut body = vec![0; length];
-        reader.read_exact(&mut body)?;
-        body
-    };
-    let mut out = stream;
-    let file = files.lock().unwrap().get(&path).cloned();
-    if let (true, Some(file)) = (method == "GET", file) {
+    let file = files.lock().unwrap().get(&request.path).cloned();
+    if let (true, Some(file)) = (request.method == "GET", file) {
         write!(
             out,
             "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nContent-Length: {}\r\n\
@@ -138,17 +105,12 @@ fn serve(
             file.len()
         )?;
         out.write_all(&file)?;
-    } else if method == "GET" {
+    } else if request.method == "GET" {
         out.write_all(b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")?;
-    } else if method == "POST" && path.split('?').next() == Some("/v1/messages") {
-        calls
-            .lock()
-            .unwrap()
-            .push(String::from_utf8_lossy(&body).into_owned());
-        let request: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
-        if request["stream"] == json!(false) {
-            write_json(
-                &mut out,
+    } else if is_model_call(request) {
+        if request.body["stream"] == json!(false) {
+            http::write_json(
+                out,
                 &json!({
                     "id": "msg_fake", "type": "message", "role": "assistant", "model": MODEL,
                     "content": [{"type": "text", "text": "ok"}],
@@ -157,48 +119,14 @@ fn serve(
                 }),
             )?;
         } else {
-            write_stream(&mut out)?;
+            write_stream(out)?;
         }
-    } else if method == "HEAD" {
+    } else if request.method == "HEAD" {
         out.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")?;
     } else {
-        write_json(&mut out, &json!({}))?;
+        http::write_json(out, &json!({}))?;
     }
-    out.flush()
-}
-
-fn read_chunked(reader: &mut impl BufRead) -> std::io::Result<Vec<u8>> {
-    let mut body = Vec::new();
-    let mut line = String::new();
-    loop {
-        line.clear();
-        reader.read_line(&mut line)?;
-        let size =
-            usize::from_str_radix(line.trim().split(';').next().unwrap_or("0"), 16).unwrap_or(0);
-        if size == 0 {
-            loop {
-                line.clear();
-                if reader.read_line(&mut line)? == 0 || line.trim().is_empty() {
-                    return Ok(body);
-                }
-            }
-        }
-        let start = body.len();
-        body.resize(start + size, 0);
-        reader.read_exact(&mut body[start..])?;
-        line.clear();
-        reader.read_line(&mut line)?;
-    }
-}
-
-fn write_json(out: &mut impl Write, value: &Value) -> std::io::Result<()> {
-    let data = value.to_string();
-    write!(
-        out,
-        "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\
-         Connection: close\r\n\r\n{data}",
-        data.len()
-    )
+    Ok(())
 }
 
 /// A streamed reply "ok".
@@ -528,6 +456,9 @@ fn the_first_session_downloads_and_a_later_one_injects(#[case] newest: bool) {
     }
     let origin = fs::read_to_string(data.join("bin/ORIGIN")).unwrap();
     assert!(origin.contains("source=download"), "{origin}");
+    // The version the launcher checks before using them (a plugin update passes them over).
+    let version = fs::read_to_string(data.join("bin/VERSION")).unwrap();
+    assert_eq!(version.trim(), env!("CARGO_PKG_VERSION"));
 
     let second = machine.session();
     let elapsed = start.elapsed();
