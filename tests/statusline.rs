@@ -115,3 +115,48 @@ fn input_that_is_not_the_clients_json_prints_nothing() {
     let log = std::fs::read_to_string(data.join("synapse.log")).unwrap();
     assert_eq!(log.lines().count(), 4, "{log}");
 }
+
+#[test]
+fn a_memory_handed_to_the_session_and_replaced_since_is_counted() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let project = dir.path().join("project");
+    std::fs::create_dir_all(&project).unwrap();
+    remember(&data, &project, &["webhook retries: 3 attempts, 1 s apart"]);
+    // A prompt on the subject hands the memory to the session.
+    let prompt = json!({"session_id": "s-status", "cwd": project,
+        "prompt": "how many webhook retries attempts do we make?",
+        "hook_event_name": "UserPromptSubmit", "transcript_path": "/dev/null"});
+    let out = common::run_hook(
+        "synapse-prompt-submit",
+        &data,
+        &serde_json::to_vec(&prompt).unwrap(),
+        &[],
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("[1]"));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    remember(
+        &data,
+        &project,
+        &[
+            "webhook retries: 5 attempts with backoff",
+            "--supersedes",
+            "1",
+        ],
+    );
+    let out = statusline(&data, &project, &payload(&project));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "Synapse · 1 memory · 1 replaced since given\n"
+    );
+    // Another session was handed nothing.
+    let other = String::from_utf8(payload(&project))
+        .unwrap()
+        .replace("s-status", "s-other");
+    let out = statusline(&data, &project, other.as_bytes());
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "Synapse · 1 memory\n");
+}
