@@ -40,7 +40,7 @@ echo "== checking the line"
 line=$("$BIN/synapse" statusline <"$WORK/statusline.json")
 [ ! -e "$SYNAPSE_DATA/synapse.log" ] || fail "the status line failed: $(cat "$SYNAPSE_DATA/synapse.log")"
 case $line in
-"Synapse · $MEMORIES memories"*) echo "   $line" ;;
+"Synapse · 999+ memories"*) echo "   $line" ;; # counting stops at 999 (COUNT_CAP)
 *) fail "unexpected line: $line" ;;
 esac
 

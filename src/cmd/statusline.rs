@@ -8,7 +8,8 @@
 //!
 //! Its work is a few statements on a store opened read-only (`Store::peek`): nothing is created,
 //! migrated or folded in, and the drift shown is only what costs no more than the session's own
-//! handed memories (`replaced_since_given`), never an audit of the store. A status line must
+//! handed memories (`replaced_since_given`), never an audit of the store; counts stop at
+//! `COUNT_CAP` and show a `+` there. A status line must
 //! never show an error: on any failure it prints nothing, exits 0 and logs one line in
 //! `synapse.log`, as the hooks do (only when the data folder exists).
 
@@ -97,11 +98,18 @@ fn read_payload() -> Result<Payload> {
 
 /// `Synapse · 12 memories (3 global) · 1 replaced since given`.
 fn render(counts: crate::store::peek::Counts, replaced: usize) -> String {
+    let cap = crate::store::peek::COUNT_CAP;
+    let at_cap = |n: i64| if n >= cap { "+" } else { "" };
     let total = counts.project + counts.global;
+    let more = at_cap(counts.project.max(counts.global));
     let noun = if total == 1 { "memory" } else { "memories" };
-    let mut text = format!("Synapse · {total} {noun}");
+    let mut text = format!("Synapse · {total}{more} {noun}");
     if counts.global > 0 {
-        text.push_str(&format!(" ({} global)", counts.global));
+        text.push_str(&format!(
+            " ({}{} global)",
+            counts.global,
+            at_cap(counts.global)
+        ));
     }
     if replaced > 0 {
         text.push_str(&format!(" · {replaced} replaced since given"));
@@ -132,6 +140,15 @@ mod tests {
         assert_eq!(
             render(counts(9, 3), 2),
             "Synapse · 12 memories (3 global) · 2 replaced since given"
+        );
+        // Counting stops at the cap, and the line says so.
+        assert_eq!(
+            render(counts(999, 2), 0),
+            "Synapse · 1001+ memories (2 global)"
+        );
+        assert_eq!(
+            render(counts(5, 999), 0),
+            "Synapse · 1004+ memories (999+ global)"
         );
     }
 }
