@@ -38,6 +38,7 @@ mod remember;
 mod restore;
 mod share;
 mod status;
+mod statusline;
 mod supersede;
 mod sync;
 mod unshare;
@@ -127,6 +128,8 @@ pub enum Command {
     Sync(sync::Args),
     /// List what this project shares with its team and what stays local.
     Status(status::Args),
+    /// One short line for Claude Code's status line, from its JSON on standard input.
+    Statusline(statusline::Args),
 }
 
 /// Run one parsed command line.
@@ -150,6 +153,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Unshare(args) => unshare::run(args, json),
         Command::Sync(args) => sync::run(args, json),
         Command::Status(args) => status::run(args, json),
+        Command::Statusline(args) => statusline::run(args, json),
     }
 }
 

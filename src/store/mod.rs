@@ -16,6 +16,7 @@ pub mod index;
 pub mod injected;
 mod memory;
 pub mod page;
+pub mod peek;
 mod rank;
 pub mod schema;
 pub mod scope;
