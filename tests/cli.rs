@@ -1106,7 +1106,8 @@ expect = ""
 #[test]
 fn a_newer_schema_is_refused_and_the_file_left_unchanged() {
     let env = Env::new();
-    env.json(&["list"]);
+    // A write creates the store (reading creates nothing).
+    env.remember("stored before the schema moved on", "p");
     let db = env.data.join("synapse.db");
     {
         let conn = rusqlite::Connection::open(&db).unwrap();
@@ -1130,14 +1131,14 @@ fn a_newer_schema_is_refused_and_the_file_left_unchanged() {
     let rows: i64 = conn
         .query_row("SELECT count(*) FROM memories", [], |r| r.get(0))
         .unwrap();
-    assert_eq!(rows, 0);
+    assert_eq!(rows, 1);
 }
 
 #[test]
 fn the_data_folder_is_private() {
     let mut env = Env::new();
     env.data = env.root().join("nested").join("data");
-    env.json(&["list"]);
+    env.remember("the first write creates the folder", "p");
     let folder = std::fs::metadata(&env.data).unwrap().permissions().mode();
     let file = std::fs::metadata(env.data.join("synapse.db"))
         .unwrap()
@@ -1484,4 +1485,51 @@ fn the_launcher_passes_over_binaries_installed_for_another_version() {
     // Said once.
     let again = String::from_utf8_lossy(&launch().stdout).into_owned();
     assert!(!again.contains("the plugin was updated"), "{again}");
+}
+
+/// Issue 36: a verb that only reads creates no data folder and no store where there is none; it
+/// finds no memories and names the folder it looked in. A write still creates both.
+#[rstest]
+#[case::list(&["list"])]
+#[case::list_json(&["list", "--json"])]
+#[case::recall(&["recall", "deploy"])]
+#[case::read(&["read", "1"])]
+#[case::history(&["history", "1"])]
+#[case::export(&["export"])]
+#[case::drift(&["drift"])]
+#[case::drift_json(&["drift", "--json"])]
+#[case::status(&["status"])]
+#[case::doctor(&["doctor"])]
+#[case::eval(&["eval", "cases.toml"])]
+fn reading_creates_no_store_in_a_missing_data_folder(#[case] args: &[&str]) {
+    let env = Env::new();
+    env.write("cases.toml", "");
+    let out = env.run(args);
+    assert!(
+        !env.data.exists(),
+        "synapse {args:?} created {}: {}",
+        env.data.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn listing_a_missing_data_folder_says_where_it_looked() {
+    let env = Env::new();
+    let out = env.run(&["list"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(said.contains("no memories"), "{said}");
+    assert!(said.contains(&env.data.display().to_string()), "{said}");
+    assert!(!env.data.exists());
+    env.remember("a write still creates the store", "p");
+    assert!(env.data.join("synapse.db").is_file());
 }

@@ -18,7 +18,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args, json: bool) -> Result<()> {
-    let (store, scope) = args.place.open()?;
+    let (store, scope) = args.place.open_to_read()?;
     let memories = store.list(&scope, args.all)?;
     if json {
         return super::print_json(&json!({ "memories": memories }));

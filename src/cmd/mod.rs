@@ -170,7 +170,17 @@ impl Place {
     /// A project that is a folder has Claude Code's memory files of that folder folded in
     /// first, as a hook would (`fold_sources`), so what the verb reads is current.
     fn open(&self) -> Result<(Store, Scope)> {
-        let mut store = Store::open_default()?;
+        self.open_with(Store::open_default()?)
+    }
+
+    /// `open`, for a verb that only reads: a data folder without a store is left as it is
+    /// (nothing created), and the verb finds no stored memories, only what Claude Code's files
+    /// give, folded in memory (`open_to_read`).
+    fn open_to_read(&self) -> Result<(Store, Scope)> {
+        self.open_with(open_to_read()?)
+    }
+
+    fn open_with(&self, mut store: Store) -> Result<(Store, Scope)> {
         let scope = store.scope_named(self.project.as_deref())?;
         fold_sources(&mut store, &scope, crate::sources::HOOK);
         Ok((store, scope))
@@ -228,9 +238,34 @@ fn here() -> Result<std::path::PathBuf> {
     std::env::current_dir().context("could not read the current folder")
 }
 
+/// The store of the data folder for a verb that only reads (`Store::open_to_read`): when there
+/// is none yet, nothing is created, and a note on standard error names the folder looked in.
+fn open_to_read() -> Result<Store> {
+    let store = Store::open_default_to_read()?;
+    if !store.on_disk() {
+        eprintln!(
+            "synapse: no memories stored yet: the data folder {} holds no store (reading \
+             creates none; the first write does)",
+            store.dir().display()
+        );
+    }
+    Ok(store)
+}
+
 /// The store, the current folder's project and the top of its git checkout, for the team
 /// verbs; outside a git repository there is nothing to share through.
 fn team_here() -> Result<(Store, Scope, std::path::PathBuf)> {
+    team_here_with(Store::open_default)
+}
+
+/// `team_here` for a verb that only reads (`open_to_read`).
+fn team_here_to_read() -> Result<(Store, Scope, std::path::PathBuf)> {
+    team_here_with(open_to_read)
+}
+
+fn team_here_with(
+    open: impl FnOnce() -> Result<Store>,
+) -> Result<(Store, Scope, std::path::PathBuf)> {
     let here = here()?;
     let Some(top) = crate::team::checkout(&here) else {
         anyhow::bail!(
@@ -238,7 +273,7 @@ fn team_here() -> Result<(Store, Scope, std::path::PathBuf)> {
             here.display()
         );
     };
-    let store = Store::open_default()?;
+    let store = open()?;
     let scope = Scope::of_folder(&here)?;
     Ok((store, scope, top))
 }
