@@ -1533,3 +1533,28 @@ fn listing_a_missing_data_folder_says_where_it_looked() {
     env.remember("a write still creates the store", "p");
     assert!(env.data.join("synapse.db").is_file());
 }
+
+/// Issue 36: an empty list names the project it looked at and the data folder it looked in.
+#[test]
+fn an_empty_list_names_its_project_and_data_folder() {
+    let env = Env::new();
+    let elsewhere = env.root().join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    env.remember("stored for another project", "other");
+    let out = env.run_in(&elsewhere, &["list"], b"");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let said = String::from_utf8_lossy(&out.stdout);
+    let key = elsewhere.canonicalize().unwrap();
+    assert!(
+        said.contains(&*key.to_string_lossy()),
+        "no project in: {said}"
+    );
+    assert!(
+        said.contains(&*env.data.to_string_lossy()),
+        "no data folder in: {said}"
+    );
+}

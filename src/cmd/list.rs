@@ -24,7 +24,14 @@ pub fn run(args: Args, json: bool) -> Result<()> {
         return super::print_json(&json!({ "memories": memories }));
     }
     if memories.is_empty() {
-        outln!("no memories here yet");
+        // Say where it looked: which project, and which data folder.
+        let dir = store.dir().display();
+        match scope.key() {
+            Some(key) => outln!(
+                "no memories yet for project {key}, nor global ones, in the data folder {dir}"
+            ),
+            None => outln!("no global memories yet in the data folder {dir}"),
+        }
     }
     for m in &memories {
         let state = match (&m.forgotten_at, m.superseded_by) {
