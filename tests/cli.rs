@@ -1558,3 +1558,58 @@ fn an_empty_list_names_its_project_and_data_folder() {
         "no data folder in: {said}"
     );
 }
+
+/// Issue 36: `forget` and `restore` take several ids, as `share` does: each is reported, and a bad
+/// one is named while the others are done and it changes nothing.
+#[test]
+fn forget_and_restore_take_several_ids_and_name_the_bad_ones() {
+    let env = Env::new();
+    let a = env.remember("Deploys go out on Tuesdays", "p");
+    let b = env.remember("The cache holds for ten minutes", "p");
+    let c = env.remember("Reviews need two approvals", "p");
+    let (sa, sb, sc) = (a.to_string(), b.to_string(), c.to_string());
+
+    let out = env.run(&["forget", &sa, "4242", &sb, "--project", "p"]);
+    let said = String::from_utf8_lossy(&out.stdout);
+    let message = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{said}{message}");
+    assert!(said.contains(&format!("forgot {a}")), "{said}");
+    assert!(said.contains(&format!("forgot {b}")), "{said}");
+    assert!(message.contains("4242"), "{message}");
+    assert_eq!(
+        listed(&env, "p", false),
+        [c],
+        "only the good ids were forgotten"
+    );
+
+    // One id keeps the JSON of one; several give one result each.
+    let out = env.json_in(env.root(), &["forget", &sc, "--project", "p"], b"");
+    assert_eq!(out, json!({ "forgotten": c }), "one id keeps its shape");
+    let out = env.run(&["restore", &sa, &sb, &sc, "--project", "p", "--json"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let restored: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let results = restored["results"].as_array().unwrap();
+    assert_eq!(results.len(), 3, "{restored}");
+    for (result, id) in results.iter().zip([a, b, c]) {
+        assert_eq!(result["restored"], json!(id), "{restored}");
+        assert_eq!(result["undid"], json!("forget"), "{restored}");
+    }
+    assert_eq!(listed(&env, "p", false), [a, b, c]);
+
+    // A live memory has nothing to restore: both ids are refused and named, nothing changes.
+    let out = env.run(&["restore", &sa, "4243", "--project", "p", "--json"]);
+    assert_eq!(out.status.code(), Some(1));
+    let answer: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(answer["results"][0]["id"], json!(a), "{answer}");
+    assert_eq!(answer["results"][1]["id"], json!(4243), "{answer}");
+    let message = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        message.contains(&sa) && message.contains("4243"),
+        "{message}"
+    );
+    assert_eq!(listed(&env, "p", false), [a, b, c], "nothing changed");
+}
