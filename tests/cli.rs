@@ -1106,7 +1106,8 @@ expect = ""
 #[test]
 fn a_newer_schema_is_refused_and_the_file_left_unchanged() {
     let env = Env::new();
-    env.json(&["list"]);
+    // A write creates the store (reading creates nothing).
+    env.remember("stored before the schema moved on", "p");
     let db = env.data.join("synapse.db");
     {
         let conn = rusqlite::Connection::open(&db).unwrap();
@@ -1130,14 +1131,14 @@ fn a_newer_schema_is_refused_and_the_file_left_unchanged() {
     let rows: i64 = conn
         .query_row("SELECT count(*) FROM memories", [], |r| r.get(0))
         .unwrap();
-    assert_eq!(rows, 0);
+    assert_eq!(rows, 1);
 }
 
 #[test]
 fn the_data_folder_is_private() {
     let mut env = Env::new();
     env.data = env.root().join("nested").join("data");
-    env.json(&["list"]);
+    env.remember("the first write creates the folder", "p");
     let folder = std::fs::metadata(&env.data).unwrap().permissions().mode();
     let file = std::fs::metadata(env.data.join("synapse.db"))
         .unwrap()
@@ -1484,4 +1485,131 @@ fn the_launcher_passes_over_binaries_installed_for_another_version() {
     // Said once.
     let again = String::from_utf8_lossy(&launch().stdout).into_owned();
     assert!(!again.contains("the plugin was updated"), "{again}");
+}
+
+/// Issue 36: a verb that only reads creates no data folder and no store where there is none; it
+/// finds no memories and names the folder it looked in. A write still creates both.
+#[rstest]
+#[case::list(&["list"])]
+#[case::list_json(&["list", "--json"])]
+#[case::recall(&["recall", "deploy"])]
+#[case::read(&["read", "1"])]
+#[case::history(&["history", "1"])]
+#[case::export(&["export"])]
+#[case::drift(&["drift"])]
+#[case::drift_json(&["drift", "--json"])]
+#[case::status(&["status"])]
+#[case::doctor(&["doctor"])]
+#[case::eval(&["eval", "cases.toml"])]
+fn reading_creates_no_store_in_a_missing_data_folder(#[case] args: &[&str]) {
+    let env = Env::new();
+    env.write("cases.toml", "");
+    let out = env.run(args);
+    assert!(
+        !env.data.exists(),
+        "synapse {args:?} created {}: {}",
+        env.data.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn listing_a_missing_data_folder_says_where_it_looked() {
+    let env = Env::new();
+    let out = env.run(&["list"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(said.contains("no memories"), "{said}");
+    assert!(said.contains(&env.data.display().to_string()), "{said}");
+    assert!(!env.data.exists());
+    env.remember("a write still creates the store", "p");
+    assert!(env.data.join("synapse.db").is_file());
+}
+
+/// Issue 36: an empty list names the project it looked at and the data folder it looked in.
+#[test]
+fn an_empty_list_names_its_project_and_data_folder() {
+    let env = Env::new();
+    let elsewhere = env.root().join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    env.remember("stored for another project", "other");
+    let out = env.run_in(&elsewhere, &["list"], b"");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let said = String::from_utf8_lossy(&out.stdout);
+    let key = elsewhere.canonicalize().unwrap();
+    assert!(
+        said.contains(&*key.to_string_lossy()),
+        "no project in: {said}"
+    );
+    assert!(
+        said.contains(&*env.data.to_string_lossy()),
+        "no data folder in: {said}"
+    );
+}
+
+/// Issue 36: `forget` and `restore` take several ids, as `share` does: each is reported, and a bad
+/// one is named while the others are done and it changes nothing.
+#[test]
+fn forget_and_restore_take_several_ids_and_name_the_bad_ones() {
+    let env = Env::new();
+    let a = env.remember("Deploys go out on Tuesdays", "p");
+    let b = env.remember("The cache holds for ten minutes", "p");
+    let c = env.remember("Reviews need two approvals", "p");
+    let (sa, sb, sc) = (a.to_string(), b.to_string(), c.to_string());
+
+    let out = env.run(&["forget", &sa, "4242", &sb, "--project", "p"]);
+    let said = String::from_utf8_lossy(&out.stdout);
+    let message = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{said}{message}");
+    assert!(said.contains(&format!("forgot {a}")), "{said}");
+    assert!(said.contains(&format!("forgot {b}")), "{said}");
+    assert!(message.contains("4242"), "{message}");
+    assert_eq!(
+        listed(&env, "p", false),
+        [c],
+        "only the good ids were forgotten"
+    );
+
+    // One id keeps the JSON of one; several give one result each.
+    let out = env.json_in(env.root(), &["forget", &sc, "--project", "p"], b"");
+    assert_eq!(out, json!({ "forgotten": c }), "one id keeps its shape");
+    let out = env.run(&["restore", &sa, &sb, &sc, "--project", "p", "--json"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let restored: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let results = restored["results"].as_array().unwrap();
+    assert_eq!(results.len(), 3, "{restored}");
+    for (result, id) in results.iter().zip([a, b, c]) {
+        assert_eq!(result["restored"], json!(id), "{restored}");
+        assert_eq!(result["undid"], json!("forget"), "{restored}");
+    }
+    assert_eq!(listed(&env, "p", false), [a, b, c]);
+
+    // A live memory has nothing to restore: both ids are refused and named, nothing changes.
+    let out = env.run(&["restore", &sa, "4243", "--project", "p", "--json"]);
+    assert_eq!(out.status.code(), Some(1));
+    let answer: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(answer["results"][0]["id"], json!(a), "{answer}");
+    assert_eq!(answer["results"][1]["id"], json!(4243), "{answer}");
+    let message = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        message.contains(&sa) && message.contains("4243"),
+        "{message}"
+    );
+    assert_eq!(listed(&env, "p", false), [a, b, c], "nothing changed");
 }

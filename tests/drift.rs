@@ -576,3 +576,33 @@ fn drift_shows_a_chain_once_newest_first() {
         "{text}"
     );
 }
+
+/// Issue 36: a memory naming three gone paths is reported for all three, not the first only: in
+/// JSON as `paths` beside `why`, and in the text a person reads.
+#[test]
+fn every_gone_path_of_a_memory_is_reported() {
+    let cli = Cli::new();
+    let gone = [
+        "src/first_gone.rs",
+        "src/second_gone.rs",
+        "docs/third_gone.md",
+    ];
+    let text = format!(
+        "The parser moved: see {}, {} and {}; src/live.rs stays.",
+        gone[0], gone[1], gone[2]
+    );
+    let id = cli.json(&["remember", &text])["id"].clone();
+
+    let audit = cli.json(&["drift"]);
+    let stale = audit["stale"].as_array().unwrap();
+    assert_eq!(stale.len(), 1, "one finding for the memory: {audit}");
+    assert_eq!(stale[0]["id"], id);
+    assert_eq!(stale[0]["paths"], serde_json::json!(gone), "{audit}");
+    let why = stale[0]["why"].as_str().unwrap();
+    let said = cli.text(&["drift"]);
+    for path in gone {
+        assert!(why.contains(path), "{path} missing from why: {why}");
+        assert!(said.contains(path), "{path} missing from:\n{said}");
+    }
+    assert!(!why.contains("src/live.rs"), "{why}");
+}

@@ -554,7 +554,8 @@ fn a_store_of_each_released_version_migrates_with_its_data_intact(#[case] v: i64
     indexes_are_sound(&db);
 
     let fresh = dir.path().join("fresh");
-    let made = synapse(&fresh, &["list"]);
+    // A write makes the store (reading a missing one creates nothing).
+    let made = synapse(&fresh, &["remember", "a fresh store", "--project", "p"]);
     assert!(made.status.success(), "{made:?}");
     assert_eq!(schema_of(&db), schema_of(&fresh.join("synapse.db")));
 }

@@ -28,7 +28,9 @@ pub fn run(_args: Args, json: bool) -> Result<()> {
     });
     let cwd = std::env::current_dir()?;
     let scope = Scope::of_folder(&cwd)?;
-    let store = Store::open(&dir);
+    // Doctor looks: a data folder without a store is reported, not filled.
+    let store = Store::open_to_read(&dir);
+    let stored = store.as_ref().is_ok_and(Store::on_disk);
     let (total, here) = match &store {
         Ok(store) => (
             store.count_live(&Scope::global())?,
@@ -99,6 +101,7 @@ pub fn run(_args: Args, json: bool) -> Result<()> {
             "claude_memory": claude_memory,
             "data": dir,
             "database": dir.join("synapse.db"),
+            "database_exists": stored,
             "settings_file": Settings::path(&dir),
             "budget": settings.budget,
             "hooks_on": {
@@ -123,7 +126,15 @@ pub fn run(_args: Args, json: bool) -> Result<()> {
         }))?;
     } else {
         outln!("data folder   {}", dir.display());
-        outln!("database      {}", dir.join("synapse.db").display());
+        outln!(
+            "database      {}{}",
+            dir.join("synapse.db").display(),
+            if stored {
+                ""
+            } else {
+                " (none yet: the first write creates it)"
+            }
+        );
         outln!(
             "settings      {} (budget {:?}; hooks: session start {}, prompt {}, stop {})",
             Settings::path(&dir).display(),

@@ -36,7 +36,7 @@ pub fn run(args: Args, json: bool) -> Result<()> {
         );
     }
     let scope = Scope::of_folder(&dir)?;
-    let mut store = Store::open_default()?;
+    let mut store = super::open_to_read()?;
     // An audit covers Claude Code's files as they are now, every one of them.
     super::fold_sources(&mut store, &scope, sources::SYNC);
     let visible = store.count_live(&scope)?;
@@ -50,7 +50,7 @@ fn run_file(path: &Path, json: bool) -> Result<()> {
     let file = path
         .canonicalize()
         .with_context(|| format!("could not resolve {}", path.display()))?;
-    let mut store = Store::open_default()?;
+    let mut store = super::open_to_read()?;
     let here = here_place()?;
     super::fold_sources(&mut store, &here.scope(), sources::SYNC);
     let folded = store.source_files_at(&file.to_string_lossy())?;

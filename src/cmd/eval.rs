@@ -47,7 +47,7 @@ pub fn run(args: Args, json: bool) -> Result<()> {
     if let Some(half) = args.half {
         cases = crate::eval::half(cases, half);
     }
-    let store = Store::open_default()?;
+    let store = super::open_to_read()?;
     let options = Options {
         budget: args.budget,
         limit: args.limit,

@@ -20,7 +20,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args, json: bool) -> Result<()> {
-    let (store, scope) = args.place.open()?;
+    let (store, scope) = args.place.open_to_read()?;
     let Some(path) = args.file else {
         store.export(&scope, &mut std::io::stdout().lock())?;
         return Ok(());

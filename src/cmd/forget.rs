@@ -1,16 +1,15 @@
-//! `synapse forget ID`: hide a memory from recall and reading.
+//! `synapse forget ID...`: hide memories from recall and reading.
 
 use anyhow::Result;
 use serde_json::json;
 
-use super::Target;
+use super::Targets;
 
-pub fn run(args: Target, json: bool) -> Result<()> {
-    let (mut store, scope) = args.place.open()?;
-    store.forget(args.id, &scope)?;
-    if json {
-        return super::print_json(&json!({ "forgotten": args.id }));
-    }
-    outln!("forgot {} (undo: synapse restore {})", args.id, args.id);
-    Ok(())
+pub fn run(args: Targets, json: bool) -> Result<()> {
+    args.each(
+        json,
+        |store, id, scope| store.forget(id, scope),
+        |id, ()| format!("forgot {id} (undo: synapse restore {id})"),
+        |id, ()| json!({ "forgotten": id }),
+    )
 }

@@ -6,7 +6,7 @@ use serde_json::json;
 use super::Target;
 
 pub fn run(args: Target, json: bool) -> Result<()> {
-    let (store, scope) = args.place.open()?;
+    let (store, scope) = args.place.open_to_read()?;
     let memory = store.require(args.id, &scope)?;
     let entries = store.history(args.id, &scope)?;
     if json {

@@ -18,13 +18,20 @@ pub struct Args {
 }
 
 pub fn run(args: Args, json: bool) -> Result<()> {
-    let (store, scope) = args.place.open()?;
+    let (store, scope) = args.place.open_to_read()?;
     let memories = store.list(&scope, args.all)?;
     if json {
         return super::print_json(&json!({ "memories": memories }));
     }
     if memories.is_empty() {
-        outln!("no memories here yet");
+        // Say where it looked: which project, and which data folder.
+        let dir = store.dir().display();
+        match scope.key() {
+            Some(key) => outln!(
+                "no memories yet for project {key}, nor global ones, in the data folder {dir}"
+            ),
+            None => outln!("no global memories yet in the data folder {dir}"),
+        }
     }
     for m in &memories {
         let state = match (&m.forgotten_at, m.superseded_by) {

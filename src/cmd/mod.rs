@@ -100,12 +100,12 @@ pub enum Command {
     List(list::Args),
     /// Mark OLD as replaced by NEW.
     Supersede(supersede::Args),
-    /// Hide a memory from recall and reading (undo with `restore`).
-    #[command(mut_arg("id", |a| a.help("The memory to hide")))]
-    Forget(Target),
-    /// Undo the latest forget or supersede of a memory.
-    #[command(mut_arg("id", |a| a.help("The memory to bring back")))]
-    Restore(Target),
+    /// Hide memories from recall and reading (undo with `restore`).
+    #[command(mut_arg("ids", |a| a.help("The memories to hide")))]
+    Forget(Targets),
+    /// Undo the latest forget or supersede of each memory named.
+    #[command(mut_arg("ids", |a| a.help("The memories to bring back")))]
+    Restore(Targets),
     /// Show every recorded change to a memory.
     #[command(mut_arg("id", |a| a.help("The memory")))]
     History(Target),
@@ -174,7 +174,17 @@ impl Place {
     /// A project that is a folder has Claude Code's memory files of that folder folded in
     /// first, as a hook would (`fold_sources`), so what the verb reads is current.
     fn open(&self) -> Result<(Store, Scope)> {
-        let mut store = Store::open_default()?;
+        self.open_with(Store::open_default()?)
+    }
+
+    /// `open`, for a verb that only reads: a data folder without a store is left as it is
+    /// (nothing created), and the verb finds no stored memories, only what Claude Code's files
+    /// give, folded in memory (`open_to_read`).
+    fn open_to_read(&self) -> Result<(Store, Scope)> {
+        self.open_with(open_to_read()?)
+    }
+
+    fn open_with(&self, mut store: Store) -> Result<(Store, Scope)> {
         let scope = store.scope_named(self.project.as_deref())?;
         fold_sources(&mut store, &scope, crate::sources::HOOK);
         Ok((store, scope))
@@ -198,7 +208,71 @@ pub struct Target {
     place: Place,
 }
 
-/// The current folder.
+/// Memories, by id, in the project of `place`: the arguments of the verbs that act on each of
+/// several memories alone (`forget`, `restore`), each wording the ids' help itself.
+#[derive(Debug, clap::Args)]
+pub struct Targets {
+    #[arg(required = true, num_args = 1.., value_name = "ID")]
+    ids: Vec<i64>,
+    #[command(flatten)]
+    place: Place,
+}
+
+impl Targets {
+    /// Run `act` on each memory named, once per id, each in its own write: an id that fails
+    /// (unknown, or nothing to do) changes nothing and costs no other id. `said` words a done
+    /// id's line for a person, `shaped` its JSON. Every id is reported; the failed ones are
+    /// named together in the error at the end. One id prints the JSON of one (`shaped`);
+    /// several, `{"results": [...]}`, each the JSON of one or `{"id", "refused"}`.
+    fn each<T>(
+        self,
+        json: bool,
+        mut act: impl FnMut(&mut Store, i64, &Scope) -> Result<T>,
+        said: impl Fn(i64, &T) -> String,
+        shaped: impl Fn(i64, &T) -> serde_json::Value,
+    ) -> Result<()> {
+        let (mut store, scope) = self.place.open()?;
+        let mut ids = self.ids;
+        let mut seen = std::collections::HashSet::new();
+        ids.retain(|id| seen.insert(*id));
+        let mut results = Vec::new();
+        let mut refused = Vec::new();
+        for &id in &ids {
+            match act(&mut store, id, &scope) {
+                Ok(done) => {
+                    if !json {
+                        outln!("{}", said(id, &done));
+                    }
+                    results.push(shaped(id, &done));
+                }
+                Err(e) => {
+                    results.push(serde_json::json!({ "id": id, "refused": format!("{e:#}") }));
+                    refused.push((id, format!("{e:#}")));
+                }
+            }
+        }
+        if json && ids.len() == 1 && refused.is_empty() {
+            print_json(&results[0])?;
+        } else if json && ids.len() > 1 {
+            print_json(&serde_json::json!({ "results": results }))?;
+        }
+        match refused.as_slice() {
+            [] => Ok(()),
+            [(_, why)] if ids.len() == 1 => anyhow::bail!("{why}"),
+            _ => anyhow::bail!(
+                "{} of {} memories were left as they were:\n{}",
+                refused.len(),
+                ids.len(),
+                refused
+                    .iter()
+                    .map(|(id, why)| format!("{id}: {why}"))
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            ),
+        }
+    }
+}
+
 /// Fold what changed among the Claude Code memory files of `scope`'s folder, within `limits`
 /// (`sources::refresh`). A verb that only reads still answers when this fails (the store busy
 /// for longer than it waits, say): it warns on standard error and goes on with what was folded
@@ -228,13 +302,39 @@ fn try_fold_sources(
     crate::sources::refresh(store, &place, &near, limits).map(Some)
 }
 
+/// The current folder.
 fn here() -> Result<std::path::PathBuf> {
     std::env::current_dir().context("could not read the current folder")
+}
+
+/// The store of the data folder for a verb that only reads (`Store::open_to_read`): when there
+/// is none yet, nothing is created, and a note on standard error names the folder looked in.
+fn open_to_read() -> Result<Store> {
+    let store = Store::open_default_to_read()?;
+    if !store.on_disk() {
+        eprintln!(
+            "synapse: no memories stored yet: the data folder {} holds no store (reading \
+             creates none; the first write does)",
+            store.dir().display()
+        );
+    }
+    Ok(store)
 }
 
 /// The store, the current folder's project and the top of its git checkout, for the team
 /// verbs; outside a git repository there is nothing to share through.
 fn team_here() -> Result<(Store, Scope, std::path::PathBuf)> {
+    team_here_with(Store::open_default)
+}
+
+/// `team_here` for a verb that only reads (`open_to_read`).
+fn team_here_to_read() -> Result<(Store, Scope, std::path::PathBuf)> {
+    team_here_with(open_to_read)
+}
+
+fn team_here_with(
+    open: impl FnOnce() -> Result<Store>,
+) -> Result<(Store, Scope, std::path::PathBuf)> {
     let here = here()?;
     let Some(top) = crate::team::checkout(&here) else {
         anyhow::bail!(
@@ -242,7 +342,7 @@ fn team_here() -> Result<(Store, Scope, std::path::PathBuf)> {
             here.display()
         );
     };
-    let store = Store::open_default()?;
+    let store = open()?;
     let scope = Scope::of_folder(&here)?;
     Ok((store, scope, top))
 }

@@ -27,7 +27,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args, json: bool) -> Result<()> {
-    let (store, scope) = args.place.open()?;
+    let (store, scope) = args.place.open_to_read()?;
     let page = crate::read::read(
         &store,
         &scope,

@@ -33,7 +33,7 @@ pub fn run(args: Args, json: bool) -> Result<()> {
             "--limit 0 asks for no results; give 1 or more, or leave it out for the budget's count"
         );
     }
-    let (store, scope) = args.place.open()?;
+    let (store, scope) = args.place.open_to_read()?;
     let options = Options {
         budget: args.budget,
         limit: args.limit,

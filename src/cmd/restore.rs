@@ -1,16 +1,15 @@
-//! `synapse restore ID`: undo the latest forget or supersede.
+//! `synapse restore ID...`: undo the latest forget or supersede of each memory.
 
 use anyhow::Result;
 use serde_json::json;
 
-use super::Target;
+use super::Targets;
 
-pub fn run(args: Target, json: bool) -> Result<()> {
-    let (mut store, scope) = args.place.open()?;
-    let undone = store.restore(args.id, &scope)?;
-    if json {
-        return super::print_json(&json!({ "restored": args.id, "undid": undone }));
-    }
-    outln!("restored {} (undid its {undone})", args.id);
-    Ok(())
+pub fn run(args: Targets, json: bool) -> Result<()> {
+    args.each(
+        json,
+        |store, id, scope| store.restore(id, scope),
+        |id, undone| format!("restored {id} (undid its {undone})"),
+        |id, undone| json!({ "restored": id, "undid": undone }),
+    )
 }

@@ -7,7 +7,7 @@ use serde_json::json;
 pub struct Args {}
 
 pub fn run(_args: Args, json: bool) -> Result<()> {
-    let (store, scope, top) = super::team_here()?;
+    let (store, scope, top) = super::team_here_to_read()?;
     let project = scope.key().unwrap_or_default();
     let shared = store.shared(project)?;
     let local = store.local_only(project)?;

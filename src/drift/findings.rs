@@ -73,8 +73,12 @@ pub struct Finding {
     /// Of a pair, the newer memory, which stands.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub newer: Option<i64>,
-    /// Why, in a few words: `"retries: 3 vs 5"`, `"src/x.rs is gone from /repo"`.
+    /// Why, in a few words: `"retries: 3 vs 5"`, `"src/x.rs is gone from /repo"`; for a stale
+    /// memory naming several gone paths, each one's reason, joined by `"; "`.
     pub why: String,
+    /// Of a stale finding, every gone path it is about, as the memory writes them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub paths: Vec<String>,
     /// The newer memory's text, quoted when the reader was not handed that memory.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub newer_text: Option<String>,
@@ -330,6 +334,7 @@ mod tests {
             id,
             newer: Some(newer),
             why: String::new(),
+            paths: Vec::new(),
             newer_text: None,
             source: None,
             newer_source: None,

@@ -445,6 +445,7 @@ fn pair(kind: Kind, certainty: Certainty, older: &Memory, newer: &Memory, why: S
         id: older.id,
         newer: Some(newer.id),
         why,
+        paths: Vec::new(),
         newer_text: None,
         source: None,
         newer_source: None,

@@ -82,25 +82,27 @@ impl Origins {
     /// The stale findings of `m`, from the paths `gone` it names that are gone from its
     /// project's top. A piece of a project's file names paths from where the file is, so a
     /// relative one that is beside the file is not gone; each one left is a finding at the line
-    /// it is written on, since each is a line to fix. Any other memory is stale once, for its
-    /// first.
+    /// it is written on, since each is a line to fix. Any other memory is one finding naming
+    /// every gone path (`paths`), each one's reason in `why`.
     pub(super) fn stale(&self, m: &Memory, gone: Vec<Gone>, home: Option<&Path>) -> Vec<Finding> {
-        let finding = |why: String, source: Option<FileLine>| Finding {
+        let finding = |why: String, paths: Vec<String>, source: Option<FileLine>| Finding {
             kind: Kind::Stale,
             certainty: Certainty::Certain,
             id: m.id,
             newer: None,
             why,
+            paths,
             newer_text: None,
             source,
             newer_source: None,
         };
         let Some((file, origin)) = self.of_memory(m.id) else {
-            return gone
-                .into_iter()
-                .take(1)
-                .map(|g| finding(g.why, None))
-                .collect();
+            if gone.is_empty() {
+                return Vec::new();
+            }
+            let paths = gone.iter().map(|g| g.named.written.clone()).collect();
+            let why: Vec<String> = gone.into_iter().map(|g| g.why).collect();
+            return vec![finding(why.join("; "), paths, None)];
         };
         // The user's own files (`~/.claude/...`) belong to no project: their relative paths
         // were never judged, and there is no folder to add.
@@ -126,7 +128,7 @@ impl Origins {
                     file: file.shown.clone(),
                     line,
                 };
-                Some(finding(why, Some(source)))
+                Some(finding(why, vec![g.named.written], Some(source)))
             })
             .collect()
     }
@@ -179,6 +181,7 @@ impl Origins {
                     id: m.id,
                     newer: Some(piece),
                     why: format!("repeats {shown}:{line}"),
+                    paths: Vec::new(),
                     newer_text: None,
                     source: None,
                     newer_source: None,

@@ -68,6 +68,8 @@ pub struct Store {
     /// `config.toml` of the data folder, read on first use (or handed over by a hook that
     /// read it already), so a process reads it once.
     settings: std::cell::OnceCell<Settings>,
+    /// False for the empty stand-in `open_to_read` gives when the data folder holds no store.
+    on_disk: bool,
 }
 
 impl Store {
@@ -85,6 +87,39 @@ impl Store {
         // default (one statement fewer to prepare).
         store.conn.pragma_update(None, "cache_size", -65536)?;
         Ok(store)
+    }
+
+    /// Open the store in `dir` for a verb that only reads: an existing store as `open` does, but
+    /// when `dir` holds no store yet, nothing is created (no folder, no file). An empty store in
+    /// memory stands in for it instead, so the verb finds no memories; its writes (a fold of
+    /// Claude Code's files, say) stay in memory and leave the disk alone.
+    pub fn open_to_read(dir: &Path) -> Result<Store> {
+        let path = dir.join(DB_FILE);
+        if std::fs::symlink_metadata(&path).is_ok() {
+            return Store::open(dir);
+        }
+        let mut conn = Connection::open_in_memory()?;
+        conn.pragma_update(None, "foreign_keys", "on")?;
+        rank::register(&conn)?;
+        schema::migrate(&mut conn, &path)?;
+        Ok(Store {
+            conn,
+            path,
+            dir: dir.to_owned(),
+            settings: std::cell::OnceCell::new(),
+            on_disk: false,
+        })
+    }
+
+    /// The store in the configured data folder, for a verb that only reads (`open_to_read`).
+    pub fn open_default_to_read() -> Result<Store> {
+        Store::open_to_read(&crate::config::data_dir()?)
+    }
+
+    /// Whether this store is a file in the data folder; false for the stand-in `open_to_read`
+    /// gives when there is no store yet.
+    pub fn on_disk(&self) -> bool {
+        self.on_disk
     }
 
     /// Open the store for a hook, a short process that must never hold a session up: it waits at
@@ -150,6 +185,7 @@ impl Store {
             path,
             dir: dir.to_owned(),
             settings: std::cell::OnceCell::new(),
+            on_disk: true,
         })
     }
 
@@ -174,7 +210,10 @@ impl Store {
     /// snapshot would be stale) and fails at once, however long the busy timeout. First, what the
     /// spool holds is written, so that it lands before anything newer.
     pub fn write<T>(&mut self, change: impl FnOnce(&Connection) -> Result<T>) -> Result<T> {
-        spool::drain(self)?;
+        // The stand-in of a missing store leaves the data folder's files alone.
+        if self.on_disk {
+            spool::drain(self)?;
+        }
         self.write_only(change)
     }
 
