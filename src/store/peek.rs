@@ -65,6 +65,7 @@ impl Store {
             path,
             dir: dir.to_owned(),
             settings: std::cell::OnceCell::new(),
+            on_disk: true,
         }))
     }
 
