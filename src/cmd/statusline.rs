@@ -44,19 +44,17 @@ pub fn run(_args: Args, _json: bool) -> Result<()> {
     let Ok(dir) = crate::config::data_dir() else {
         return Ok(());
     };
-    match line(&dir) {
-        Ok(Some(text)) => {
-            // A closed pipe is no failure worth logging either.
-            let _ = write_line(&text);
+    let shown = line(&dir).and_then(|text| {
+        if let Some(text) = text {
+            outln!("{text}");
         }
-        Ok(None) => {}
-        Err(e) => log(&dir, &e),
+        Ok(())
+    });
+    match shown {
+        // A closed pipe is no failure worth logging (`is_closed_pipe`).
+        Err(e) if !super::is_closed_pipe(&e) => log(&dir, &e),
+        _ => {}
     }
-    Ok(())
-}
-
-fn write_line(text: &str) -> Result<()> {
-    outln!("{text}");
     Ok(())
 }
 

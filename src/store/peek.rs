@@ -45,17 +45,12 @@ impl Store {
         conn.busy_timeout(PEEK_BUSY)?;
         // Read through a memory map, as every other connection does: fewer copies of pages.
         conn.pragma_update(None, "mmap_size", 1i64 << 30)?;
-        let (id, version): (i32, i64) = conn
-            .query_row(
-                "SELECT (SELECT application_id FROM pragma_application_id), \
-                        (SELECT user_version FROM pragma_user_version)",
-                [],
-                |r| Ok((r.get(0)?, r.get(1)?)),
-            )
-            .with_context(|| format!("could not read {}", path.display()))?;
-        if id != schema::APPLICATION_ID || version != schema::LATEST {
+        // The check every opening makes (another application's file refused, with why); a
+        // store at an older schema is left for the next hook or command to migrate.
+        if !schema::refuse_foreign(&conn, &path)? {
             bail!(
-                "{} is not a synapse store at schema version {} (id {id:#x}, version {version})",
+                "{} is not at this build's schema version ({}): a store to migrate is left to \
+                 the next hook or command",
                 path.display(),
                 schema::LATEST
             );
