@@ -17,6 +17,8 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+use crate::sources::client::settings_in_order;
+
 /// The binaries the plugin's launchers (`bin/synapse-hook`, `bin/synapse-mcp`) look for.
 pub const BINARIES: [&str; 4] = [
     "synapse-session-start",
@@ -147,9 +149,16 @@ pub fn check(config: &Path, top: &Path) -> Vec<Check> {
         return checks;
     }
     let data = config.join("plugins/data").join(data_key(&installed.id));
+    let mut server = None;
     for name in BINARIES {
         checks.push(match launcher_finds(&installed.root, &data, name) {
-            Ok(Some(path)) => Check::ok("binary", format!("{name}: {}", path.display())),
+            Ok(Some(path)) => {
+                let found = Check::ok("binary", format!("{name}: {}", path.display()));
+                if name == "synapse-mcp" {
+                    server = Some(path);
+                }
+                found
+            }
             Ok(None) => Check::failed(
                 "binary",
                 format!(
@@ -170,8 +179,8 @@ pub fn check(config: &Path, top: &Path) -> Vec<Check> {
             ),
         });
     }
-    if checks.iter().all(|c| c.ok) {
-        checks.push(origin(&installed.root, &data, &installed.version));
+    if let (true, Some(server)) = (checks.iter().all(|c| c.ok), &server) {
+        checks.push(origin(server, &installed.root, &data, &installed.version));
     }
     if checks.iter().all(|c| c.ok) {
         checks.push(match mcp_answers(&installed.root, &data) {
@@ -225,37 +234,22 @@ fn installed(config: &Path, top: &Path) -> Result<Option<Installed>, String> {
     Ok(None)
 }
 
-/// Whether the settings a session in `top` reads turn the plugin `id` on: the first of the
-/// local, project and user settings that names it decides.
+/// Whether the settings a session in `top` reads turn the plugin `id` on: the first of them that
+/// names it decides (`settings_in_order`).
 fn enabled(config: &Path, top: &Path, id: &str) -> bool {
-    [
-        top.join(".claude/settings.local.json"),
-        top.join(".claude/settings.json"),
-        config.join("settings.json"),
-    ]
-    .iter()
-    .filter_map(|p| std::fs::read(p).ok())
-    .filter_map(|bytes| serde_json::from_slice::<Value>(&bytes).ok())
-    .find_map(|settings| settings.get("enabledPlugins")?.get(id)?.as_bool())
-    .unwrap_or(false)
+    settings_in_order(config, top)
+        .iter()
+        .find_map(|(_, settings)| settings.get("enabledPlugins")?.get(id)?.as_bool())
+        .unwrap_or(false)
 }
 
 /// The settings file a session in `top` reads that turns every hook off (`disableAllHooks`), if
-/// any: the first of the local, project and user settings that sets it decides.
+/// the first of them that sets it does.
 fn hooks_off(config: &Path, top: &Path) -> Option<PathBuf> {
-    [
-        top.join(".claude/settings.local.json"),
-        top.join(".claude/settings.json"),
-        config.join("settings.json"),
-    ]
-    .into_iter()
-    .find_map(|path| {
-        let bytes = std::fs::read(&path).ok()?;
-        let settings: Value = serde_json::from_slice(&bytes).ok()?;
-        let off = settings.get("disableAllHooks")?.as_bool()?;
-        Some((path, off))
-    })
-    .and_then(|(path, off)| off.then_some(path))
+    settings_in_order(config, top)
+        .into_iter()
+        .find_map(|(path, settings)| Some((path, settings.get("disableAllHooks")?.as_bool()?)))
+        .and_then(|(path, off)| off.then_some(path))
 }
 
 /// A plugin id as the client names its data folder.
@@ -296,18 +290,12 @@ fn launcher_finds(root: &Path, data: &Path, name: &str) -> Result<Option<PathBuf
 
 /// Where the binaries the launcher runs came from (the `ORIGIN` file `bin/synapse-fetch` or
 /// `bin/synapse-build` writes beside them in the data folder, or "found at PATH"), and whether
-/// their version (`synapse-mcp --version`, one binary of the same build as the hooks) is the
+/// their version (`cli --version`: the `synapse-mcp` the launcher found, one binary of the same
+/// build as the hooks) is the
 /// plugin's (its manifest's, else the client's record `recorded`): a mismatch is a failure, never
 /// used silently.
-fn origin(root: &Path, data: &Path, recorded: &str) -> Check {
-    let Ok(Some(cli)) = launcher_finds(root, data, "synapse-mcp") else {
-        return Check::failed(
-            "binaries",
-            "synapse-mcp is not where the launcher looks".to_owned(),
-            fresh_install(data),
-        );
-    };
-    let theirs = Command::new(&cli)
+fn origin(cli: &Path, root: &Path, data: &Path, recorded: &str) -> Check {
+    let theirs = Command::new(cli)
         .arg("--version")
         .stdin(Stdio::null())
         .output()
@@ -322,6 +310,16 @@ fn origin(root: &Path, data: &Path, recorded: &str) -> Check {
         Some(file) if cli.starts_with(data) => describe_origin(&file),
         _ => format!("found at {}", cli.display()),
     };
+    let fix = if cli.starts_with(data) {
+        // The launcher itself passes over an install of another version (its VERSION file).
+        "start a session: the launcher installs the binaries of the plugin's version".to_owned()
+    } else {
+        format!(
+            "these binaries are not the plugin's: rebuild them with bin/synapse-compile in a \
+             checkout of version {ours}, or remove {} so the launcher installs its own",
+            cli.display()
+        )
+    };
     if theirs.is_empty() || theirs != ours {
         return Check::failed(
             "binaries",
@@ -334,19 +332,10 @@ fn origin(root: &Path, data: &Path, recorded: &str) -> Check {
                 },
                 if ours.is_empty() { "unknown" } else { &ours },
             ),
-            fresh_install(data),
+            fix,
         );
     }
     Check::ok("binaries", format!("version {theirs}, {from}"))
-}
-
-/// What fixes binaries that are missing or of another version.
-fn fresh_install(data: &Path) -> String {
-    format!(
-        "rm -r {0}/bin, then start a session: the plugin downloads the binaries of its version \
-         ({0}/build.log says how it goes); or bin/synapse-compile in a checkout of that version",
-        data.display()
-    )
 }
 
 /// The plugin's version, from `.claude-plugin/plugin.json` under `root`.

@@ -3,6 +3,24 @@
 
 use std::path::{Path, PathBuf};
 
+/// The settings files a session in `top` reads, parsed, in the order the client lets them win:
+/// the first that sets a key decides (local, project, then the user's in `config`). A file that
+/// is missing or not JSON is left out, as the client leaves it out.
+pub fn settings_in_order(config: &Path, top: &Path) -> Vec<(PathBuf, serde_json::Value)> {
+    [
+        top.join(".claude/settings.local.json"),
+        top.join(".claude/settings.json"),
+        config.join("settings.json"),
+    ]
+    .into_iter()
+    .filter_map(|path| {
+        let bytes = std::fs::read(&path).ok()?;
+        let value = serde_json::from_slice(&bytes).ok()?;
+        Some((path, value))
+    })
+    .collect()
+}
+
 /// The longest folder key the client uses whole; a longer one is cut and given a hash.
 const MAX_KEY: usize = 200;
 
@@ -32,17 +50,8 @@ impl Client {
             .map(PathBuf::from)
             .or_else(|| home.as_ref().map(|h| h.join(".claude")))
             .unwrap_or_else(|| PathBuf::from(".claude"));
-        // The first settings file that sets a key wins: local, project, then the user's.
-        let settings: Vec<serde_json::Value> = [
-            top.join(".claude/settings.local.json"),
-            top.join(".claude/settings.json"),
-            config.join("settings.json"),
-        ]
-        .iter()
-        .filter_map(|p| std::fs::read(p).ok())
-        .filter_map(|bytes| serde_json::from_slice(&bytes).ok())
-        .collect();
-        let first = |key: &str| settings.iter().find_map(|s| s.get(key).cloned());
+        let settings = settings_in_order(&config, top);
+        let first = |key: &str| settings.iter().find_map(|(_, s)| s.get(key).cloned());
         let auto_memory = match std::env::var("CLAUDE_CODE_DISABLE_AUTO_MEMORY").as_deref() {
             Ok("1") | Ok("true") => false,
             Ok("0") | Ok("false") => true,
