@@ -605,4 +605,6 @@ fn every_gone_path_of_a_memory_is_reported() {
         assert!(said.contains(path), "{path} missing from:\n{said}");
     }
     assert!(!why.contains("src/live.rs"), "{why}");
+    // The folder they are gone from is named once, not once per path.
+    assert_eq!(why.matches(" gone from ").count(), 1, "{why}");
 }

@@ -376,7 +376,43 @@ fn quoted_any(words_: &[&str]) -> Vec<String> {
 /// A path a memory names that is gone, and why it is.
 struct Gone {
     named: stale::Named,
-    why: String,
+    /// The project top it is gone from; `None` for an absolute path that does not exist.
+    from: Option<std::path::PathBuf>,
+}
+
+impl Gone {
+    /// Why it is gone: "src/a.rs is gone from /repo", "/etc/x does not exist".
+    fn why(&self) -> String {
+        Gone::why_all(std::slice::from_ref(self))
+    }
+
+    /// One reason for several gone paths of one memory, each folder named once:
+    /// "src/a.rs and src/b.rs are gone from /repo; /etc/x does not exist".
+    fn why_all(gone: &[Gone]) -> String {
+        let mut groups: Vec<(Option<&Path>, Vec<&str>)> = Vec::new();
+        for g in gone {
+            let from = g.from.as_deref();
+            match groups.iter_mut().find(|(f, _)| *f == from) {
+                Some((_, paths)) => paths.push(&g.named.written),
+                None => groups.push((from, vec![&g.named.written])),
+            }
+        }
+        let listed = |paths: &[&str]| match paths {
+            [one] => (*one).to_owned(),
+            [init @ .., last] => format!("{} and {last}", init.join(", ")),
+            [] => String::new(),
+        };
+        groups
+            .iter()
+            .map(|(from, paths)| match (from, paths.len()) {
+                (Some(root), 1) => format!("{} is gone from {}", listed(paths), root.display()),
+                (Some(root), _) => format!("{} are gone from {}", listed(paths), root.display()),
+                (None, 1) => format!("{} does not exist", listed(paths)),
+                (None, _) => format!("{} do not exist", listed(paths)),
+            })
+            .collect::<Vec<_>>()
+            .join("; ")
+    }
 }
 
 /// The paths `m` names that are gone from its project's top (or, absolute, from the machine),
@@ -399,11 +435,11 @@ fn gone_in(m: &Memory, home: Option<&Path>, ignore: &Ignore) -> Vec<Gone> {
             if !stale::gone(&named, &place) {
                 return None;
             }
-            let why = match (named.absolute, checkout) {
-                (false, Some(root)) => format!("{} is gone from {}", named.written, root.display()),
-                _ => format!("{} does not exist", named.written),
+            let from = match (named.absolute, checkout) {
+                (false, Some(root)) => Some(root.to_path_buf()),
+                _ => None,
             };
-            Some(Gone { named, why })
+            Some(Gone { named, from })
         })
         .collect()
 }

@@ -101,8 +101,7 @@ impl Origins {
                 return Vec::new();
             }
             let paths = gone.iter().map(|g| g.named.written.clone()).collect();
-            let why: Vec<String> = gone.into_iter().map(|g| g.why).collect();
-            return vec![finding(why.join("; "), paths, None)];
+            return vec![finding(Gone::why_all(&gone), paths, None)];
         };
         // The user's own files (`~/.claude/...`) belong to no project: their relative paths
         // were never judged, and there is no folder to add.
@@ -111,7 +110,7 @@ impl Origins {
             .filter(|_| file.project.is_some());
         gone.into_iter()
             .filter_map(|g| {
-                let mut why = g.why;
+                let mut why = g.why();
                 if let Some(folder) = folder.filter(|_| !g.named.absolute) {
                     let beside = stale::locate(&g.named, Some(folder), home);
                     match beside {
