@@ -510,6 +510,16 @@ fn remember_reports_duplicates_contradictions_missing_paths_and_masks_secrets() 
     let missing = stale["missing_paths"].as_array().unwrap();
     assert_eq!(missing.len(), 1, "{stale}");
     assert!(missing[0].as_str().unwrap().contains("src/gone/backoff.rs"));
+    // Every gone path is named, each once.
+    let two = server.ok(
+        "remember",
+        json!({"text": "Jitter is added in src/gone/jitter.rs, capped in src/gone/cap.rs"}),
+    );
+    assert_eq!(
+        two["missing_paths"],
+        json!(["src/gone/jitter.rs", "src/gone/cap.rs"]),
+        "{two}"
+    );
 
     let token = format!("ghp_{}", "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8");
     let secret = server.ok(

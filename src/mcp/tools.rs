@@ -366,10 +366,11 @@ pub fn remember(
         "duplicate_of": outcome.duplicate.then_some(id),
         "superseded": outcome.superseded,
         "masked": outcome.masked,
+        // Each gone path once, as the memory writes it (a stale finding names all of its own).
         "missing_paths": found
             .iter()
             .filter(|f| f.kind == Kind::Stale)
-            .map(|f| f.why.as_str())
+            .flat_map(|f| &f.paths)
             .collect::<Vec<_>>(),
         "drift": findings(&found)?,
         "similar": similar,
