@@ -236,25 +236,7 @@ enum Client {
 impl Client {
     /// The executable; its absence fails the test that needs it.
     fn path(self) -> PathBuf {
-        let (variable, prefix) = match self {
-            Client::Pinned => ("SYNAPSE_CLAUDE", ".ci/node"),
-            Client::Newest => ("SYNAPSE_CLAUDE_NEWEST", ".ci/node-newest"),
-        };
-        let path = match std::env::var_os(variable) {
-            Some(p) if !p.is_empty() => PathBuf::from(p),
-            _ => Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join(prefix)
-                .join("node_modules/.bin/claude"),
-        };
-        if path.is_file() {
-            return path;
-        }
-        panic!(
-            "the {self} not found at {}: this test runs the real client and cannot run without \
-             it; run the README's test command (.ci/test), which installs both clients, or set \
-             {variable}",
-            path.display()
-        );
+        common::claude_client(matches!(self, Client::Newest))
     }
 
     /// Whether the first request names the MCP tools without their schemas, so the model must
@@ -500,11 +482,8 @@ impl Fixture {
     /// Load the plugin from a copy of its files in a folder whose path has a space, as a user's
     /// may (a command that splits `${CLAUDE_PLUGIN_ROOT}` there fails with exit 127).
     fn plugin_in_a_folder_with_a_space(&mut self) {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
         let copy = self.dir.path().join("plugin root").join("synapse");
-        for folder in [".claude-plugin", "hooks", "commands", "bin"] {
-            copy_folder(&root.join(folder), &copy.join(folder));
-        }
+        common::copy_checkout(&common::PLUGIN_FOLDERS, &copy);
         self.plugin = copy;
     }
 
@@ -1384,20 +1363,6 @@ fn session_start_on_an_api_branch_hands_over_the_scoped_rule_and_no_claude_md_li
     );
 }
 
-/// A copy of `from` at `to`, file modes kept (the launchers must stay executable).
-fn copy_folder(from: &Path, to: &Path) {
-    fs::create_dir_all(to).unwrap();
-    for entry in fs::read_dir(from).unwrap() {
-        let path = entry.unwrap().path();
-        let target = to.join(path.file_name().unwrap());
-        if path.is_dir() {
-            copy_folder(&path, &target);
-        } else {
-            fs::copy(&path, &target).unwrap();
-        }
-    }
-}
-
 /// A plugin installed under a path with a space: every hook runs, `/synapse:drift`'s shell line
 /// runs and the MCP server answers a tool call, in both clients (the hook commands and the
 /// command's line quote `${CLAUDE_PLUGIN_ROOT}`; the server's command is run without a shell).
@@ -1713,11 +1678,8 @@ fn doctor_follows_the_client_s_install_disable_and_uninstall(#[case] client: Cli
     let home = fx.dir.path().join("home-doctor");
     fs::create_dir_all(&home).unwrap();
     // The plugin's own files only: the client copies the whole folder into its cache.
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let plugin = fx.dir.path().join("marketplace");
-    for folder in [".claude-plugin", "hooks", "commands", "bin"] {
-        copy_folder(&root.join(folder), &plugin.join(folder));
-    }
+    common::copy_checkout(&common::PLUGIN_FOLDERS, &plugin);
     let plugin_cli = |args: &[&str]| {
         let out = Command::new(&claude)
             .args(["plugin"])

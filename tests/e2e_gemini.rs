@@ -446,11 +446,8 @@ impl Fixture {
     /// Link a copy of the extension and the launchers it runs, in a folder whose path has a
     /// space, as a user's checkout may be.
     fn link_from_a_folder_with_a_space(&self) {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
         let copy = self.dir.path().join("my plugins").join("synapse");
-        for folder in ["gemini", "bin"] {
-            copy_folder(&root.join(folder), &copy.join(folder));
-        }
+        common::copy_checkout(&["gemini", "bin"], &copy);
         self.link(&copy.join("gemini"));
     }
 
@@ -603,20 +600,6 @@ fn make_repo(repo: &Path) {
         "pub fn delay(attempt: u32) -> u64 { 1 << attempt }\n",
     )
     .unwrap();
-}
-
-/// A copy of `from` at `to`, file modes kept (the launchers must stay executable).
-fn copy_folder(from: &Path, to: &Path) {
-    fs::create_dir_all(to).unwrap();
-    for entry in fs::read_dir(from).unwrap() {
-        let path = entry.unwrap().path();
-        let target = to.join(path.file_name().unwrap());
-        if path.is_dir() {
-            copy_folder(&path, &target);
-        } else {
-            fs::copy(&path, &target).unwrap();
-        }
-    }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -223,27 +223,6 @@ fn publish(server: &Server, prefix: &str, corrupt: bool) {
     server.put(&format!("{prefix}/{name}.sha256"), sum.clone().into_bytes());
 }
 
-fn client(newest: bool) -> PathBuf {
-    let (variable, prefix) = if newest {
-        ("SYNAPSE_CLAUDE_NEWEST", ".ci/node-newest")
-    } else {
-        ("SYNAPSE_CLAUDE", ".ci/node")
-    };
-    let path = match std::env::var_os(variable) {
-        Some(p) if !p.is_empty() => PathBuf::from(p),
-        _ => Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join(prefix)
-            .join("node_modules/.bin/claude"),
-    };
-    assert!(
-        path.is_file(),
-        "Claude Code not found at {}: run the README's test command (.ci/test), which installs \
-         it, or set {variable}",
-        path.display()
-    );
-    path
-}
-
 /// A person's machine: one HOME, a copy of the plugin's files, a project, a PATH without Rust.
 struct Machine {
     dir: tempfile::TempDir,
@@ -267,10 +246,7 @@ impl Machine {
             }
         }
         let dir = tempfile::tempdir().unwrap();
-        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-        for folder in [".claude-plugin", "hooks", "commands", "bin"] {
-            copy_folder(&root.join(folder), &dir.path().join("plugin").join(folder));
-        }
+        common::copy_checkout(&common::PLUGIN_FOLDERS, &dir.path().join("plugin"));
         let repo = dir.path().join("repo");
         fs::create_dir_all(&repo).unwrap();
         let status = Command::new("git")
@@ -282,7 +258,7 @@ impl Machine {
         fs::create_dir_all(dir.path().join("home")).unwrap();
         Machine {
             dir,
-            claude: client(newest),
+            claude: common::claude_client(newest),
             server,
             release_url,
             runs: 0,
@@ -400,19 +376,6 @@ fn find(dir: &Path, name: &str, out: &mut Vec<PathBuf>) {
             find(&path, name, out);
         } else if entry.file_name() == name {
             out.push(path);
-        }
-    }
-}
-
-fn copy_folder(from: &Path, to: &Path) {
-    fs::create_dir_all(to).unwrap();
-    for entry in fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_folder(&entry.path(), &target);
-        } else {
-            fs::copy(entry.path(), &target).unwrap();
         }
     }
 }

@@ -176,3 +176,54 @@ pub fn install_plugin(home: &Path, enabled: bool) {
     value["enabledPlugins"]["synapse@synapse"] = serde_json::json!(enabled);
     std::fs::write(&settings, value.to_string()).unwrap();
 }
+
+/// What a plugin install carries of this checkout (the client copies the folder; a copy of these
+/// stands for it without `target/`).
+pub const PLUGIN_FOLDERS: [&str; 4] = [".claude-plugin", "hooks", "commands", "bin"];
+
+/// A copy of this checkout's `folders` under `to` (e.g. `PLUGIN_FOLDERS`).
+pub fn copy_checkout(folders: &[&str], to: &Path) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    for folder in folders {
+        copy_folder(&root.join(folder), &to.join(folder));
+    }
+}
+
+/// A copy of `from` at `to`, file modes kept (the launchers must stay executable).
+pub fn copy_folder(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let path = entry.unwrap().path();
+        let target = to.join(path.file_name().unwrap());
+        if path.is_dir() {
+            copy_folder(&path, &target);
+        } else {
+            std::fs::copy(&path, &target).unwrap();
+        }
+    }
+}
+
+/// The Claude Code client an end-to-end test runs: the pinned one (`SYNAPSE_CLAUDE` or
+/// `.ci/node`) or the newest (`SYNAPSE_CLAUDE_NEWEST` or `.ci/node-newest`), as `.ci/test`
+/// installs them. Its absence fails the test, saying so: it is never skipped.
+pub fn claude_client(newest: bool) -> PathBuf {
+    let (variable, prefix, which) = if newest {
+        ("SYNAPSE_CLAUDE_NEWEST", ".ci/node-newest", "newest")
+    } else {
+        ("SYNAPSE_CLAUDE", ".ci/node", "pinned")
+    };
+    let path = match std::env::var_os(variable) {
+        Some(p) if !p.is_empty() => PathBuf::from(p),
+        _ => Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join(prefix)
+            .join("node_modules/.bin/claude"),
+    };
+    assert!(
+        path.is_file(),
+        "the {which} Claude Code client not found at {}: this test runs the real client and \
+         cannot run without it; run the README's test command (.ci/test), which installs both \
+         clients, or set {variable}",
+        path.display()
+    );
+    path
+}
