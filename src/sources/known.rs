@@ -8,12 +8,12 @@ use std::path::{Path, PathBuf};
 use anyhow::Result;
 
 use super::Place;
-
-/// How many lines of `MEMORY.md` the client loads into a session (measured: docs/claude-code.md).
-const INDEX_LINES_LOADED: i64 = 200;
 use crate::recall::Hit;
 use crate::store::sources::{Folded, Kind, SourceFile};
 use crate::store::Store;
+
+/// How many lines of `MEMORY.md` the client loads into a session (measured: docs/claude-code.md).
+const INDEX_LINES_LOADED: i64 = 200;
 
 /// The source files a session can see, after a refresh.
 #[derive(Clone, Debug, Default)]
