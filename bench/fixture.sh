@@ -13,7 +13,7 @@ CARGO_TARGET_DIR=$ROOT/target/bench/build "$ROOT/bin/synapse-compile" "$ROOT/tar
     >"$ROOT/target/bench/build.log" 2>&1 || fail "the build failed: see target/bench/build.log"
 cargo build --release --example drift --quiet || fail "cargo build failed"
 BIN=$ROOT/target/bench/install/bin
-for b in synapse synapse-session-start synapse-prompt-submit synapse-stop; do
+for b in synapse synapse-session-start synapse-prompt-submit synapse-stop synapse-compact; do
     [ -x "$BIN/$b" ] || fail "missing $BIN/$b"
 done
 GENERATE=$ROOT/target/release/examples/drift

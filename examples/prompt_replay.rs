@@ -342,7 +342,7 @@ fn check_against_hook(text: &str, cases: &[Case], rule: &[Injected], tmp: &Path)
             "hook_event_name": "UserPromptSubmit",
             "prompt": case.query,
         });
-        let printed = hook::run(Event::UserPromptSubmit, &payload.to_string())?;
+        let printed = hook::run(Event::UserPromptSubmit, &payload.to_string())?.context;
         if printed == rule[i].text {
             same += 1;
         } else if differ.len() < 5 {

@@ -81,6 +81,8 @@ impl std::str::FromStr for Budget {
 /// session_start = true    # inject memories when a session starts
 /// prompt_submit = true    # add memories relevant to each prompt
 /// stop = true             # record `remember:` lines from replies
+/// compact = true          # before a compaction, ask the summary for the session's lessons
+/// notice = "start"        # the line the person sees: "start" | "always" | "off"
 /// [drift]
 /// ignore = ["Cargo.lock", "target/"]  # paths drift never calls stale
 /// [signal]
@@ -94,8 +96,9 @@ impl std::str::FromStr for Budget {
 /// section: `ignore = []` ignores nothing, and a list that should add to the defaults repeats
 /// them (`synapse doctor` prints them).
 ///
-/// Environment variables win over the file: `SYNAPSE_BUDGET`, `SYNAPSE_SESSION_START`,
-/// `SYNAPSE_PROMPT_SUBMIT`, `SYNAPSE_STOP` (`on`/`off`, `1`/`0`, `true`/`false`).
+/// Environment variables win over the file: `SYNAPSE_BUDGET`, `SYNAPSE_NOTICE`,
+/// `SYNAPSE_SESSION_START`, `SYNAPSE_PROMPT_SUBMIT`, `SYNAPSE_STOP`, `SYNAPSE_COMPACT`
+/// (`on`/`off`, `1`/`0`, `true`/`false`).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Settings {
     pub budget: Budget,
@@ -130,6 +133,10 @@ pub struct Hooks {
     pub session_start: bool,
     pub prompt_submit: bool,
     pub stop: bool,
+    /// PreCompact and PostCompact: ask the compaction's summary for the session's lessons as
+    /// `remember:` lines, and keep those lines.
+    pub compact: bool,
+    pub notice: Notice,
 }
 
 impl Default for Hooks {
@@ -138,6 +145,35 @@ impl Default for Hooks {
             session_start: true,
             prompt_submit: true,
             stop: true,
+            compact: true,
+            notice: Notice::default(),
+        }
+    }
+}
+
+/// When the person sees a line of what a hook did (`systemMessage`, beside the model's context).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Notice {
+    /// At session start, and when a hook saves a memory: the default, since a line at every
+    /// prompt would be noise.
+    #[default]
+    Start,
+    /// Also at every prompt that is given memories.
+    Always,
+    /// Never: the hooks print the model's context alone, as plain text.
+    Off,
+}
+
+impl std::str::FromStr for Notice {
+    type Err = anyhow::Error;
+
+    fn from_str(s: &str) -> Result<Self> {
+        match s {
+            "start" => Ok(Notice::Start),
+            "always" => Ok(Notice::Always),
+            "off" => Ok(Notice::Off),
+            other => bail!("notice must be start, always or off, not {other:?}"),
         }
     }
 }
@@ -194,10 +230,14 @@ impl Settings {
         if let Some(budget) = env("SYNAPSE_BUDGET") {
             settings.budget = budget.parse().context("SYNAPSE_BUDGET")?;
         }
+        if let Some(notice) = env("SYNAPSE_NOTICE") {
+            settings.hooks.notice = notice.parse().context("SYNAPSE_NOTICE")?;
+        }
         for (name, switch) in [
             ("SYNAPSE_SESSION_START", &mut settings.hooks.session_start),
             ("SYNAPSE_PROMPT_SUBMIT", &mut settings.hooks.prompt_submit),
             ("SYNAPSE_STOP", &mut settings.hooks.stop),
+            ("SYNAPSE_COMPACT", &mut settings.hooks.compact),
         ] {
             if let Some(value) = env(name) {
                 *switch = on_off(&value).with_context(|| format!("{name}={value:?}"))?;

@@ -8,6 +8,7 @@ use std::process::Output;
 
 use rstest::rstest;
 use serde_json::{json, Value};
+use synapse::plugin::hook;
 
 struct Repo {
     _dir: tempfile::TempDir,
@@ -85,22 +86,31 @@ impl Repo {
         common::run_hook(binary, &self.data, payload.to_string().as_bytes(), env)
     }
 
+    /// The model's context at a session's start.
     fn start(&self, session: &str, source: &str) -> String {
-        let payload = json!({"session_id": session, "cwd": self.path, "source": source,
-            "hook_event_name": "SessionStart", "transcript_path": "/dev/null"});
-        stdout(self.hook("synapse-session-start", &payload, &[]))
+        self.start_printed(session, source).context
     }
 
+    fn start_printed(&self, session: &str, source: &str) -> Printed {
+        let payload = json!({"session_id": session, "cwd": self.path, "source": source,
+            "hook_event_name": "SessionStart", "transcript_path": "/dev/null"});
+        printed(self.hook("synapse-session-start", &payload, &[]))
+    }
+
+    /// The model's context at a prompt.
     fn prompt(&self, session: &str, prompt: &str) -> String {
         let payload = json!({"session_id": session, "cwd": self.path, "prompt": prompt,
             "hook_event_name": "UserPromptSubmit", "transcript_path": "/dev/null"});
-        stdout(self.hook("synapse-prompt-submit", &payload, &[]))
+        printed(self.hook("synapse-prompt-submit", &payload, &[])).context
     }
 
-    fn stop(&self, session: &str, message: &str) -> String {
+    /// The person's line after a reply; the model is never given anything there.
+    fn stop(&self, session: &str, message: &str) -> Option<String> {
         let payload = json!({"session_id": session, "cwd": self.path, "stop_hook_active": false,
             "last_assistant_message": message, "hook_event_name": "Stop"});
-        stdout(self.hook("synapse-stop", &payload, &[]))
+        let printed = printed(self.hook("synapse-stop", &payload, &[]));
+        assert_eq!(printed.context, "", "Stop gives the model nothing");
+        printed.line
     }
 
     fn log_lines(&self) -> usize {
@@ -115,6 +125,32 @@ fn stdout(out: Output) -> String {
         "a hook must not write stderr: {out:?}"
     );
     String::from_utf8(out.stdout).unwrap()
+}
+
+/// What a hook printed, as Claude Code reads it: the model's context and the person's line.
+#[derive(Debug)]
+struct Printed {
+    context: String,
+    line: Option<String>,
+}
+
+/// Plain output is the model's context alone; JSON has the person's line in `systemMessage` and
+/// the context, less its last newline, in `additionalContext` (given back here).
+fn printed(out: Output) -> Printed {
+    let text = stdout(out);
+    if !text.starts_with('{') {
+        return Printed {
+            context: text,
+            line: None,
+        };
+    }
+    let value: Value = serde_json::from_str(&text).expect("a hook's JSON parses");
+    assert!(text.ends_with("}\n") && text.lines().count() == 1, "{text}");
+    let context = &value["hookSpecificOutput"]["additionalContext"];
+    Printed {
+        context: context.as_str().map_or(String::new(), |c| format!("{c}\n")),
+        line: value["systemMessage"].as_str().map(str::to_owned),
+    }
 }
 
 /// The line of `block` that opens memory `id`'s entry: `[id] age · source · mark`.
@@ -282,11 +318,12 @@ fn the_block_stays_under_nine_thousand_characters_on_every_budget(
         ));
     }
     let payload = json!({"session_id": budget, "cwd": repo.path, "source": "startup"});
-    let block = stdout(repo.hook(
+    let block = printed(repo.hook(
         "synapse-session-start",
         &payload,
         &[("SYNAPSE_BUDGET", budget)],
-    ));
+    ))
+    .context;
     let shown = block.matches("] today").count();
     assert!(block.chars().count() < 9_000, "{budget}: {}", block.len());
     assert!(shown >= 1, "{budget}: {block}");
@@ -375,7 +412,7 @@ fn without_a_signal_session_start_says_one_status_line() {
     std::fs::create_dir(&clean).unwrap();
     git2::Repository::init(&clean).unwrap();
     let payload = json!({"session_id": "s", "cwd": clean, "source": "startup"});
-    let out = stdout(repo.hook("synapse-session-start", &payload, &[]));
+    let out = printed(repo.hook("synapse-session-start", &payload, &[])).context;
     assert_eq!(out.lines().count(), 1, "{out}");
     assert!(out.contains("no memories for this project yet"), "{out}");
 }
@@ -549,8 +586,14 @@ fn stop_records_marked_lessons_once_and_masks_secrets() {
     let reply =
         "Fixed it.\nremember: The deploy token is DEPLOY_TOKEN=s3cr3tvalue; rotate monthly\n\
                  <remember>Run `make migrate` before the API tests</remember>";
-    assert_eq!(repo.stop("sess-1", reply), "", "Stop prints nothing");
-    assert_eq!(repo.stop("sess-1", reply), "");
+    assert_eq!(
+        repo.stop("sess-1", reply).as_deref(),
+        Some("Synapse saved #1, #2 (1 secret masked)")
+    );
+    assert_eq!(
+        repo.stop("sess-1", reply).as_deref(),
+        Some("Synapse #1, #2 were already kept (1 secret masked)")
+    );
     let bodies = repo.bodies();
     assert_eq!(bodies.len(), 2, "{bodies:?}");
     assert!(bodies
@@ -565,7 +608,7 @@ fn stop_records_marked_lessons_once_and_masks_secrets() {
     let list: Value = serde_json::from_slice(&out.stdout).unwrap();
     let source = list["memories"][0]["source"].as_str().unwrap();
     assert!(source.starts_with("session sess-1 "), "{source}");
-    assert_eq!(repo.stop("sess-1", "No lessons here."), "");
+    assert_eq!(repo.stop("sess-1", "No lessons here."), None);
     assert_eq!(repo.bodies().len(), 2);
 }
 
@@ -602,8 +645,13 @@ fn a_reply_replaces_a_memory_the_session_was_given_once_and_the_next_block_says_
     assert!(block.contains(&format!("[{old}]")), "{block}");
 
     let reply = format!("Raised it.\nremember (replaces #{old}): Webhook retries: 8 attempts");
-    assert_eq!(repo.stop("s1", &reply), "");
-    assert_eq!(repo.stop("s1", &reply), "", "the same reply seen again");
+    let line = repo.stop("s1", &reply).unwrap();
+    assert!(line.starts_with("Synapse saved #"), "{line}");
+    let again = repo.stop("s1", &reply).unwrap();
+    assert!(
+        again.ends_with("was already kept"),
+        "the same reply seen again: {again}"
+    );
     assert_eq!(repo.bodies(), ["Webhook retries: 8 attempts"]);
     let new = repo.remember("Webhook retries: 8 attempts");
     assert_eq!(supersedes_of(&repo, old, None), [json!(new)]);
@@ -637,7 +685,8 @@ fn a_reply_replacing_another_project_s_memory_is_refused_logged_and_the_lesson_k
         .unwrap();
 
     let reply = format!("remember (replaces #{theirs}): Webhook retries: 8 attempts");
-    assert_eq!(repo.stop("s1", &reply), "");
+    let line = repo.stop("s1", &reply).unwrap();
+    assert!(line.starts_with("Synapse saved #"), "{line}");
     assert_eq!(repo.bodies(), ["Webhook retries: 8 attempts"]);
     assert!(supersedes_of(&repo, theirs, Some("elsewhere")).is_empty());
     assert_eq!(repo.log_lines(), 1);
@@ -717,11 +766,12 @@ fn a_remember_line_the_user_types_is_kept_once_and_said() {
 
     let payload = json!({"session_id": "s3", "cwd": repo.path, "prompt": prompt,
         "hook_event_name": "UserPromptSubmit"});
-    let off = stdout(repo.hook(
+    let off = printed(repo.hook(
         "synapse-prompt-submit",
         &payload,
         &[("SYNAPSE_PROMPT_SUBMIT", "off")],
-    ));
+    ))
+    .context;
     assert!(
         off.contains("line 1: already remembered as memory"),
         "{off}"
@@ -767,7 +817,11 @@ fn every_failure_exits_zero_silently_and_logs_one_line() {
     let conn = rusqlite::Connection::open(repo.data.join("synapse.db")).unwrap();
     conn.execute_batch("BEGIN EXCLUSIVE").unwrap();
     let before = repo.log_lines();
-    assert_eq!(repo.stop("s", "remember: locked out of the store"), "");
+    assert_eq!(
+        repo.stop("s", "remember: locked out of the store")
+            .as_deref(),
+        Some("Synapse will save 1 lesson (the store was busy)")
+    );
     assert_eq!(repo.log_lines(), before, "a spooled lesson is no failure");
     let spool = std::fs::read_to_string(repo.data.join("spool.jsonl")).unwrap();
     assert!(spool.contains("locked out of the store"), "{spool}");
@@ -850,11 +904,12 @@ fn hooks_can_be_switched_off() {
     .unwrap();
     assert_eq!(repo.start("s", "startup"), "");
     let payload = json!({"session_id": "s", "cwd": repo.path, "source": "startup"});
-    let on = stdout(repo.hook(
+    let on = printed(repo.hook(
         "synapse-session-start",
         &payload,
         &[("SYNAPSE_SESSION_START", "on")],
-    ));
+    ))
+    .context;
     assert!(on.contains("5 attempts"), "the environment wins: {on}");
     let payload =
         json!({"session_id": "s", "cwd": repo.path, "last_assistant_message": "remember: y"});
@@ -874,8 +929,8 @@ fn a_multibyte_secret_in_a_lesson_is_masked_and_the_next_lesson_kept() {
         &json!({"session_id": "s", "cwd": repo.path, "last_assistant_message": reply}),
         &[],
     );
-    assert!(out.status.success(), "{out:?}");
-    assert!(out.stdout.is_empty() && out.stderr.is_empty(), "{out:?}");
+    let line = printed(out).line.unwrap();
+    assert_eq!(line, "Synapse saved #1, #2 (1 secret masked)");
     assert_eq!(repo.log_lines(), 0);
     let bodies = repo.bodies();
     assert!(
@@ -912,4 +967,129 @@ fn a_panic_in_a_hook_is_silent_and_logged_without_the_payload(
         "{log}"
     );
     assert!(!log.contains("hunter2"), "{log}");
+}
+
+/// Issue 36: at a session's start the person sees one line of what the model was given and
+/// what was left out and why; `notice = "off"` prints the model's context alone, as plain text,
+/// byte for byte the context the line's JSON carries.
+#[test]
+fn the_session_line_says_what_was_given_and_left_out_and_the_context_is_unchanged() {
+    let repo = Repo::new();
+    repo.remember("Webhook retries: 3 attempts, see src/webhooks/retry.rs");
+    repo.remember("Webhook retries: 5 attempts with backoff, see src/webhooks/retry.rs");
+    repo.remember("The webhook retries parser lives in src/legacy/webhook_parser.rs");
+
+    let with_line = repo.start_printed("s1", "startup");
+    assert_eq!(
+        with_line.line.as_deref(),
+        Some("Synapse · 2 notes for feature/webhook-retries · left out 1 (1 stale)")
+    );
+    let payload = json!({"session_id": "s2", "cwd": repo.path, "source": "startup"});
+    let plain = stdout(repo.hook(
+        "synapse-session-start",
+        &payload,
+        &[("SYNAPSE_NOTICE", "off")],
+    ));
+    assert!(plain.starts_with("<synapse-memories>"), "{plain}");
+    assert_eq!(plain, with_line.context, "the model's context is the same");
+
+    // Nothing to offer is still said, to the person only.
+    let quiet = Repo::committed(&["a.txt"], "fix/typo");
+    let printed = quiet.start_printed("s", "startup");
+    assert_eq!(printed.context, "");
+    assert_eq!(
+        printed.line.as_deref(),
+        Some("Synapse · no notes for fix/typo")
+    );
+}
+
+/// A prompt's line is shown only when `notice = "always"`; a `remember:` line the user typed
+/// is confirmed to the person unless notices are off.
+#[test]
+fn a_prompt_has_a_line_when_asked_and_a_typed_lesson_is_confirmed() {
+    let repo = Repo::new();
+    let id = repo.remember("Webhook retry limit is 5 attempts");
+    let ask = |session: &str, prompt: &str, notice: &str| {
+        let payload = json!({"session_id": session, "cwd": repo.path, "prompt": prompt,
+            "hook_event_name": "UserPromptSubmit"});
+        printed(repo.hook(
+            "synapse-prompt-submit",
+            &payload,
+            &[("SYNAPSE_NOTICE", notice)],
+        ))
+    };
+    let start = ask("s1", "what is the webhook retry limit?", "start");
+    assert!(start.context.contains(&format!("[{id}]")), "{start:?}");
+    assert_eq!(start.line, None);
+    let always = ask("s2", "what is the webhook retry limit?", "always");
+    assert_eq!(always.context, start.context);
+    assert_eq!(
+        always.line,
+        Some(format!("Synapse · 1 note for this prompt (#{id})"))
+    );
+    let typed = ask("s3", "remember: staging deploys need an approval", "start");
+    assert!(typed.context.contains("remembered as memory"), "{typed:?}");
+    assert_eq!(typed.line, Some(format!("Synapse saved #{}", id + 1)));
+    let off = ask("s4", "remember: the cache is flushed nightly", "off");
+    assert_eq!(off.line, None);
+    assert!(off.context.contains("remembered as memory"), "{off:?}");
+}
+
+/// Before a compaction the summary is asked for the session's lessons as `remember:` lines
+/// (plain output, which the client adds to the summary's instructions); after it, those lines
+/// are kept, said to the person, and not offered again to the session that holds the summary.
+#[test]
+fn a_compaction_asks_for_the_lessons_and_keeps_those_its_summary_marks() {
+    let repo = Repo::new();
+    let compact = |payload: Value, env: &[(&str, &str)]| {
+        stdout(common::run_hook(
+            "synapse-compact",
+            &repo.data,
+            payload.to_string().as_bytes(),
+            env,
+        ))
+    };
+    let before = json!({"session_id": "s1", "cwd": repo.path, "hook_event_name": "PreCompact",
+        "trigger": "manual", "custom_instructions": null});
+    let asked = compact(before.clone(), &[]);
+    assert_eq!(asked, format!("{}\n", hook::BEFORE_COMPACTION));
+    assert!(asked.contains("remember: "), "{asked}");
+
+    let summary = "<summary>\n1. Primary request: fix the webhook retries.\n\nremember: \
+                   webhook retries back off exponentially from 2 s\n- remember: the staging \
+                   queue is drained at 02:00 UTC\n</summary>";
+    let after = json!({"session_id": "s1", "cwd": repo.path, "hook_event_name": "PostCompact",
+        "trigger": "manual", "compact_summary": summary});
+    let said = compact(after.clone(), &[]);
+    assert_eq!(said, "Synapse saved #1, #2 from the compaction summary\n");
+    assert_eq!(repo.bodies().len(), 2);
+    assert!(
+        !repo
+            .prompt("s1", "when is the staging queue drained?")
+            .contains("02:00"),
+        "the summary holds it already"
+    );
+    assert!(repo
+        .prompt("s2", "when is the staging queue drained?")
+        .contains("02:00"));
+
+    let off = [("SYNAPSE_COMPACT", "off")];
+    assert_eq!(compact(before, &off), "");
+    let again = json!({"session_id": "s3", "cwd": repo.path, "hook_event_name": "PostCompact",
+        "compact_summary": "remember: a lesson nobody keeps"});
+    assert_eq!(compact(again, &off), "");
+    assert_eq!(repo.bodies().len(), 2);
+    assert_eq!(repo.log_lines(), 0);
+}
+
+#[rstest]
+#[case::not_json(b"not json")]
+#[case::no_event(b"{\"session_id\": \"s\", \"cwd\": \"/\"}")]
+fn a_compaction_hook_given_a_bad_payload_exits_zero_silently_and_logs_one_line(
+    #[case] input: &[u8],
+) {
+    let repo = Repo::new();
+    let out = common::run_hook("synapse-compact", &repo.data, input, &[]);
+    assert_eq!(stdout(out), "");
+    assert_eq!(repo.log_lines(), 1, "{input:?}");
 }

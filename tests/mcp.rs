@@ -1199,6 +1199,7 @@ fn the_hook_binaries_link_none_of_the_servers_crates() {
         "synapse-session-start",
         "synapse-prompt-submit",
         "synapse-stop",
+        "synapse-compact",
     ] {
         let found = server_functions(&common::binary(hook));
         assert_eq!(

@@ -162,13 +162,13 @@ fn hooked(store: &Store, data: &Path, folder: &Path, questions: &[String]) -> Ve
     let started = hook::run(Event::SessionStart, &payload("SessionStart", "")).unwrap();
     out.push(format!(
         "start: {}",
-        without_ids(store, &scope, &started.unwrap_or_default())
+        without_ids(store, &scope, &started.context.unwrap_or_default())
     ));
     for q in questions {
         let given = hook::run(Event::UserPromptSubmit, &payload("UserPromptSubmit", q)).unwrap();
         out.push(format!(
             "prompt {q}: {}",
-            without_ids(store, &scope, &given.unwrap_or_default())
+            without_ids(store, &scope, &given.context.unwrap_or_default())
         ));
     }
     out

@@ -17,6 +17,7 @@ const HOOKS: &[&str] = &[
     "synapse-session-start",
     "synapse-prompt-submit",
     "synapse-stop",
+    "synapse-compact",
 ];
 
 pub fn run(_args: Args, json: bool) -> Result<()> {

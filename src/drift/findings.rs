@@ -218,9 +218,33 @@ pub struct LeftOut {
     pub ids: Vec<i64>,
     /// One reason a memory: "12 is stale (...)", "3 is contradicted by newer 7 (...)".
     pub reasons: Vec<String>,
+    /// Of each reason, in a word, for the person's line: "stale", "replaced", "repeated".
+    pub kinds: Vec<&'static str>,
 }
 
 impl LeftOut {
+    /// Leave out `id` (none: a memory that was never a candidate, named only) for `reason`, a
+    /// `kind` of reason in a word.
+    pub fn add(&mut self, id: Option<i64>, reason: String, kind: &'static str) {
+        self.ids.extend(id);
+        self.reasons.push(reason);
+        self.kinds.push(kind);
+    }
+
+    /// How many were left out, by kind, most first: "1 stale, 1 replaced"; `None` if none.
+    pub fn counts(&self) -> Option<String> {
+        let mut counts: Vec<(&str, usize)> = Vec::new();
+        for kind in &self.kinds {
+            match counts.iter_mut().find(|(k, _)| k == kind) {
+                Some((_, n)) => *n += 1,
+                None => counts.push((kind, 1)),
+            }
+        }
+        counts.sort_by_key(|(_, n)| std::cmp::Reverse(*n));
+        let parts: Vec<String> = counts.iter().map(|(k, n)| format!("{n} {k}")).collect();
+        (!parts.is_empty()).then(|| parts.join(", "))
+    }
+
     /// The one line the block shows: "Left out: REASON; REASON.", if anything was left out.
     pub fn line(&self) -> Option<String> {
         (!self.reasons.is_empty()).then(|| format!("Left out: {}.", self.reasons.join("; ")))
@@ -231,8 +255,7 @@ impl LeftOut {
 /// certain finding (stale, or the older of a duplicate pair). A finding a rule inferred leaves
 /// nothing out: `arrange` shows both sides.
 pub fn leave_out(findings: &[Finding], offered: &[i64]) -> LeftOut {
-    let mut ids = Vec::new();
-    let mut reasons = Vec::new();
+    let mut left = LeftOut::default();
     for &id in offered {
         let Some(f) = findings
             .iter()
@@ -240,15 +263,18 @@ pub fn leave_out(findings: &[Finding], offered: &[i64]) -> LeftOut {
         else {
             continue;
         };
-        ids.push(id);
         let newer = f.newer.map_or("another".to_owned(), |n| n.to_string());
-        reasons.push(match f.kind {
-            Kind::Stale => format!("{id} is stale ({})", f.why),
-            Kind::Conflict => format!("{id} is replaced by newer {newer} ({})", f.why),
-            Kind::Duplicate => format!("{id} repeats {newer}"),
-        });
+        let (reason, kind) = match f.kind {
+            Kind::Stale => (format!("{id} is stale ({})", f.why), "stale"),
+            Kind::Conflict => (
+                format!("{id} is replaced by newer {newer} ({})", f.why),
+                "replaced",
+            ),
+            Kind::Duplicate => (format!("{id} repeats {newer}"), "repeated"),
+        };
+        left.add(Some(id), reason, kind);
     }
-    LeftOut { ids, reasons }
+    left
 }
 
 /// What a hook says of a memory it shows, beside its id.

@@ -23,7 +23,7 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 use serde::Deserialize;
 
-use super::hook::{Event, Payload};
+use super::hook::{Answer, Event, Payload};
 
 /// The tags Gemini wraps hook context in.
 const OPEN: &str = "<hook_context>";
@@ -49,6 +49,8 @@ fn event_name(event: Event) -> &'static str {
         Event::SessionStart => "SessionStart",
         Event::UserPromptSubmit => "BeforeAgent",
         Event::Stop => "AfterAgent",
+        // Claude Code's alone (`hook`); the nearest moment of Gemini's, for the error.
+        Event::Compact => "PreCompress",
     }
 }
 
@@ -68,6 +70,7 @@ pub fn payload(event: Event, input: &str) -> Result<Payload> {
         Event::SessionStart => (None, None),
         Event::UserPromptSubmit => (payload.prompt.map(without_session_context), None),
         Event::Stop => (None, payload.prompt_response),
+        Event::Compact => (None, None),
     };
     Ok(Payload {
         session_id: payload.session_id,
@@ -75,6 +78,8 @@ pub fn payload(event: Event, input: &str) -> Result<Payload> {
         source: payload.source,
         prompt,
         last_assistant_message: reply,
+        hook_event_name: Some(payload.hook_event_name),
+        compact_summary: None,
     })
 }
 
@@ -87,18 +92,30 @@ fn without_session_context(prompt: String) -> String {
     typed.unwrap_or(prompt)
 }
 
-/// What the hook prints for `text`, the context it hands the model: Gemini's JSON. The closing
-/// tag is broken wherever the text holds it (a memory may quote one), so the text cannot end
-/// Gemini's wrapper early, and the prompt hook finds where the wrapper ends.
-pub fn output(event: Event, text: &str) -> String {
-    let text = text.replace(CLOSE, "‹/hook_context>");
-    serde_json::json!({
-        "hookSpecificOutput": {
-            "hookEventName": event_name(event),
-            "additionalContext": text,
-        }
-    })
-    .to_string()
+/// What the hook prints for `answer`: Gemini's JSON, the context it hands the model in
+/// `additionalContext` and the person's line in `systemMessage`; nothing when there is neither.
+/// The closing tag is broken wherever the context holds it (a memory may quote one), so the
+/// text cannot end Gemini's wrapper early, and the prompt hook finds where the wrapper ends.
+/// AfterAgent prints nothing: the person's line of a saved lesson is Claude Code's alone, as
+/// nothing printed there was measured to leave Gemini's turn alone.
+pub fn output(event: Event, answer: Answer) -> Option<String> {
+    if event == Event::Stop {
+        return None;
+    }
+    let mut out = serde_json::Map::new();
+    if let Some(line) = answer.line {
+        out.insert("systemMessage".into(), line.into());
+    }
+    if let Some(context) = answer.context {
+        out.insert(
+            "hookSpecificOutput".into(),
+            serde_json::json!({
+                "hookEventName": event_name(event),
+                "additionalContext": context.replace(CLOSE, "‹/hook_context>"),
+            }),
+        );
+    }
+    (!out.is_empty()).then(|| serde_json::Value::Object(out).to_string())
 }
 
 #[cfg(test)]
@@ -194,10 +211,15 @@ mod tests {
 
     #[test]
     fn context_is_framed_as_gemini_takes_it_and_cannot_close_its_wrapper() {
+        let context = "<synapse-memories>\n[1] a </hook_context> quoted\n</synapse-memories>\n";
         let printed = output(
             Event::UserPromptSubmit,
-            "<synapse-memories>\n[1] a </hook_context> quoted\n</synapse-memories>\n",
-        );
+            Answer {
+                context: Some(context.into()),
+                line: None,
+            },
+        )
+        .unwrap();
         let value: Value = serde_json::from_str(&printed).unwrap();
         assert_eq!(value["hookSpecificOutput"]["hookEventName"], "BeforeAgent");
         let context = value["hookSpecificOutput"]["additionalContext"]
@@ -208,10 +230,28 @@ mod tests {
             context.contains("[1] a ‹/hook_context> quoted"),
             "{context}"
         );
-        let value: Value = serde_json::from_str(&output(Event::SessionStart, "x")).unwrap();
+        let answer = Answer {
+            context: Some("x".into()),
+            line: Some("Synapse · 1 note for main".into()),
+        };
+        let value: Value =
+            serde_json::from_str(&output(Event::SessionStart, answer).unwrap()).unwrap();
         assert_eq!(
             value,
-            json!({"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": "x"}})
+            json!({
+                "systemMessage": "Synapse · 1 note for main",
+                "hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": "x"}
+            })
         );
+    }
+
+    #[test]
+    fn nothing_is_printed_without_context_or_line_nor_after_the_reply() {
+        assert_eq!(output(Event::SessionStart, Answer::default()), None);
+        let line = Answer {
+            context: None,
+            line: Some("Synapse saved #3".into()),
+        };
+        assert_eq!(output(Event::Stop, line), None);
     }
 }

@@ -10,7 +10,14 @@
 //! - UserPromptSubmit with lines the user starts with `remember:`: record each (`record`), say so,
 //!   and offer memories as usual.
 //! - Stop: record `remember:` lines and `<remember>` blocks of the last reply as project
-//!   memories (`record`); print nothing (printing would make Claude continue).
+//!   memories (`record`); give the model nothing (context would make Claude continue).
+//! - PreCompact: ask the compaction's summary to end with the session's lessons as `remember:`
+//!   lines (the client appends a PreCompact hook's plain output to the summary's instructions).
+//!   PostCompact: record those lines from the summary, as Stop does from a reply.
+//!
+//! Beside the model's context, a hook may have a line for the person (`notice`, in the client's
+//! `systemMessage`): what the session was given and left out, what was saved. With no line, or
+//! `[hooks] notice = "off"`, the context is printed as plain text, as it was before lines existed.
 //!
 //! Gemini CLI runs the same binaries with `--client gemini` (`Client`): its payloads are read,
 //! and its answers framed, in `gemini`.
@@ -25,8 +32,9 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 use serde::Deserialize;
 
-use super::{gemini, inject, lessons, slash};
-use crate::config::{data_dir, Budget, Settings};
+use super::{gemini, inject, lessons, notice, slash};
+use crate::config::{data_dir, Budget, Notice, Settings};
+use crate::drift;
 use crate::recall::unasked::{self, PROMPT_MEMORIES};
 use crate::recall::Hit;
 use crate::record::{self, Recorded, Recording, Shared};
@@ -52,6 +60,8 @@ pub enum Event {
     SessionStart,
     UserPromptSubmit,
     Stop,
+    /// PreCompact or PostCompact, as the payload's `hook_event_name` says: one binary for both.
+    Compact,
 }
 
 impl Event {
@@ -60,6 +70,32 @@ impl Event {
             Event::SessionStart => "SessionStart",
             Event::UserPromptSubmit => "UserPromptSubmit",
             Event::Stop => "Stop",
+            Event::Compact => "PreCompact/PostCompact",
+        }
+    }
+}
+
+/// What the summary of a compaction is asked for, before the client compacts (PreCompact). The
+/// client adds it to the summary's instructions; the lines it asks for are kept by PostCompact.
+pub const BEFORE_COMPACTION: &str = "Synapse (this project's memory across sessions): at the \
+end of the summary, list the durable lessons of this session that a later session would need and \
+that no earlier reply already marked with remember: (a decision and its reason, a fix that \
+worked, a fact about this project or its tools), one per line, each line starting with \
+\"remember: \" and complete on its own. Leave out what was only true for this task. If there are \
+none, write no such line.";
+
+/// What a hook answers: context for the model, and a line for the person.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Answer {
+    pub context: Option<String>,
+    pub line: Option<String>,
+}
+
+impl Answer {
+    fn context(context: Option<String>) -> Answer {
+        Answer {
+            context,
+            line: None,
         }
     }
 }
@@ -104,6 +140,12 @@ pub struct Payload {
     /// Stop.
     #[serde(default)]
     pub last_assistant_message: Option<String>,
+    /// Every event: tells PreCompact from PostCompact.
+    #[serde(default)]
+    pub hook_event_name: Option<String>,
+    /// PostCompact: the summary the compaction wrote.
+    #[serde(default)]
+    pub compact_summary: Option<String>,
 }
 
 /// Run one hook as a whole process: read stdin, act, print, and always exit 0. A panic is caught
@@ -164,14 +206,9 @@ fn run_process(event: Event) -> Result<()> {
     Ok(())
 }
 
-/// Handle one payload of Claude Code's; `Some(text)` is what the hook prints.
-pub fn run(event: Event, input: &str) -> Result<Option<String>> {
-    let mut printed = None;
-    respond(event, Client::ClaudeCode, input, |text| {
-        printed = Some(text.to_owned());
-        Ok(())
-    })?;
-    Ok(printed)
+/// Handle one payload of Claude Code's: what the hook answers.
+pub fn run(event: Event, input: &str) -> Result<Answer> {
+    Ok(handle(event, Client::ClaudeCode, input)?.0)
 }
 
 /// Handle one payload, hand what the hook prints to `print`, then trim the store's log, and
@@ -182,12 +219,13 @@ fn respond(
     input: &str,
     print: impl FnOnce(&str) -> Result<()>,
 ) -> Result<Option<Store>> {
-    let (out, store) = handle(event, client, input)?;
-    if let Some(text) = out {
-        match client {
-            Client::ClaudeCode => print(&text)?,
-            Client::Gemini => print(&gemini::output(event, &text))?,
-        }
+    let (answer, store) = handle(event, client, input)?;
+    let printed = match client {
+        Client::ClaudeCode => claude_output(event, answer),
+        Client::Gemini => gemini::output(event, answer),
+    };
+    if let Some(text) = printed {
+        print(&text)?;
     }
     // After the output is out: a checkpoint that fails cannot cost the session its context.
     if let Some(store) = &store {
@@ -196,8 +234,32 @@ fn respond(
     Ok(store)
 }
 
-/// What one payload makes the hook print, and the store it opened (none when the hook is off).
-fn handle(event: Event, client: Client, input: &str) -> Result<(Option<String>, Option<Store>)> {
+/// What Claude Code takes: the context alone as plain text, as before lines existed; with a line,
+/// JSON whose `systemMessage` the person sees and whose `additionalContext` the model gets.
+/// Plain output keeps no trailing newline in the model's context and `additionalContext` keeps
+/// every byte (measured in 2.1.197 and 2.1.332), so the context's last newline is left off: the
+/// model's text is the same either way, but for the client's label before it. A Stop hook's
+/// line is JSON with no context (anything else makes Claude continue); PostCompact's output is
+/// pasted into the compaction's result as it is, so its line is plain text.
+fn claude_output(event: Event, answer: Answer) -> Option<String> {
+    let Some(line) = answer.line else {
+        return answer.context;
+    };
+    if event == Event::Compact {
+        return Some(line + "\n");
+    }
+    let mut out = serde_json::json!({ "systemMessage": line });
+    if let Some(context) = answer.context {
+        out["hookSpecificOutput"] = serde_json::json!({
+            "hookEventName": event.name(),
+            "additionalContext": context.strip_suffix('\n').unwrap_or(&context),
+        });
+    }
+    Some(out.to_string() + "\n")
+}
+
+/// What one payload makes the hook answer, and the store it opened (none when the hook is off).
+fn handle(event: Event, client: Client, input: &str) -> Result<(Answer, Option<Store>)> {
     let payload: Payload = match client {
         Client::ClaudeCode => serde_json::from_str(input)
             .with_context(|| format!("{} payload is not the expected JSON", event.name()))?,
@@ -224,9 +286,29 @@ fn handle(event: Event, client: Client, input: &str) -> Result<(Option<String>, 
             Event::SessionStart => settings.hooks.session_start,
             Event::UserPromptSubmit => settings.hooks.prompt_submit,
             Event::Stop => settings.hooks.stop,
+            Event::Compact => settings.hooks.compact,
         };
     if !on {
-        return Ok((None, None));
+        return Ok((Answer::default(), None));
+    }
+    let notice = settings.hooks.notice;
+    if event == Event::Compact {
+        anyhow::ensure!(
+            client == Client::ClaudeCode,
+            "the compaction hooks are Claude Code's; Gemini CLI's extension does not run them"
+        );
+        match payload.hook_event_name.as_deref() {
+            // Before a compaction: a constant request, nothing to open.
+            Some("PreCompact") => {
+                let context = Some(format!("{BEFORE_COMPACTION}\n"));
+                return Ok((Answer::context(context), None));
+            }
+            Some("PostCompact") => {}
+            other => anyhow::bail!(
+                "the compaction hook ran for {other:?}, not PreCompact or PostCompact: the \
+                 plugin's hooks/hooks.json is wired wrong"
+            ),
+        }
     }
     // One lookup of the repository serves the scope and the task signal. A large checkout's
     // changed files are listed on a thread while the store opens (see `signal::Pending`).
@@ -238,7 +320,7 @@ fn handle(event: Event, client: Client, input: &str) -> Result<(Option<String>, 
     let wants_signal = match event {
         Event::SessionStart => true,
         Event::UserPromptSubmit => command.is_none() && prompt_on,
-        Event::Stop => false,
+        Event::Stop | Event::Compact => false,
     };
     let pending = wants_signal.then(|| Pending::start(repo, &settings.signal.ignore));
     let budget = settings.budget;
@@ -247,11 +329,12 @@ fn handle(event: Event, client: Client, input: &str) -> Result<(Option<String>, 
         Ok(store) => store.with_settings(settings),
         // Even opening may wait on another process (one recovering the write-ahead log, say):
         // a lesson is never dropped for that.
-        Err(e) if event == Event::Stop && crate::store::is_busy(&e) => {
-            let mut unapplied = Vec::new();
+        Err(e) if matches!(event, Event::Stop | Event::Compact) && crate::store::is_busy(&e) => {
+            let (mut unapplied, mut spooled) = (Vec::new(), Vec::new());
             for (memory, replaces) in lessons_of(&scope, &payload) {
                 spool::append(&dir, record::spooled(&memory))?;
                 unapplied.extend(replaces);
+                spooled.push(Recorded::Spooled);
             }
             // The spool carries text alone: a replacement must check the older memory under
             // the lock. Said in the log, so a memory left live is not a silent surprise.
@@ -262,14 +345,24 @@ fn handle(event: Event, client: Client, input: &str) -> Result<(Option<String>, 
                     ids_list(&unapplied)
                 );
             }
-            return Ok((None, None));
+            let line = (notice != Notice::Off)
+                .then(|| notice::saved(&spooled, saved_from(event)))
+                .flatten();
+            return Ok((
+                Answer {
+                    context: None,
+                    line,
+                },
+                None,
+            ));
         }
         Err(e) => return Err(e),
     };
     let signal = || pending.map_or_else(Signal::default, |p| p.wait(SIGNAL_WAIT));
-    let out = match (event, &command) {
+    let answer = match (event, &command) {
         (Event::UserPromptSubmit, Some(command)) => {
-            slash::run(&mut store, &scope, command, budget, checkout.as_deref()).map(Some)
+            slash::run(&mut store, &scope, command, budget, checkout.as_deref())
+                .map(|text| Answer::context(Some(text)))
         }
         (Event::SessionStart, _) => {
             let team = fold_team(&mut store, &scope, checkout.as_deref());
@@ -287,10 +380,13 @@ fn handle(event: Event, client: Client, input: &str) -> Result<(Option<String>, 
                 team,
                 known,
             };
-            session_start(&mut store, &scope, &payload, start)
+            let (context, line) = session_start(&mut store, &scope, &payload, start)?;
+            let line = line.filter(|_| notice != Notice::Off);
+            Ok(Answer { context, line })
         }
         (Event::UserPromptSubmit, None) => {
-            let kept = keep_typed(&mut store, &scope, &payload, typed, checkout.as_deref())?;
+            let (kept, saved) =
+                keep_typed(&mut store, &scope, &payload, typed, checkout.as_deref())?;
             let offered = if prompt_on {
                 let signal = signal();
                 let known = fold_sources(
@@ -304,14 +400,63 @@ fn handle(event: Event, client: Client, input: &str) -> Result<(Option<String>, 
             } else {
                 None
             };
-            Ok([kept, offered].into_iter().flatten().reduce(|a, b| a + &b))
+            let given = offered.as_ref().map(|o| notice::prompt(&o.shown));
+            let line = match notice {
+                Notice::Off => None,
+                Notice::Start => saved,
+                Notice::Always => [saved, given.filter(|_| offered_any(&offered))]
+                    .into_iter()
+                    .flatten()
+                    .reduce(|a, b| format!("{a}; {b}")),
+            };
+            let offered = offered.and_then(|o| o.text);
+            let context = [kept, offered].into_iter().flatten().reduce(|a, b| a + &b);
+            Ok(Answer { context, line })
         }
-        (Event::Stop, _) => {
+        (Event::Stop | Event::Compact, _) => {
             let lessons = lessons_of(&scope, &payload);
-            stop(&mut store, &scope, lessons, checkout.as_deref()).map(|_| None)
+            let (recorded, failed) = stop(&mut store, &scope, lessons, checkout.as_deref())?;
+            if !failed.is_empty() {
+                log_failure(event, &anyhow::anyhow!("{}", failed.join("; ")));
+            }
+            if event == Event::Compact {
+                // The summary the session goes on from holds their text.
+                mark_given(&mut store, &payload, stored_ids(&recorded))?;
+            }
+            let line = (notice != Notice::Off)
+                .then(|| notice::saved(&recorded, saved_from(event)))
+                .flatten();
+            Ok(Answer {
+                context: None,
+                line,
+            })
         }
     }?;
-    Ok((out, Some(store)))
+    Ok((answer, Some(store)))
+}
+
+/// Whether a prompt's offer showed any memory.
+fn offered_any(offered: &Option<Offered>) -> bool {
+    offered.as_ref().is_some_and(|o| !o.shown.is_empty())
+}
+
+/// Where the lessons a hook saves came from, for the person's line.
+fn saved_from(event: Event) -> &'static str {
+    match event {
+        Event::Compact => " from the compaction summary",
+        _ => "",
+    }
+}
+
+/// The memories newly stored among `recorded`.
+fn stored_ids(recorded: &[Recorded]) -> Vec<i64> {
+    recorded
+        .iter()
+        .filter_map(|r| match r {
+            Recorded::Stored { outcome, .. } if !outcome.duplicate => Some(outcome.id),
+            _ => None,
+        })
+        .collect()
 }
 
 /// Make a hook's write, or, when another process holds the store's lock longer than a hook may
@@ -414,12 +559,13 @@ struct Start {
     known: Known,
 }
 
+/// The model's context at a session's start, and the person's line.
 fn session_start(
     store: &mut Store,
     scope: &Scope,
     payload: &Payload,
     start: Start,
-) -> Result<Option<String>> {
+) -> Result<(Option<String>, Option<String>)> {
     let Start {
         signal,
         budget,
@@ -439,12 +585,16 @@ fn session_start(
     }
     if signal.is_empty() {
         if source == "resume" {
-            return Ok(None);
+            return Ok((None, None));
         }
-        return Ok(Some(format!(
-            "{}\n",
-            inject::status_line(store.count_live(scope)?, known.saving())
-        )));
+        let memories = store.count_live(scope)?;
+        return Ok((
+            Some(format!(
+                "{}\n",
+                inject::status_line(memories, known.saving())
+            )),
+            Some(notice::waiting(memories)),
+        ));
     }
     let mut hits = rules_for_files(store, scope, &known, &signal.files)?;
     let loaded = known.loaded_memories(store)?;
@@ -452,13 +602,20 @@ fn session_start(
     let ruled: std::collections::HashSet<i64> = hits.iter().map(|h| h.id).collect();
     hits.extend(found.into_iter().filter(|h| !ruled.contains(&h.id)));
     let most = budget.max_results();
-    offer(
+    let branch = signal.branch.clone();
+    let offered = offer(
         store,
         scope,
         payload,
         (hits, &known),
         Frame::Session { most, team },
-    )
+    )?;
+    // On resume the session was given its notes before: a line only when there is news.
+    if source == "resume" && offered.text.is_none() {
+        return Ok((None, None));
+    }
+    let line = notice::session(offered.shown.len(), branch.as_deref(), &offered.left);
+    Ok((offered.text, Some(line)))
 }
 
 /// The memories of the rules whose `paths:` match a file being changed: the client shows such a
@@ -483,12 +640,20 @@ fn prompt_submit(
     payload: &Payload,
     signal: Signal,
     known: &Known,
-) -> Result<Option<String>> {
+) -> Result<Option<Offered>> {
     let prompt = payload.prompt.as_deref().unwrap_or("");
     let loaded = known.loaded_memories(store)?;
     let found = unasked::for_prompt(store, scope, prompt, &signal, &loaded)?;
     let frame = Frame::Prompt { whole: found.whole };
-    offer(store, scope, payload, (found.hits, known), frame)
+    offer(store, scope, payload, (found.hits, known), frame).map(Some)
+}
+
+/// What a hook offered: the block for the model (none when there is nothing to say), the
+/// memories it shows, and what it left out.
+struct Offered {
+    text: Option<String>,
+    shown: Vec<i64>,
+    left: drift::LeftOut,
 }
 
 /// The block a hook frames its offer in.
@@ -513,7 +678,7 @@ fn offer(
     payload: &Payload,
     (hits, known): (Vec<Hit>, &Known),
     frame: Frame,
-) -> Result<Option<String>> {
+) -> Result<Offered> {
     let (most, also_left_out, whole) = match frame {
         Frame::Session { most, team } => (most, team, None),
         Frame::Prompt { whole } => (PROMPT_MEMORIES, Vec::new(), Some(whole)),
@@ -524,10 +689,11 @@ fn offer(
     let mut offer = unasked::offer(store, scope, &given, screened.hits, most)?;
     let repeats = screened.repeats.into_iter();
     for (id, why) in repeats.filter(|(id, _)| !given.contains(id)) {
-        offer.left.ids.push(id);
-        offer.left.reasons.push(why);
+        offer.left.add(Some(id), why, "already loaded");
     }
-    offer.left.reasons.extend(also_left_out);
+    for why in also_left_out {
+        offer.left.add(None, why, "replaced");
+    }
     // A memory this session was given and has since replaced (`remember (replaces #N): ...` in
     // a reply): said once, here, so the model knows the replacement took. The newer memory is
     // then marked given: its text is in the reply that wrote it.
@@ -538,10 +704,11 @@ fn offer(
         .filter(|r| r.source.starts_with(&own))
         .collect();
     for r in &replaced {
-        offer.left.reasons.push(format!(
+        let why = format!(
             "{}, given earlier, is replaced by {} (written this session)",
             r.old, r.new
-        ));
+        );
+        offer.left.add(None, why, "replaced");
     }
     let whole = whole.map(|whole| offer.whole_with_pairs(whole));
     let now = crate::store::now();
@@ -551,13 +718,22 @@ fn offer(
         None => inject::session_block(hits, left, now, saving),
         Some(whole) => inject::prompt_block(hits, whole, left, now, saving),
     };
-    let Some((text, mut given)) = shown else {
-        return Ok(None);
+    let Some((text, shown)) = shown else {
+        return Ok(Offered {
+            text: None,
+            shown: Vec::new(),
+            left: offer.left,
+        });
     };
+    let mut given = shown.clone();
     given.extend(&offer.left.ids);
     given.extend(replaced.iter().map(|r| r.new));
     mark_given(store, payload, given)?;
-    Ok(Some(text))
+    Ok(Offered {
+        text: Some(text),
+        shown,
+        left: offer.left,
+    })
 }
 
 /// Remember that this session was given (or told why it was not given) the memories `ids`, so
@@ -582,13 +758,14 @@ fn mark_given(store: &mut Store, payload: &Payload, ids: Vec<i64>) -> Result<()>
 /// and a new one is shared too when the checkout says so (one that cannot be shared is kept all
 /// the same). A lesson naming memories it replaces replaces those this session may replace
 /// (`replaceable`); the others are refused and logged, and the lesson is kept all the same.
+/// Returns what was recorded, and what failed, for the log.
 fn stop(
     store: &mut Store,
     scope: &Scope,
     lessons: Vec<(NewMemory, Vec<i64>)>,
     checkout: Option<&Path>,
-) -> Result<()> {
-    let mut failed = Vec::new();
+) -> Result<(Vec<Recorded>, Vec<String>)> {
+    let (mut recorded, mut failed) = (Vec::new(), Vec::new());
     for (n, (memory, replaces)) in lessons.into_iter().enumerate() {
         let lesson = n + 1;
         if let Err(e) = crate::store::write::check_body(&memory.body) {
@@ -609,25 +786,24 @@ fn stop(
                 .map(|r| format!("lesson {lesson}: {}", r.why)),
         );
         match kept {
-            Ok((
-                Recorded::Stored {
+            Ok((kept, replacing)) => {
+                if let Recorded::Stored {
                     outcome,
                     shared: Shared::Failed(why),
-                },
-                _,
-            )) => failed.push(format!(
-                "lesson {lesson} stored as {}, not shared: {why}",
-                outcome.id
-            )),
-            Ok((_, Some(why))) => failed.push(format!("lesson {lesson}: {why}")),
-            Ok(_) => {}
+                } = &kept
+                {
+                    failed.push(format!(
+                        "lesson {lesson} stored as {}, not shared: {why}",
+                        outcome.id
+                    ));
+                }
+                failed.extend(replacing.map(|why| format!("lesson {lesson}: {why}")));
+                recorded.push(kept);
+            }
             Err(e) => failed.push(format!("lesson {lesson}: {e:#}")),
         }
     }
-    if !failed.is_empty() {
-        anyhow::bail!("{}", failed.join("; "));
-    }
-    Ok(())
+    Ok((recorded, failed))
 }
 
 /// Record one lesson, replacing the memories `replaced` in the same step. When the replacement
@@ -715,15 +891,16 @@ fn ids_list(ids: &[i64]) -> String {
 /// Record the lines the user marked `remember:` in the prompt (at most `MAX_TYPED`), and tell
 /// the model what became of them, so it does not save them a second time. Each memory stored is
 /// marked as given to this session: the prompt holds its text already.
+/// Returns the model's context and the person's line.
 fn keep_typed(
     store: &mut Store,
     scope: &Scope,
     payload: &Payload,
     typed: Vec<String>,
     checkout: Option<&Path>,
-) -> Result<Option<String>> {
+) -> Result<(Option<String>, Option<String>)> {
     if typed.is_empty() {
-        return Ok(None);
+        return Ok((None, None));
     }
     let mut said = vec![
         "Synapse kept the lines the user marked \"remember:\" in this prompt as project memories \
@@ -731,7 +908,7 @@ fn keep_typed(
             .to_owned(),
     ];
     let (day, short) = (crate::store::today(), short_session(payload));
-    let mut given = Vec::new();
+    let (mut given, mut recorded) = (Vec::new(), Vec::new());
     for (n, text) in typed.into_iter().enumerate() {
         if n == MAX_TYPED {
             said.push(format!("only the first {MAX_TYPED} lines were kept"));
@@ -740,10 +917,16 @@ fn keep_typed(
         let source = format!("prompt {short} {day}");
         let (lines, outcome) = slash::keep(store, scope, &text, source, checkout)?;
         said.push(format!("line {}: {}", n + 1, lines.join("; ")));
-        given.extend(outcome.map(|o| o.id));
+        if let Some(outcome) = outcome {
+            given.push(outcome.id);
+            recorded.push(Recorded::Stored {
+                outcome,
+                shared: Shared::No,
+            });
+        }
     }
     mark_given(store, payload, given)?;
-    Ok(Some(said.join("\n") + "\n"))
+    Ok((Some(said.join("\n") + "\n"), notice::saved(&recorded, "")))
 }
 
 /// The first characters of the session's id, for a memory's source label.
@@ -759,8 +942,10 @@ fn lesson_label(payload: &Payload) -> String {
 
 /// The lessons marked in the last reply, as memories of this project, each with the memories it
 /// says it replaces.
+/// A compaction's summary is read as a reply is (PostCompact).
 fn lessons_of(scope: &Scope, payload: &Payload) -> Vec<(NewMemory, Vec<i64>)> {
-    let Some(message) = payload.last_assistant_message.as_deref() else {
+    let text = payload.last_assistant_message.as_ref();
+    let Some(message) = text.or(payload.compact_summary.as_ref()) else {
         return Vec::new();
     };
     let source = format!("{}{}", lesson_label(payload), crate::store::today());
@@ -839,14 +1024,15 @@ mod tests {
         let theirs = store.remember(&theirs, &[], &there).unwrap().id;
 
         let lesson = note("Webhook retries: 8 attempts", "p");
-        let err = stop(
+        let (recorded, failed) = stop(
             &mut store,
             &here,
             vec![(lesson, vec![old, theirs, old])],
             None,
         )
-        .unwrap_err()
-        .to_string();
+        .unwrap();
+        assert_eq!(recorded.len(), 1);
+        let err = failed.join("; ");
         assert!(err.contains(&format!("replaces {theirs} refused")), "{err}");
 
         let new = store.recent(&here, 1).unwrap().remove(0);
@@ -867,9 +1053,10 @@ mod tests {
         let global = store.remember(&global, &[], &Scope::global()).unwrap().id;
 
         let lesson = note("Deploys need one approval", "p");
-        let err = stop(&mut store, &here, vec![(lesson, vec![global])], None)
-            .unwrap_err()
-            .to_string();
+        let (recorded, failed) =
+            stop(&mut store, &here, vec![(lesson, vec![global])], None).unwrap();
+        assert_eq!(recorded.len(), 1);
+        let err = failed.join("; ");
         assert!(err.contains("kept without replacing"), "{err}");
         assert!(store.get(global, &here).unwrap().unwrap().is_live());
         assert_eq!(store.count_live(&here).unwrap(), 2);

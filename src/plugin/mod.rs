@@ -8,5 +8,6 @@ pub mod gemini;
 pub mod hook;
 pub mod inject;
 pub mod lessons;
+pub mod notice;
 pub mod slash;
 pub mod wiring;

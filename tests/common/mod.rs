@@ -152,6 +152,7 @@ pub fn install_plugin(home: &Path, enabled: bool) {
         "synapse-session-start",
         "synapse-prompt-submit",
         "synapse-stop",
+        "synapse-compact",
         "synapse-mcp",
     ] {
         let link = bin.join(name);

@@ -1,0 +1,158 @@
+//! The line a person sees of what a hook did: how many notes the model was given and how many
+//! were left out and why, or what was saved. It goes in the client's `systemMessage`, which the
+//! model never reads, so it changes nothing of the model's context (`[hooks] notice`).
+
+use crate::drift::LeftOut;
+use crate::record::Recorded;
+
+/// What every line starts with, so the person knows whose line it is.
+const WHO: &str = "Synapse";
+
+/// At a session's start: "Synapse · 4 notes for fix/stripe-webhook · left out 2 (1 stale,
+/// 1 replaced)". `task` is the branch, when the session has one.
+pub fn session(given: usize, task: Option<&str>, left: &LeftOut) -> String {
+    let notes = match given {
+        0 => "no notes".to_owned(),
+        1 => "1 note".to_owned(),
+        n => format!("{n} notes"),
+    };
+    let mut line = match task {
+        Some(branch) => format!("{WHO} · {notes} for {branch}"),
+        None => format!("{WHO} · {notes} for this task"),
+    };
+    if let Some(counts) = left.counts() {
+        line.push_str(&format!(" · left out {} ({counts})", left.kinds.len()));
+    }
+    line
+}
+
+/// At a session's start with nothing to go on (no branch, no changed files): how many memories
+/// there are, and how to reach them.
+pub fn waiting(memories: i64) -> String {
+    let memories = match memories {
+        1 => "1 memory".to_owned(),
+        n => format!("{n} memories"),
+    };
+    format!("{WHO} · {memories} here · /synapse:recall searches them")
+}
+
+/// At a prompt (`notice = "always"`): "Synapse · 2 notes for this prompt (#12, #31)".
+pub fn prompt(ids: &[i64]) -> String {
+    let notes = if ids.len() == 1 { "note" } else { "notes" };
+    let ids: Vec<String> = ids.iter().map(|id| format!("#{id}")).collect();
+    format!(
+        "{WHO} · {} {notes} for this prompt ({})",
+        ids.len(),
+        ids.join(", ")
+    )
+}
+
+/// What a hook saved: "Synapse saved #20 (1 secret masked)", "Synapse saved #20, #21; #12 was
+/// already kept"; `None` when nothing was recorded. `from` says where the lessons came from,
+/// when that is not the reply the person just read (" from the compaction summary").
+pub fn saved(recorded: &[Recorded], from: &str) -> Option<String> {
+    let (mut new, mut known, mut waiting, mut masked) = (Vec::new(), Vec::new(), 0, 0);
+    for r in recorded {
+        match r {
+            Recorded::Stored { outcome, .. } => {
+                masked += outcome.masked.len();
+                let id = format!("#{}", outcome.id);
+                if outcome.duplicate {
+                    known.push(id);
+                } else {
+                    new.push(id);
+                }
+            }
+            Recorded::Spooled => waiting += 1,
+        }
+    }
+    let mut parts = Vec::new();
+    if !new.is_empty() {
+        parts.push(format!("saved {}{from}", new.join(", ")));
+    }
+    if !known.is_empty() {
+        let was = if known.len() == 1 { "was" } else { "were" };
+        parts.push(format!("{} {was} already kept", known.join(", ")));
+    }
+    if waiting > 0 {
+        parts.push(format!(
+            "will save {waiting} lesson{} (the store was busy)",
+            if waiting == 1 { "" } else { "s" }
+        ));
+    }
+    if parts.is_empty() {
+        return None;
+    }
+    let mut line = format!("{WHO} {}", parts.join("; "));
+    if masked > 0 {
+        let s = if masked == 1 { "" } else { "s" };
+        line.push_str(&format!(" ({masked} secret{s} masked)"));
+    }
+    Some(line)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::Shared;
+    use crate::store::write::Remembered;
+
+    fn stored(id: i64, duplicate: bool, masked: usize) -> Recorded {
+        let found = crate::secrets::mask("token ghp_0123456789abcdefghijABCDEFGHIJ012345").found;
+        Recorded::Stored {
+            outcome: Remembered {
+                id,
+                duplicate,
+                masked: found.into_iter().cycle().take(masked).collect(),
+                superseded: Vec::new(),
+            },
+            shared: Shared::No,
+        }
+    }
+
+    #[test]
+    fn the_session_line_counts_what_was_given_and_left_out_by_kind() {
+        let mut left = LeftOut::default();
+        assert_eq!(
+            session(4, Some("fix/webhook"), &left),
+            "Synapse · 4 notes for fix/webhook"
+        );
+        left.add(Some(3), "3 is stale (x)".into(), "stale");
+        left.add(Some(5), "5 is replaced by newer 9 (y)".into(), "replaced");
+        left.add(Some(6), "6 is stale (z)".into(), "stale");
+        assert_eq!(
+            session(1, None, &left),
+            "Synapse · 1 note for this task · left out 3 (2 stale, 1 replaced)"
+        );
+        assert_eq!(
+            session(0, Some("main"), &LeftOut::default()),
+            "Synapse · no notes for main"
+        );
+    }
+
+    #[test]
+    fn the_saved_line_names_new_ids_repeats_the_spool_and_masked_secrets() {
+        assert_eq!(saved(&[], ""), None);
+        assert_eq!(
+            saved(&[stored(20, false, 1)], "").as_deref(),
+            Some("Synapse saved #20 (1 secret masked)")
+        );
+        let all = [stored(20, false, 0), stored(12, true, 0), Recorded::Spooled];
+        assert_eq!(
+            saved(&all, " from the compaction summary").as_deref(),
+            Some(
+                "Synapse saved #20 from the compaction summary; #12 was already kept; will save \
+                 1 lesson (the store was busy)"
+            )
+        );
+    }
+
+    #[test]
+    fn the_prompt_line_names_each_note() {
+        assert_eq!(prompt(&[12]), "Synapse · 1 note for this prompt (#12)");
+        assert_eq!(
+            prompt(&[12, 31]),
+            "Synapse · 2 notes for this prompt (#12, #31)"
+        );
+    }
+}
