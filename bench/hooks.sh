@@ -71,12 +71,18 @@ reset
 [ ! -e "$SYNAPSE_DATA/synapse.log" ] || fail "a hook failed: $(cat "$SYNAPSE_DATA/synapse.log")"
 grep -q '<synapse-memories>' "$WORK/out-session-start.txt" || fail "SessionStart printed no block"
 grep -q '<synapse-memories>' "$WORK/out-prompt-submit.txt" || fail "UserPromptSubmit printed no block"
-[ ! -s "$WORK/out-stop.txt" ] || fail "Stop printed something"
+# Stop gives the model nothing; the person's line is JSON with a systemMessage alone.
+grep -qx '{"systemMessage":"Synapse saved #[0-9]*"}' "$WORK/out-stop.txt" ||
+    fail "Stop printed more than its line: $(cat "$WORK/out-stop.txt")"
 lessons=$(sqlite3 "$DB" "SELECT count(*) FROM memories WHERE body LIKE 'webhook deliveries retry 5 times%'")
 [ "$lessons" -eq 1 ] || fail "Stop stored $lessons lessons, not 1"
-printf '   SessionStart prints %s chars (%s memories), UserPromptSubmit %s chars (%s memories), Stop 0\n' \
-    "$(wc -c <"$WORK/out-session-start.txt")" "$(grep -c '^\[[0-9]' "$WORK/out-session-start.txt" || true)" \
-    "$(wc -c <"$WORK/out-prompt-submit.txt")" "$(grep -c '^\[[0-9]' "$WORK/out-prompt-submit.txt" || true)"
+# A memory's entry starts a line: in plain output, or after an escaped newline in the JSON the
+# SessionStart hook prints beside the person's line.
+entries() { grep -o '\(^\|\\n\)\[[0-9]' "$1" | wc -l; }
+printf '   SessionStart prints %s chars (%s memories), UserPromptSubmit %s chars (%s memories), Stop %s\n' \
+    "$(wc -c <"$WORK/out-session-start.txt")" "$(entries "$WORK/out-session-start.txt")" \
+    "$(wc -c <"$WORK/out-prompt-submit.txt")" "$(entries "$WORK/out-prompt-submit.txt")" \
+    "$(wc -c <"$WORK/out-stop.txt")"
 
 # Each hook as Claude Code runs it, from hooks/hooks.json: in the exec form (`command` and
 # `args`) the client starts the command itself, with ${CLAUDE_PLUGIN_ROOT} put in its text and its

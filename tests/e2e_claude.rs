@@ -346,10 +346,18 @@ enum Origin {
 }
 
 impl Origin {
+    /// The client labels a hook's plain output "EVENT:SOURCE hook success: " and its JSON
+    /// `additionalContext` "EVENT hook additional context: " (both clients).
     fn matches(self, text: &str) -> bool {
         match self {
-            Origin::Hook(event) => text.contains(&format!("{event} hook success")),
-            Origin::NotHook => !text.contains(" hook success"),
+            Origin::Hook(event) => {
+                let name = event.split(':').next().unwrap_or(event);
+                text.contains(&format!("{event} hook success"))
+                    || text.contains(&format!("{name} hook additional context"))
+            }
+            Origin::NotHook => {
+                !text.contains(" hook success") && !text.contains(" hook additional context")
+            }
         }
     }
 }
@@ -1746,4 +1754,155 @@ fn doctor_follows_the_client_s_install_disable_and_uninstall(#[case] client: Cli
         !ok && report["problems"].to_string().contains("not installed"),
         "{client}: doctor after claude plugin uninstall: {report}"
     );
+}
+
+/// The events of a run with `--output-format stream-json --verbose`, one JSON object a line.
+fn stream_events(run: &Run) -> Vec<Value> {
+    run.stdout
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| {
+            serde_json::from_str(l).unwrap_or_else(|e| {
+                panic!(
+                    "{}: a stream-json line is no JSON ({e}): {l}\n{run}",
+                    run.label
+                )
+            })
+        })
+        .collect()
+}
+
+/// The SessionStart block the model was given, from its opening tag to the end of the text the
+/// client wraps it in: the client's label before it differs between plain and JSON output.
+fn session_block(run: &Run) -> String {
+    let texts = run.texts();
+    let text = texts
+        .iter()
+        .find(|t| {
+            t.contains("<synapse-memories>") && Origin::Hook("SessionStart:startup").matches(t)
+        })
+        .unwrap_or_else(|| panic!("{}: no SessionStart block\n{run}", run.label));
+    let at = text.find("<synapse-memories>").unwrap();
+    text[at..].to_owned()
+}
+
+/// Issue 36: the person sees Synapse's line (stream-json carries what the SessionStart hook
+/// printed, and the newest client shows the Stop hook's message), while the model is given
+/// the same block, byte for byte, as with `notice = "off"`, when the hook prints it as plain
+/// text as before; and a Stop hook's line makes no second model call.
+#[rstest]
+#[case::pinned(Client::Pinned)]
+#[case::newest(Client::Newest)]
+#[ignore = "end-to-end: needs both Claude Code clients, run .ci/test"]
+fn the_person_sees_a_line_and_the_model_the_same_block(#[case] client: Client) {
+    let mut fx = Fixture::new(client);
+    fx.seed();
+    let stream = ["--output-format", "stream-json", "--verbose"];
+    let prompt = "how are idempotency keys stored?";
+    fs::create_dir_all(&fx.data).unwrap();
+    fs::write(fx.data.join("config.toml"), "[hooks]\nnotice = \"off\"\n").unwrap();
+    let before = fx.claude_with(prompt, &stream);
+    fs::remove_file(fx.data.join("config.toml")).unwrap();
+    let now = fx.claude_with(prompt, &stream);
+    assert!(
+        before
+            .texts()
+            .iter()
+            .any(|t| t.contains("SessionStart:startup hook success: <synapse-memories>")),
+        "notice = off prints plain text, as before\n{before}"
+    );
+    assert_eq!(session_block(&now), session_block(&before), "{now}");
+
+    let started: Vec<Value> = stream_events(&now)
+        .into_iter()
+        .filter(|e| e["subtype"] == "hook_response" && e["hook_event"] == "SessionStart")
+        .collect();
+    let printed: Vec<Value> = started
+        .iter()
+        .filter_map(|e| serde_json::from_str(e["stdout"].as_str()?).ok())
+        .collect();
+    let line = printed
+        .iter()
+        .find_map(|p| p["systemMessage"].as_str())
+        .unwrap_or_else(|| panic!("no SessionStart line in the stream: {started:?}\n{now}"));
+    assert!(
+        line.starts_with("Synapse · ") && line.contains(" for feature/webhook-retries"),
+        "{line}"
+    );
+
+    fx.api.script(&format!("Noted.\nremember: {LEARNED}"));
+    let saved = fx.claude_with(prompt, &stream);
+    assert_eq!(
+        saved.messages_posts().len(),
+        1,
+        "a Stop hook's line must not make Claude continue\n{saved}"
+    );
+    let listed = fx.synapse_json(&["list", "--json", "--project", fx.repo_arg()]);
+    let id = listed["memories"]
+        .as_array()
+        .and_then(|all| all.iter().find(|m| m["body"].as_str() == Some(LEARNED)))
+        .and_then(|m| m["id"].as_i64())
+        .unwrap_or_else(|| panic!("the Stop hook kept no lesson: {listed}\n{saved}"));
+    if matches!(client, Client::Newest) {
+        let shown: Vec<String> = stream_events(&saved)
+            .iter()
+            .filter(|e| e["subtype"] == "informational")
+            .filter_map(|e| e["content"].as_str().map(str::to_owned))
+            .collect();
+        assert!(
+            shown
+                .iter()
+                .any(|c| c.contains(&format!("Synapse saved #{id}"))),
+            "{shown:?}\n{saved}"
+        );
+    }
+}
+
+/// Issue 36: before a compaction the summary is asked for the session's lessons (the client
+/// adds a PreCompact hook's plain output to the summary's instructions), and after it the
+/// `remember:` lines of the summary are kept.
+#[rstest]
+#[case::pinned(Client::Pinned)]
+#[case::newest(Client::Newest)]
+#[ignore = "end-to-end: needs both Claude Code clients, run .ci/test"]
+fn a_compaction_asks_the_summary_for_lessons_and_keeps_them(#[case] client: Client) {
+    let mut fx = Fixture::new(client);
+    fx.seed();
+    let home = fx.dir.path().join("home-compact");
+    fs::create_dir_all(&home).unwrap();
+    fx.claude_at(&home, "the webhook retries fail in staging", &[])
+        .expect_success();
+    if matches!(client, Client::Pinned) {
+        // The pinned client answers the first `/compact` of a continued `-p` session with "Not
+        // enough messages to compact." however long the session is (seen after one turn and
+        // after five), and compacts at the second.
+        let refused = fx.claude_at(&home, "/compact", &["--continue"]);
+        assert!(refused.stdout.contains("Not enough messages"), "{refused}");
+    }
+    let summary = "<analysis>short</analysis>\n<summary>\n1. Primary request: fix the webhook \
+                   retries in staging.\n\nremember: staging webhooks time out after 10 s, so \
+                   retries must back off from 2 s\nremember: the staging queue is drained at \
+                   02:00 UTC\n</summary>";
+    fx.api.script(summary);
+    let compacted = fx.claude_at(&home, "/compact", &["--continue"]);
+    compacted.expect_success();
+    let asked = compacted.messages_posts().iter().any(|r| {
+        r.texts()
+            .iter()
+            .any(|t| t.contains(synapse::plugin::hook::BEFORE_COMPACTION))
+    });
+    assert!(
+        asked,
+        "the summary was not asked for the lessons\n{compacted}"
+    );
+    let bodies = fx.synapse(&["list", "--json", "--project", fx.repo_arg()]);
+    for lesson in [
+        "staging webhooks time out after 10 s",
+        "drained at 02:00 UTC",
+    ] {
+        assert!(
+            bodies.contains(lesson),
+            "{lesson:?} not kept: {bodies}\n{compacted}"
+        );
+    }
 }
