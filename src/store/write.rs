@@ -184,6 +184,7 @@ pub(crate) fn delete(conn: &Connection, tally: &mut Tally, id: i64) -> Result<()
     if row.live {
         index::remove(conn, tally, &row.entry())?;
     }
+    super::dismissed::forget_memory(conn, id)?;
     for sql in [
         "DELETE FROM history WHERE memory_id = ?1",
         "DELETE FROM injected WHERE memory_id = ?1",
