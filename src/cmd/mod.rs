@@ -98,7 +98,7 @@ pub enum Command {
     Read(read::Args),
     /// List memories visible from here, newest first.
     List(list::Args),
-    /// Mark OLD as replaced by NEW.
+    /// Mark each OLD as replaced by NEW (the last id).
     Supersede(supersede::Args),
     /// Hide memories from recall and reading (undo with `restore`).
     #[command(mut_arg("ids", |a| a.help("The memories to hide")))]

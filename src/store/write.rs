@@ -423,15 +423,29 @@ impl Store {
 
     /// Mark `old` as replaced by `new`; both must be live and visible.
     pub fn supersede(&mut self, old: i64, new: i64, scope: &Scope) -> Result<()> {
-        if old == new {
+        self.supersede_all(&[old], new, scope)
+    }
+
+    /// Mark each of `olds` as replaced by `new`, in one transaction: every one must be live,
+    /// visible and other than `new`, or nothing is changed (the error names the first that is
+    /// not). An id named twice is replaced once.
+    pub fn supersede_all(&mut self, olds: &[i64], new: i64, scope: &Scope) -> Result<()> {
+        if let Some(old) = olds.iter().find(|&&old| old == new) {
             bail!("memory {old} cannot supersede itself");
         }
         self.write(|conn| {
-            let replaced = require_live(conn, old, scope)?;
             let by = require_live(conn, new, scope)?;
-            check_reach(&replaced, Some(new), by.project.as_deref())?;
             let mut tally = Tally::default();
-            mark_superseded(conn, &mut tally, old, new)?;
+            let mut done: Vec<i64> = Vec::with_capacity(olds.len());
+            for &old in olds {
+                if done.contains(&old) {
+                    continue;
+                }
+                let replaced = require_live(conn, old, scope)?;
+                check_reach(&replaced, Some(new), by.project.as_deref())?;
+                mark_superseded(conn, &mut tally, old, new)?;
+                done.push(old);
+            }
             tally.write(conn)
         })
     }
