@@ -10,21 +10,36 @@ use std::process::Output;
 use serde_json::{json, Value};
 use tempfile::TempDir;
 
-/// A temporary folder holding the data folder (`data/`) and anything else a test needs.
+/// A temporary folder holding the data folder (`data/`) and a git checkout (`project/`, with
+/// `src/live.rs`) that the commands run in. Under the build's own temporary folder: a checkout
+/// under /tmp would be exempt from stale checks.
 struct Env {
-    dir: TempDir,
+    _dir: TempDir,
     data: PathBuf,
+    project: PathBuf,
 }
 
 impl Env {
     fn new() -> Env {
-        let dir = tempfile::tempdir().unwrap();
-        let data = dir.path().join("data");
-        Env { dir, data }
+        let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+        let project = dir.path().join("project");
+        std::fs::create_dir_all(project.join("src")).unwrap();
+        std::fs::write(project.join("src/live.rs"), "fn main() {}").unwrap();
+        common::git_repo(&project, "main");
+        Env {
+            data: dir.path().join("data"),
+            project: project.canonicalize().unwrap(),
+            _dir: dir,
+        }
     }
 
     fn root(&self) -> &Path {
-        self.dir.path()
+        &self.project
+    }
+
+    /// The project's key, as `--project` takes it.
+    fn key(&self) -> &str {
+        self.project.to_str().unwrap()
     }
 
     fn run_with(&self, args: &[&str], stdin: &[u8]) -> Output {
@@ -80,6 +95,18 @@ impl Env {
     /// The ids `list --json` gives with `args` in project `p`.
     fn listed(&self, args: &[&str]) -> Vec<i64> {
         let mut all = vec!["list", "--project", "p"];
+        all.extend(args);
+        self.json(&all)["memories"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["id"].as_i64().unwrap())
+            .collect()
+    }
+
+    /// The ids `list --json` gives with `args`, here (the project's and the global memories).
+    fn listed_here(&self, args: &[&str]) -> Vec<i64> {
+        let mut all = vec!["list"];
         all.extend(args);
         self.json(&all)["memories"]
             .as_array()
@@ -168,4 +195,218 @@ fn supersede_with_one_bad_id_changes_nothing_and_names_it() {
     live.sort();
     assert_eq!(live, [a, new]);
     assert_eq!(env.history(a), [("remember".to_owned(), None)]);
+}
+
+/// The ids and source kinds `list --json` gives with `args`, here.
+fn kinds(env: &Env, args: &[&str]) -> Vec<(i64, String)> {
+    let mut all = vec!["list"];
+    all.extend(args);
+    env.json(&all)["memories"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            (
+                m["id"].as_i64().unwrap(),
+                m["source_kind"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn list_shows_age_and_source_and_filters_by_source() {
+    let env = Env::new();
+    let key = env.key();
+    let typed = env.remember("Run the tests with cargo nextest", key, &[]);
+    let lesson = env.remember(
+        "The queue drains every minute",
+        key,
+        &["--source", "session 1a2b3c4d 2026-11-01"],
+    );
+    let mcp = env.remember("Ports are set in .env", key, &["--source", "mcp"]);
+    let lines = format!(
+        "{}\n",
+        json!({"body": "Releases are cut on Mondays", "project": key, "created_at": "2026-01-05T10:00:00Z"})
+    );
+    std::fs::write(env.project.join("old.jsonl"), lines).unwrap();
+    env.ok(&["import", "old.jsonl"]);
+    std::fs::write(
+        env.project.join("CLAUDE.md"),
+        "# Notes\n\nAlways run clippy before a commit.\n",
+    )
+    .unwrap();
+
+    let listed = kinds(&env, &[]);
+    let kind_of = |wanted: &str| -> Vec<i64> {
+        listed
+            .iter()
+            .filter(|(_, k)| k == wanted)
+            .map(|(id, _)| *id)
+            .collect()
+    };
+    assert_eq!(kind_of("typed"), [typed]);
+    assert_eq!(kind_of("lesson"), [lesson]);
+    assert_eq!(kind_of("mcp"), [mcp]);
+    assert_eq!(kind_of("import").len(), 1, "{listed:?}");
+    assert_eq!(kind_of("file").len(), 1, "{listed:?}");
+    assert_eq!(
+        kinds(&env, &["--source", "lesson"]),
+        [(lesson, "lesson".into())]
+    );
+    assert_eq!(
+        kinds(&env, &["--source", "file"]),
+        [(kind_of("file")[0], "file".into())]
+    );
+    assert!(kinds(&env, &["--source", "team"]).is_empty());
+
+    // A person's line: id, age, source, the opening line.
+    let text = env.ok(&["list"]);
+    let row = text
+        .lines()
+        .find(|l| l.contains("The queue drains"))
+        .unwrap();
+    let words: Vec<&str> = row.split_whitespace().collect();
+    assert_eq!(
+        &words[..3],
+        [lesson.to_string().as_str(), "now", "lesson"],
+        "{row}"
+    );
+    let imported = text.lines().find(|l| l.contains("Releases")).unwrap();
+    assert!(
+        imported.split_whitespace().nth(1).unwrap().ends_with("mo"),
+        "{imported}"
+    );
+
+    let said = env.fail(&["list", "--source", "cli"]);
+    assert!(
+        said.contains("\"cli\" is not a kind of source")
+            && said.contains("typed, lesson, mcp, file, import, team"),
+        "{said}"
+    );
+}
+
+#[test]
+fn list_since_keeps_what_was_made_since_a_duration_or_a_date() {
+    let env = Env::new();
+    let key = env.key();
+    let lines: String = [
+        ("Old note from last year", "2025-06-01T00:00:00Z"),
+        ("Note from the first of November", "2026-11-01T08:00:00Z"),
+    ]
+    .iter()
+    .map(|(body, at)| {
+        format!(
+            "{}\n",
+            json!({"body": body, "project": key, "created_at": at})
+        )
+    })
+    .collect();
+    std::fs::write(env.project.join("notes.jsonl"), lines).unwrap();
+    env.ok(&["import", "notes.jsonl"]);
+    let fresh = env.remember("A note made now", key, &[]);
+    let all = env.listed_here(&[]);
+    assert_eq!(all.len(), 3);
+    assert_eq!(env.listed_here(&["--since", "1h"]), [fresh]);
+    assert_eq!(env.listed_here(&["--since", "2026-11-01"]), all[..2]);
+    assert_eq!(env.listed_here(&["--since", "2026-11-02"]), [fresh]);
+    assert_eq!(env.listed_here(&["--since", "3y"]), all);
+    for bad in ["yesterday", "7", "2026-02-30", "5x"] {
+        let said = env.fail(&["list", "--since", bad]);
+        assert!(said.contains("neither a duration"), "{bad}: {said}");
+    }
+}
+
+#[test]
+fn list_stale_keeps_only_memories_naming_a_gone_path() {
+    let env = Env::new();
+    let key = env.key();
+    let stale = env.remember("The parser lives in src/gone.rs now", key, &[]);
+    env.remember("The entry point is src/live.rs", key, &[]);
+    env.remember("Use ripgrep, not grep", key, &[]);
+    assert_eq!(env.listed_here(&["--stale"]), [stale]);
+    assert!(env.ok(&["list", "--stale"]).contains("src/gone.rs"));
+    std::fs::write(env.project.join("src/gone.rs"), "").unwrap();
+    assert!(env.listed_here(&["--stale"]).is_empty());
+    assert!(env
+        .ok(&["list", "--stale"])
+        .starts_with("no memories here match"));
+}
+
+#[test]
+fn list_pages_through_everything_and_says_what_is_next() {
+    let env = Env::new();
+    let key = env.key();
+    let mut ids: Vec<i64> = (1..=7)
+        .map(|n| env.remember(&format!("Numbered note {n}"), key, &[]))
+        .collect();
+    // Newest first, as listed.
+    ids.reverse();
+    let first = env.ok(&["list", "--limit", "3"]);
+    let shown: Vec<i64> = first
+        .lines()
+        .filter_map(|l| l.split_whitespace().next()?.parse().ok())
+        .collect();
+    assert_eq!(shown, ids[..3]);
+    assert_eq!(
+        first.lines().last().unwrap(),
+        "showing 1–3 of 7; next: synapse list --limit 3 --page 2"
+    );
+    assert_eq!(env.listed_here(&["--limit", "3", "--page", "2"]), ids[3..6]);
+    let last = env.ok(&["list", "--limit", "3", "--page", "3"]);
+    assert_eq!(last.lines().last().unwrap(), "showing 7–7 of 7");
+    let past = env.ok(&["list", "--limit", "3", "--page", "4"]);
+    assert_eq!(
+        past.trim(),
+        "page 4 is past the end: 7 memories make 3 page(s) of 3"
+    );
+
+    let page = env.json(&["list", "--limit", "3", "--page", "2"]);
+    assert_eq!(
+        (
+            &page["total"],
+            &page["offset"],
+            &page["limit"],
+            &page["next"]
+        ),
+        (
+            &json!(7),
+            &json!(3),
+            &json!(3),
+            &json!("synapse list --limit 3 --page 3 --json")
+        )
+    );
+    // A script that asks for no page gets every memory, as before pages.
+    let whole = env.json(&["list"]);
+    assert_eq!(whole["memories"].as_array().unwrap().len(), 7);
+    assert!(whole["next"].is_null() && whole["limit"].is_null());
+    // The default page of a person's listing is 50.
+    for n in 8..=52 {
+        env.remember(&format!("Numbered note {n}"), key, &[]);
+    }
+    let text = env.ok(&["list"]);
+    assert_eq!(text.lines().count(), 51);
+    assert_eq!(
+        text.lines().last().unwrap(),
+        "showing 1–50 of 52; next: synapse list --page 2"
+    );
+    for bad in [["--limit", "0"], ["--page", "0"]] {
+        let said = env.fail(&["list", bad[0], bad[1]]);
+        assert!(said.contains(bad[0]), "{said}");
+    }
+}
+
+#[test]
+fn list_creates_no_store() {
+    let env = Env::new();
+    for args in [
+        &["list"][..],
+        &[
+            "list", "--stale", "--source", "file", "--since", "7d", "--page", "2",
+        ],
+    ] {
+        let out = env.run_with(args, b"");
+        assert!(out.status.success(), "{args:?}: {out:?}");
+        assert!(!env.data.exists(), "{args:?} created the data folder");
+    }
 }

@@ -16,6 +16,7 @@ pub mod history;
 pub mod import;
 pub mod index;
 pub mod injected;
+pub mod listing;
 mod memory;
 pub mod page;
 pub mod peek;
