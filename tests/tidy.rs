@@ -92,18 +92,6 @@ impl Env {
         out["id"].as_i64().unwrap()
     }
 
-    /// The ids `list --json` gives with `args` in project `p`.
-    fn listed(&self, args: &[&str]) -> Vec<i64> {
-        let mut all = vec!["list", "--project", "p"];
-        all.extend(args);
-        self.json(&all)["memories"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|m| m["id"].as_i64().unwrap())
-            .collect()
-    }
-
     /// The ids `list --json` gives with `args`, here (the project's and the global memories).
     fn listed_here(&self, args: &[&str]) -> Vec<i64> {
         let mut all = vec!["list"];
@@ -117,7 +105,7 @@ impl Env {
     }
 
     fn history(&self, id: i64) -> Vec<(String, Option<i64>)> {
-        self.json(&["history", &id.to_string(), "--project", "p"])["history"]
+        self.json(&["history", &id.to_string()])["history"]
             .as_array()
             .unwrap()
             .iter()
@@ -138,10 +126,11 @@ fn s(id: i64) -> String {
 #[test]
 fn supersede_replaces_several_old_memories_by_the_last_id() {
     let env = Env::new();
-    let a = env.remember("The cache lives in Redis", "p", &[]);
-    let b = env.remember("The cache is Redis 6", "p", &[]);
-    let new = env.remember("The cache lives in Memcached", "p", &[]);
-    let said = env.ok(&["supersede", &s(a), &s(b), &s(new), "--project", "p"]);
+    let key = env.key();
+    let a = env.remember("The cache lives in Redis", key, &[]);
+    let b = env.remember("The cache is Redis 6", key, &[]);
+    let new = env.remember("The cache lives in Memcached", key, &[]);
+    let said = env.ok(&["supersede", &s(a), &s(b), &s(new)]);
     assert_eq!(
         said,
         format!(
@@ -150,23 +139,23 @@ fn supersede_replaces_several_old_memories_by_the_last_id() {
              undo all: synapse restore {a} {b}\n"
         )
     );
-    assert_eq!(env.listed(&[]), [new]);
+    assert_eq!(env.listed_here(&[]), [new]);
     for old in [a, b] {
         assert_eq!(
             env.history(old).last().unwrap(),
             &("supersede".to_owned(), Some(new))
         );
     }
-    env.ok(&["restore", &s(a), &s(b), "--project", "p"]);
-    let out = env.json(&["supersede", &s(a), &s(b), &s(new), "--project", "p"]);
+    env.ok(&["restore", &s(a), &s(b)]);
+    let out = env.json(&["supersede", &s(a), &s(b), &s(new)]);
     assert_eq!(
         out,
         json!({"results": [{"superseded": a, "by": new}, {"superseded": b, "by": new}]})
     );
-    let one = env.json(&["restore", &s(a), "--project", "p"]);
+    let one = env.json(&["restore", &s(a)]);
     assert_eq!(one["undid"], "supersede");
     assert_eq!(
-        env.json(&["supersede", &s(a), &s(new), "--project", "p"]),
+        env.json(&["supersede", &s(a), &s(new)]),
         json!({"superseded": a, "by": new})
     );
 }
@@ -174,24 +163,25 @@ fn supersede_replaces_several_old_memories_by_the_last_id() {
 #[test]
 fn supersede_with_one_bad_id_changes_nothing_and_names_it() {
     let env = Env::new();
-    let a = env.remember("Deploys go out on Thursdays", "p", &[]);
-    let gone = env.remember("Deploys need two approvals", "p", &[]);
-    let new = env.remember("Deploys go out on Fridays", "p", &[]);
-    env.ok(&["forget", &s(gone), "--project", "p"]);
-    let said = env.fail(&["supersede", &s(a), "4242", &s(new), "--project", "p"]);
+    let key = env.key();
+    let a = env.remember("Deploys go out on Thursdays", key, &[]);
+    let gone = env.remember("Deploys need two approvals", key, &[]);
+    let new = env.remember("Deploys go out on Fridays", key, &[]);
+    env.ok(&["forget", &s(gone)]);
+    let said = env.fail(&["supersede", &s(a), "4242", &s(new)]);
     assert!(
         said.contains("none of the 2 memories was superseded") && said.contains("no memory 4242"),
         "{said}"
     );
-    let said = env.fail(&["supersede", &s(a), &s(gone), &s(new), "--project", "p"]);
+    let said = env.fail(&["supersede", &s(a), &s(gone), &s(new)]);
     assert!(
         said.contains(&format!("memory {gone} is already superseded or forgotten")),
         "{said}"
     );
-    let said = env.fail(&["supersede", &s(a), &s(new), &s(new), "--project", "p"]);
+    let said = env.fail(&["supersede", &s(a), &s(new), &s(new)]);
     assert!(said.contains("cannot supersede itself"), "{said}");
     // The first id was fine, and is still live: nothing was changed.
-    let mut live = env.listed(&[]);
+    let mut live = env.listed_here(&[]);
     live.sort();
     assert_eq!(live, [a, new]);
     assert_eq!(env.history(a), [("remember".to_owned(), None)]);
@@ -409,4 +399,280 @@ fn list_creates_no_store() {
         assert!(out.status.success(), "{args:?}: {out:?}");
         assert!(!env.data.exists(), "{args:?} created the data folder");
     }
+}
+
+/// The findings `drift --json` reports here, as (kind, id, newer).
+fn findings(env: &Env) -> Vec<(String, i64, Option<i64>)> {
+    let audit = env.json(&["drift"]);
+    let mut found = Vec::new();
+    for kind in ["stale", "conflict", "duplicate"] {
+        for f in audit[kind].as_array().unwrap() {
+            found.push((
+                kind.to_owned(),
+                f["id"].as_i64().unwrap(),
+                f["newer"].as_i64(),
+            ));
+        }
+    }
+    found
+}
+
+/// The state `list --all --json` gives each memory here: (id, superseded_by, forgotten).
+fn states(env: &Env) -> Vec<(i64, Option<i64>, bool)> {
+    let mut all: Vec<(i64, Option<i64>, bool)> = env.json(&["list", "--all"])["memories"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            (
+                m["id"].as_i64().unwrap(),
+                m["superseded_by"].as_i64(),
+                !m["forgotten_at"].is_null(),
+            )
+        })
+        .collect();
+    all.sort();
+    all
+}
+
+/// A project with one stale memory, one conflicting pair (a guess) and one duplicate pair
+/// (certain): (stale, conflict older, conflict newer, duplicate older, duplicate newer).
+fn drifting(env: &Env) -> (i64, i64, i64, i64, i64) {
+    let key = env.key();
+    let stale = env.remember("The parser lives in src/gone.rs now", key, &[]);
+    let old = env.remember("The staging API listens on port 8080", key, &[]);
+    let new = env.remember("The staging API listens on port 8081", key, &[]);
+    let dup_old = env.remember("Use ripgrep, not grep.", key, &[]);
+    let dup_new = env.remember("use ripgrep not grep", key, &[]);
+    let s = |x: &str| x.to_owned();
+    assert_eq!(
+        findings(env),
+        [
+            (s("stale"), stale, None),
+            (s("conflict"), old, Some(new)),
+            (s("duplicate"), dup_old, Some(dup_new))
+        ]
+    );
+    (stale, old, new, dup_old, dup_new)
+}
+
+#[test]
+fn a_dismissed_finding_is_not_reported_until_it_is_taken_back() {
+    let env = Env::new();
+    let (stale, old, new, dup_old, dup_new) = drifting(&env);
+    let before = states(&env);
+    let said = env.ok(&["drift", "--dismiss", &format!("{old}:{new}")]);
+    assert!(
+        said.starts_with(&format!(
+            "dismissed the conflict finding on {old} vs newer {new}"
+        )) && said
+            .trim_end()
+            .ends_with(&format!("(undo: synapse drift --undismiss {old}:{new})")),
+        "{said}"
+    );
+    let s = |x: &str| x.to_owned();
+    assert_eq!(
+        findings(&env),
+        [
+            (s("stale"), stale, None),
+            (s("duplicate"), dup_old, Some(dup_new))
+        ]
+    );
+    // Only the dismissal changed: every memory is as it was, its history says so.
+    assert_eq!(states(&env), before);
+    assert_eq!(env.history(old).last().unwrap(), &(s("dismiss"), Some(new)));
+    let listed = env.json(&["drift", "--dismissed"]);
+    assert_eq!(listed["dismissed"][0]["id"], json!(old));
+    assert_eq!(listed["dismissed"][0]["kind"], json!("conflict"));
+    assert!(env
+        .ok(&["drift"])
+        .contains("1 finding(s) dismissed here are not shown"));
+
+    let said = env.ok(&["drift", "--undismiss", &format!("{old}:{new}")]);
+    assert!(
+        said.starts_with("drift reports the conflict finding"),
+        "{said}"
+    );
+    assert_eq!(findings(&env).len(), 3);
+    assert_eq!(
+        env.history(old).last().unwrap(),
+        &(s("undismiss"), Some(new))
+    );
+    let again = env.fail(&["drift", "--undismiss", &format!("{old}:{new}")]);
+    assert!(again.contains("no dismissed finding"), "{again}");
+}
+
+#[rstest::rstest]
+#[case::no_such_finding(&["drift", "--dismiss", "4242"], "drift finds nothing on 4242")]
+#[case::not_a_number(&["drift", "--dismiss", "12:x"], "is not ID or OLDER:NEWER")]
+#[case::yes_alone(&["drift", "--yes"], "--settle")]
+#[case::two_actions(&["drift", "--dismissed", "--settle", "stale"], "cannot be used with")]
+fn bad_drift_settling_is_refused_and_changes_nothing(#[case] args: &[&str], #[case] said: &str) {
+    let env = Env::new();
+    drifting(&env);
+    let before = states(&env);
+    let out = env.run_with(args, b"");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{args:?}");
+    assert!(stderr.contains(said), "{args:?}: {stderr}");
+    assert_eq!(states(&env), before);
+    assert_eq!(findings(&env).len(), 3);
+}
+
+#[test]
+fn a_memory_with_two_findings_needs_its_pair_named() {
+    let env = Env::new();
+    let key = env.key();
+    let first = env.remember("Use ripgrep, not grep, in src/gone.rs", key, &[]);
+    let second = env.remember("use ripgrep not grep in src/gone.rs", key, &[]);
+    let said = env.fail(&["drift", "--dismiss", &first.to_string()]);
+    assert!(
+        said.contains(&format!("memory {first} has 2 findings here"))
+            && said.contains(&format!("{first}:{second} (duplicate")),
+        "{said}"
+    );
+    env.ok(&["drift", "--dismiss", &format!("{first}:{second}")]);
+    let left: Vec<(String, i64, Option<i64>)> = findings(&env)
+        .into_iter()
+        .filter(|f| f.1 == first)
+        .collect();
+    assert_eq!(left, [("stale".to_owned(), first, None)]);
+}
+
+#[test]
+fn settling_every_certain_one_asks_first_and_does_nothing_without_a_terminal() {
+    let env = Env::new();
+    let (stale, ..) = drifting(&env);
+    let before = states(&env);
+    let out = env.run_with(&["drift", "--settle", "stale"], b"y\n");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr.contains(&format!("forget {stale} (src/gone.rs is gone"))
+            && stderr.contains("not a terminal to confirm on, so nothing was changed")
+            && stderr.contains("--yes"),
+        "{stderr}"
+    );
+    assert_eq!(states(&env), before);
+}
+
+/// Run `synapse args` on a terminal (`script` gives it one), typing `typed`.
+fn on_a_terminal(env: &Env, args: &[&str], typed: &str) -> Output {
+    let command = std::iter::once(env!("CARGO_BIN_EXE_synapse"))
+        .chain(args.iter().copied())
+        .map(|w| format!("'{w}'"))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let mut child = std::process::Command::new("script")
+        .args(["-qec", &command, "/dev/null"])
+        .env("SYNAPSE_DATA", &env.data)
+        .env("HOME", common::test_home(&env.data))
+        .env_remove("CLAUDE_CONFIG_DIR")
+        .current_dir(env.root())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run script (util-linux)");
+    use std::io::Write as _;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(typed.as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn settling_on_a_terminal_changes_nothing_unless_the_answer_is_yes() {
+    let env = Env::new();
+    let (stale, ..) = drifting(&env);
+    let before = states(&env);
+    let no = on_a_terminal(&env, &["drift", "--settle", "stale"], "n\n");
+    let shown = String::from_utf8_lossy(&no.stdout);
+    assert!(
+        shown.contains("this will settle 1 certain finding(s)")
+            && shown.contains("settle them? [y/N]")
+            && shown.contains("nothing was changed"),
+        "{shown}"
+    );
+    assert_eq!(states(&env), before);
+
+    let yes = on_a_terminal(&env, &["drift", "--settle", "stale"], "y\n");
+    let shown = String::from_utf8_lossy(&yes.stdout);
+    assert!(
+        shown.contains(&format!("forgot {stale} (undo: synapse restore {stale})")),
+        "{shown}"
+    );
+    assert!(states(&env).contains(&(stale, None, true)));
+}
+
+#[test]
+fn settling_with_yes_acts_on_certain_findings_only_and_each_is_undone() {
+    let env = Env::new();
+    let (stale, old, new, dup_old, dup_new) = drifting(&env);
+    let said = env.ok(&["drift", "--settle", "duplicates", "--yes"]);
+    assert_eq!(
+        said,
+        format!("superseded {dup_old} by newer {dup_new} (undo: synapse restore {dup_old})\n")
+    );
+    let said = env.ok(&["drift", "--settle", "stale", "--yes"]);
+    assert_eq!(
+        said,
+        format!("forgot {stale} (undo: synapse restore {stale})\n")
+    );
+    // Exactly these two changed; the conflict, a guess, is left for a person.
+    let mut expected = vec![
+        (stale, None, true),
+        (old, None, false),
+        (new, None, false),
+        (dup_old, Some(dup_new), false),
+        (dup_new, None, false),
+    ];
+    expected.sort();
+    assert_eq!(states(&env), expected);
+    assert_eq!(findings(&env), [("conflict".to_owned(), old, Some(new))]);
+    assert_eq!(
+        env.history(dup_old).last().unwrap(),
+        &("supersede".to_owned(), Some(dup_new))
+    );
+    assert_eq!(
+        env.history(stale).last().unwrap(),
+        &("forget".to_owned(), None)
+    );
+    let again = env.ok(&["drift", "--settle", "stale", "--yes"]);
+    assert_eq!(again, "nothing to settle: no certain stale finding here\n");
+
+    env.ok(&["restore", &stale.to_string(), &dup_old.to_string()]);
+    assert_eq!(findings(&env).len(), 3, "undone");
+}
+
+#[test]
+fn settling_a_piece_of_claude_md_says_the_file_still_holds_it() {
+    let env = Env::new();
+    let notes = "# Notes\n\nThe old parser is in src/gone.rs.\n\n# Build\n\n";
+    std::fs::write(
+        env.project.join("CLAUDE.md"),
+        format!("{notes}Run clippy.\n"),
+    )
+    .unwrap();
+    let audit = env.json(&["drift"]);
+    let piece = audit["stale"][0]["id"].as_i64().unwrap();
+    let out = env.json(&["drift", "--settle", "stale", "--yes"]);
+    let did = out["settled"][0]["did"].as_str().unwrap();
+    assert!(
+        did.starts_with(&format!("forgot {piece} (CLAUDE.md:3)"))
+            && did.contains("the text stays in CLAUDE.md:3")
+            && did.contains("edit the file there"),
+        "{did}"
+    );
+    // The file is folded again after an edit elsewhere in it: the piece stays forgotten.
+    std::fs::write(
+        env.project.join("CLAUDE.md"),
+        format!("{notes}Run clippy, then the tests.\n"),
+    )
+    .unwrap();
+    assert!(findings(&env).is_empty());
+    assert!(states(&env).contains(&(piece, None, true)));
 }

@@ -116,7 +116,8 @@ pub enum Command {
     Export(export::Args),
     /// Score recall on labeled cases (TOML).
     Eval(eval::Args),
-    /// Audit the memories a folder sees, or one of Claude Code's files gives: stale paths, conflicts, duplicates.
+    /// Audit the memories a folder sees, or one of Claude Code's files gives: stale paths, conflicts, duplicates;
+    /// dismiss a finding, or settle every certain one of a kind.
     Drift(drift::Args),
     /// Show where everything is (data, settings, log, hook binaries) and check it works.
     Doctor(doctor::Args),

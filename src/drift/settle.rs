@@ -6,8 +6,9 @@
 //! hide), and a person names what to do with each.
 //!
 //! A memory that is a piece of one of Claude Code's files (`crate::sources`) is settled in the
-//! store like any other, and stays settled while the file's line keeps its text (a fold keeps an
-//! unchanged piece's memory, forgotten or superseded as it is). The file itself is Claude Code's,
+//! store like any other, and stays settled while that part of the file keeps its text (a fold
+//! keeps an unchanged piece's memory, forgotten or superseded as it is; an edited piece is a new
+//! memory). The file itself is Claude Code's,
 //! which still reads it: the line says so, naming the file and line to edit.
 
 use anyhow::{bail, Result};
@@ -106,8 +107,9 @@ fn kind_said(kind: Kind) -> &'static str {
 fn still_in_file(place: Option<&FileLine>) -> String {
     match place {
         Some(place) => format!(
-            "; the text stays in {place}, where Claude Code still reads it: edit that line to \
-             take it out (Synapse keeps the memory hidden while the line is unchanged)"
+            "; the text stays in {place}, where Claude Code still reads it: edit the file there \
+             to take it out (Synapse keeps the memory hidden while that part of the file is \
+             unchanged)"
         ),
         None => String::new(),
     }
