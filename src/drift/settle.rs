@@ -13,8 +13,7 @@
 
 use anyhow::{bail, Result};
 
-use super::{Finding, Kind};
-use crate::drift::FileLine;
+use super::{FileLine, Finding, Kind};
 use crate::store::{Scope, Store};
 
 /// How a person settles one drift finding.
@@ -201,6 +200,17 @@ mod tests {
         let scope = Scope::project("p");
         let f = duplicate_pair(&mut store);
         let newer = f.newer.unwrap();
+        let older = store.head(f.id, &scope).unwrap();
+        let checked = |store: &Store| {
+            crate::drift::check(
+                store,
+                &scope,
+                std::slice::from_ref(&older),
+                crate::drift::Partners::Newer,
+            )
+            .unwrap()
+        };
+        assert_eq!(checked(&store).len(), 1);
         let line = settle(&mut store, &scope, &f, Settle::Dismiss).unwrap();
         assert!(
             line.ends_with(&format!(
@@ -210,6 +220,8 @@ mod tests {
             "{line}"
         );
         assert!(audit(&store, &scope).unwrap().is_empty());
+        // What recall and the hooks check leaves it out too: they no longer set the older aside.
+        assert!(checked(&store).is_empty());
         // Both memories stay as they were.
         assert!(store.get(f.id, &scope).unwrap().unwrap().is_live());
         // Across a forget and a restore, the dismissal holds.
