@@ -98,7 +98,7 @@ pub enum Command {
     Read(read::Args),
     /// List memories visible from here, newest first.
     List(list::Args),
-    /// Mark OLD as replaced by NEW.
+    /// Mark each OLD as replaced by NEW (the last id).
     Supersede(supersede::Args),
     /// Hide memories from recall and reading (undo with `restore`).
     #[command(mut_arg("ids", |a| a.help("The memories to hide")))]
@@ -116,7 +116,8 @@ pub enum Command {
     Export(export::Args),
     /// Score recall on labeled cases (TOML).
     Eval(eval::Args),
-    /// Audit the memories a folder sees, or one of Claude Code's files gives: stale paths, conflicts, duplicates.
+    /// Audit the memories a folder sees, or one of Claude Code's files gives: stale paths, conflicts, duplicates;
+    /// dismiss a finding, or settle every certain one of a kind.
     Drift(drift::Args),
     /// Show where everything is (data, settings, log, hook binaries) and check it works.
     Doctor(doctor::Args),

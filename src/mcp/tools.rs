@@ -25,7 +25,7 @@ use crate::store::write::NewMemory;
 use crate::store::{Scope, Store};
 
 /// The source label of a memory stored through MCP when the caller gives none.
-const DEFAULT_SOURCE: &str = "mcp";
+const DEFAULT_SOURCE: &str = crate::store::listing::MCP_LABEL;
 
 /// How recall's answer closes: how to read more and how to save a lesson.
 const RECALL_NEXT: &str = "Read a memory whole (abridged ones above all): readmemory with its id \

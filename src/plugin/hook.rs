@@ -937,7 +937,8 @@ fn short_session(payload: &Payload) -> String {
 /// The start of the source label of every lesson this session's replies keep ("session
 /// 1a2b3c4d "), which the day follows: how a block tells what this session wrote.
 fn lesson_label(payload: &Payload) -> String {
-    format!("session {} ", short_session(payload))
+    let lesson = crate::store::listing::LESSON_LABEL;
+    format!("{lesson}{} ", short_session(payload))
 }
 
 /// The lessons marked in the last reply, as memories of this project, each with the memories it

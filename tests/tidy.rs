@@ -1,0 +1,678 @@
+//! Tidying from the command line (issue 36): `supersede` with several ids, `list` with its
+//! source, age, filters and pages, and drift findings settled one by one or in bulk. The real
+//! binary over a temporary data folder.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use serde_json::{json, Value};
+use tempfile::TempDir;
+
+/// A temporary folder holding the data folder (`data/`) and a git checkout (`project/`, with
+/// `src/live.rs`) that the commands run in. Under the build's own temporary folder: a checkout
+/// under /tmp would be exempt from stale checks.
+struct Env {
+    _dir: TempDir,
+    data: PathBuf,
+    project: PathBuf,
+}
+
+impl Env {
+    fn new() -> Env {
+        let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+        let project = dir.path().join("project");
+        std::fs::create_dir_all(project.join("src")).unwrap();
+        std::fs::write(project.join("src/live.rs"), "fn main() {}").unwrap();
+        common::git_repo(&project, "main");
+        Env {
+            data: dir.path().join("data"),
+            project: project.canonicalize().unwrap(),
+            _dir: dir,
+        }
+    }
+
+    fn root(&self) -> &Path {
+        &self.project
+    }
+
+    /// The project's key, as `--project` takes it.
+    fn key(&self) -> &str {
+        self.project.to_str().unwrap()
+    }
+
+    fn run_with(&self, args: &[&str], stdin: &[u8]) -> Output {
+        common::run_synapse(&self.data, self.root(), args, stdin)
+    }
+
+    /// Run, expect success, and return standard output.
+    fn ok(&self, args: &[&str]) -> String {
+        self.ok_with(args, b"")
+    }
+
+    fn ok_with(&self, args: &[&str], stdin: &[u8]) -> String {
+        let out = self.run_with(args, stdin);
+        assert!(
+            out.status.success(),
+            "synapse {args:?} failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    }
+
+    /// Run with `--json`, expect success, and parse standard output.
+    fn json(&self, args: &[&str]) -> Value {
+        let mut args = args.to_vec();
+        args.push("--json");
+        let out = self.ok(&args);
+        serde_json::from_str(&out)
+            .unwrap_or_else(|e| panic!("synapse {args:?} printed no JSON ({e}): {out}"))
+    }
+
+    /// Run, expect exit 1 and a `synapse: ` message; return the message.
+    fn fail(&self, args: &[&str]) -> String {
+        self.fail_with(args, b"")
+    }
+
+    fn fail_with(&self, args: &[&str], stdin: &[u8]) -> String {
+        let out = self.run_with(args, stdin);
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert_eq!(out.status.code(), Some(1), "synapse {args:?}: {stderr}");
+        assert!(stderr.starts_with("synapse: "), "message: {stderr}");
+        stderr
+    }
+
+    /// Remember `text` in `project` (more options in `extra`) and return its id.
+    fn remember(&self, text: &str, project: &str, extra: &[&str]) -> i64 {
+        let mut args = vec!["remember", text, "--project", project];
+        args.extend(extra);
+        let out = self.json(&args);
+        assert!(out["duplicate_of"].is_null(), "{out}");
+        out["id"].as_i64().unwrap()
+    }
+
+    /// The ids `list --json` gives with `args`, here (the project's and the global memories).
+    fn listed_here(&self, args: &[&str]) -> Vec<i64> {
+        let mut all = vec!["list"];
+        all.extend(args);
+        self.json(&all)["memories"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["id"].as_i64().unwrap())
+            .collect()
+    }
+
+    fn history(&self, id: i64) -> Vec<(String, Option<i64>)> {
+        self.json(&["history", &id.to_string()])["history"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| {
+                (
+                    e["action"].as_str().unwrap().to_owned(),
+                    e["other_id"].as_i64(),
+                )
+            })
+            .collect()
+    }
+}
+
+fn s(id: i64) -> String {
+    id.to_string()
+}
+
+#[test]
+fn supersede_replaces_several_old_memories_by_the_last_id() {
+    let env = Env::new();
+    let key = env.key();
+    let a = env.remember("The cache lives in Redis", key, &[]);
+    let b = env.remember("The cache is Redis 6", key, &[]);
+    let new = env.remember("The cache lives in Memcached", key, &[]);
+    let said = env.ok(&["supersede", &s(a), &s(b), &s(new)]);
+    assert_eq!(
+        said,
+        format!(
+            "{a} is now superseded by {new} (undo: synapse restore {a})\n\
+             {b} is now superseded by {new} (undo: synapse restore {b})\n\
+             undo all: synapse restore {a} {b}\n"
+        )
+    );
+    assert_eq!(env.listed_here(&[]), [new]);
+    for old in [a, b] {
+        assert_eq!(
+            env.history(old).last().unwrap(),
+            &("supersede".to_owned(), Some(new))
+        );
+    }
+    env.ok(&["restore", &s(a), &s(b)]);
+    let out = env.json(&["supersede", &s(a), &s(b), &s(new)]);
+    assert_eq!(
+        out,
+        json!({"results": [{"superseded": a, "by": new}, {"superseded": b, "by": new}]})
+    );
+    let one = env.json(&["restore", &s(a)]);
+    assert_eq!(one["undid"], "supersede");
+    assert_eq!(
+        env.json(&["supersede", &s(a), &s(new)]),
+        json!({"superseded": a, "by": new})
+    );
+}
+
+#[test]
+fn supersede_with_one_bad_id_changes_nothing_and_names_it() {
+    let env = Env::new();
+    let key = env.key();
+    let a = env.remember("Deploys go out on Thursdays", key, &[]);
+    let gone = env.remember("Deploys need two approvals", key, &[]);
+    let new = env.remember("Deploys go out on Fridays", key, &[]);
+    env.ok(&["forget", &s(gone)]);
+    let said = env.fail(&["supersede", &s(a), "4242", &s(new)]);
+    assert!(
+        said.contains("none of the 2 memories was superseded") && said.contains("no memory 4242"),
+        "{said}"
+    );
+    let said = env.fail(&["supersede", &s(a), &s(gone), &s(new)]);
+    assert!(
+        said.contains(&format!("memory {gone} is already superseded or forgotten")),
+        "{said}"
+    );
+    let said = env.fail(&["supersede", &s(a), &s(new), &s(new)]);
+    assert!(said.contains("cannot supersede itself"), "{said}");
+    // The first id was fine, and is still live: nothing was changed.
+    let mut live = env.listed_here(&[]);
+    live.sort();
+    assert_eq!(live, [a, new]);
+    assert_eq!(env.history(a), [("remember".to_owned(), None)]);
+}
+
+/// The ids and source kinds `list --json` gives with `args`, here.
+fn kinds(env: &Env, args: &[&str]) -> Vec<(i64, String)> {
+    let mut all = vec!["list"];
+    all.extend(args);
+    env.json(&all)["memories"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            (
+                m["id"].as_i64().unwrap(),
+                m["source_kind"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn list_shows_age_and_source_and_filters_by_source() {
+    let env = Env::new();
+    let key = env.key();
+    let typed = env.remember("Run the tests with cargo nextest", key, &[]);
+    let lesson = env.remember(
+        "The queue drains every minute",
+        key,
+        &["--source", "session 1a2b3c4d 2026-11-01"],
+    );
+    let mcp = env.remember("Ports are set in .env", key, &["--source", "mcp"]);
+    let lines = format!(
+        "{}\n",
+        json!({"body": "Releases are cut on Mondays", "project": key, "created_at": "2026-01-05T10:00:00Z"})
+    );
+    std::fs::write(env.project.join("old.jsonl"), lines).unwrap();
+    env.ok(&["import", "old.jsonl"]);
+    std::fs::write(
+        env.project.join("CLAUDE.md"),
+        "# Notes\n\nAlways run clippy before a commit.\n",
+    )
+    .unwrap();
+
+    let listed = kinds(&env, &[]);
+    let kind_of = |wanted: &str| -> Vec<i64> {
+        listed
+            .iter()
+            .filter(|(_, k)| k == wanted)
+            .map(|(id, _)| *id)
+            .collect()
+    };
+    assert_eq!(kind_of("typed"), [typed]);
+    assert_eq!(kind_of("lesson"), [lesson]);
+    assert_eq!(kind_of("mcp"), [mcp]);
+    assert_eq!(kind_of("import").len(), 1, "{listed:?}");
+    assert_eq!(kind_of("file").len(), 1, "{listed:?}");
+    assert_eq!(
+        kinds(&env, &["--source", "lesson"]),
+        [(lesson, "lesson".into())]
+    );
+    assert_eq!(
+        kinds(&env, &["--source", "file"]),
+        [(kind_of("file")[0], "file".into())]
+    );
+    assert!(kinds(&env, &["--source", "team"]).is_empty());
+
+    // A person's line: id, age, source, the opening line.
+    let text = env.ok(&["list"]);
+    let row = text
+        .lines()
+        .find(|l| l.contains("The queue drains"))
+        .unwrap();
+    let words: Vec<&str> = row.split_whitespace().collect();
+    assert_eq!(
+        &words[..3],
+        [lesson.to_string().as_str(), "now", "lesson"],
+        "{row}"
+    );
+    let imported = text.lines().find(|l| l.contains("Releases")).unwrap();
+    assert!(
+        imported.split_whitespace().nth(1).unwrap().ends_with("mo"),
+        "{imported}"
+    );
+
+    let said = env.fail(&["list", "--source", "cli"]);
+    assert!(
+        said.contains("\"cli\" is not a kind of source")
+            && said.contains("typed, lesson, mcp, file, import, team"),
+        "{said}"
+    );
+}
+
+#[test]
+fn list_since_keeps_what_was_made_since_a_duration_or_a_date() {
+    let env = Env::new();
+    let key = env.key();
+    let lines: String = [
+        ("Old note from last year", "2025-06-01T00:00:00Z"),
+        ("Note from the first of November", "2026-11-01T08:00:00Z"),
+    ]
+    .iter()
+    .map(|(body, at)| {
+        format!(
+            "{}\n",
+            json!({"body": body, "project": key, "created_at": at})
+        )
+    })
+    .collect();
+    std::fs::write(env.project.join("notes.jsonl"), lines).unwrap();
+    env.ok(&["import", "notes.jsonl"]);
+    let fresh = env.remember("A note made now", key, &[]);
+    let all = env.listed_here(&[]);
+    assert_eq!(all.len(), 3);
+    assert_eq!(env.listed_here(&["--since", "1h"]), [fresh]);
+    assert_eq!(env.listed_here(&["--since", "2026-11-01"]), all[..2]);
+    assert_eq!(env.listed_here(&["--since", "2026-11-02"]), [fresh]);
+    assert_eq!(env.listed_here(&["--since", "3y"]), all);
+    for bad in ["yesterday", "7", "2026-02-30", "5x"] {
+        let said = env.fail(&["list", "--since", bad]);
+        assert!(said.contains("neither a duration"), "{bad}: {said}");
+    }
+}
+
+#[test]
+fn list_stale_keeps_only_memories_naming_a_gone_path() {
+    let env = Env::new();
+    let key = env.key();
+    let stale = env.remember("The parser lives in src/gone.rs now", key, &[]);
+    env.remember("The entry point is src/live.rs", key, &[]);
+    env.remember("Use ripgrep, not grep", key, &[]);
+    assert_eq!(env.listed_here(&["--stale"]), [stale]);
+    assert!(env.ok(&["list", "--stale"]).contains("src/gone.rs"));
+    std::fs::write(env.project.join("src/gone.rs"), "").unwrap();
+    assert!(env.listed_here(&["--stale"]).is_empty());
+    assert!(env
+        .ok(&["list", "--stale"])
+        .starts_with("no memories here match"));
+}
+
+#[test]
+fn list_pages_through_everything_and_says_what_is_next() {
+    let env = Env::new();
+    let key = env.key();
+    let mut ids: Vec<i64> = (1..=7)
+        .map(|n| env.remember(&format!("Numbered note {n}"), key, &[]))
+        .collect();
+    // Newest first, as listed.
+    ids.reverse();
+    let first = env.ok(&["list", "--limit", "3"]);
+    let shown: Vec<i64> = first
+        .lines()
+        .filter_map(|l| l.split_whitespace().next()?.parse().ok())
+        .collect();
+    assert_eq!(shown, ids[..3]);
+    assert_eq!(
+        first.lines().last().unwrap(),
+        "showing 1–3 of 7; next: synapse list --limit 3 --page 2"
+    );
+    assert_eq!(env.listed_here(&["--limit", "3", "--page", "2"]), ids[3..6]);
+    let last = env.ok(&["list", "--limit", "3", "--page", "3"]);
+    assert_eq!(last.lines().last().unwrap(), "showing 7–7 of 7");
+    let past = env.ok(&["list", "--limit", "3", "--page", "4"]);
+    assert_eq!(
+        past.trim(),
+        "page 4 is past the end: 7 memories make 3 page(s) of 3"
+    );
+
+    let page = env.json(&["list", "--limit", "3", "--page", "2"]);
+    assert_eq!(
+        (
+            &page["total"],
+            &page["offset"],
+            &page["limit"],
+            &page["next"]
+        ),
+        (
+            &json!(7),
+            &json!(3),
+            &json!(3),
+            &json!("synapse list --limit 3 --page 3 --json")
+        )
+    );
+    // A script that asks for no page gets every memory, as before pages.
+    let whole = env.json(&["list"]);
+    assert_eq!(whole["memories"].as_array().unwrap().len(), 7);
+    assert!(whole["next"].is_null() && whole["limit"].is_null());
+    // The default page of a person's listing is 50.
+    for n in 8..=52 {
+        env.remember(&format!("Numbered note {n}"), key, &[]);
+    }
+    let text = env.ok(&["list"]);
+    assert_eq!(text.lines().count(), 51);
+    assert_eq!(
+        text.lines().last().unwrap(),
+        "showing 1–50 of 52; next: synapse list --page 2"
+    );
+    for bad in [["--limit", "0"], ["--page", "0"]] {
+        let said = env.fail(&["list", bad[0], bad[1]]);
+        assert!(said.contains(bad[0]), "{said}");
+    }
+}
+
+#[test]
+fn list_creates_no_store() {
+    let env = Env::new();
+    for args in [
+        &["list"][..],
+        &[
+            "list", "--stale", "--source", "file", "--since", "7d", "--page", "2",
+        ],
+    ] {
+        let out = env.run_with(args, b"");
+        assert!(out.status.success(), "{args:?}: {out:?}");
+        assert!(!env.data.exists(), "{args:?} created the data folder");
+    }
+}
+
+/// The findings `drift --json` reports here, as (kind, id, newer).
+fn findings(env: &Env) -> Vec<(String, i64, Option<i64>)> {
+    let audit = env.json(&["drift"]);
+    let mut found = Vec::new();
+    for kind in ["stale", "conflict", "duplicate"] {
+        for f in audit[kind].as_array().unwrap() {
+            found.push((
+                kind.to_owned(),
+                f["id"].as_i64().unwrap(),
+                f["newer"].as_i64(),
+            ));
+        }
+    }
+    found
+}
+
+/// The state `list --all --json` gives each memory here: (id, superseded_by, forgotten).
+fn states(env: &Env) -> Vec<(i64, Option<i64>, bool)> {
+    let mut all: Vec<(i64, Option<i64>, bool)> = env.json(&["list", "--all"])["memories"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            (
+                m["id"].as_i64().unwrap(),
+                m["superseded_by"].as_i64(),
+                !m["forgotten_at"].is_null(),
+            )
+        })
+        .collect();
+    all.sort();
+    all
+}
+
+/// A project with one stale memory, one conflicting pair (a guess) and one duplicate pair
+/// (certain): (stale, conflict older, conflict newer, duplicate older, duplicate newer).
+fn drifting(env: &Env) -> (i64, i64, i64, i64, i64) {
+    let key = env.key();
+    let stale = env.remember("The parser lives in src/gone.rs now", key, &[]);
+    let old = env.remember("The staging API listens on port 8080", key, &[]);
+    let new = env.remember("The staging API listens on port 8081", key, &[]);
+    let dup_old = env.remember("Use ripgrep, not grep.", key, &[]);
+    let dup_new = env.remember("use ripgrep not grep", key, &[]);
+    let s = |x: &str| x.to_owned();
+    assert_eq!(
+        findings(env),
+        [
+            (s("stale"), stale, None),
+            (s("conflict"), old, Some(new)),
+            (s("duplicate"), dup_old, Some(dup_new))
+        ]
+    );
+    (stale, old, new, dup_old, dup_new)
+}
+
+#[test]
+fn a_dismissed_finding_is_not_reported_until_it_is_taken_back() {
+    let env = Env::new();
+    let (stale, old, new, dup_old, dup_new) = drifting(&env);
+    let before = states(&env);
+    let said = env.ok(&["drift", "--dismiss", &format!("{old}:{new}")]);
+    assert!(
+        said.starts_with(&format!(
+            "dismissed the conflict finding on {old} vs newer {new}"
+        )) && said
+            .trim_end()
+            .ends_with(&format!("(undo: synapse drift --undismiss {old}:{new})")),
+        "{said}"
+    );
+    let s = |x: &str| x.to_owned();
+    assert_eq!(
+        findings(&env),
+        [
+            (s("stale"), stale, None),
+            (s("duplicate"), dup_old, Some(dup_new))
+        ]
+    );
+    // Only the dismissal changed: every memory is as it was, its history says so.
+    assert_eq!(states(&env), before);
+    assert_eq!(env.history(old).last().unwrap(), &(s("dismiss"), Some(new)));
+    let listed = env.json(&["drift", "--dismissed"]);
+    assert_eq!(listed["dismissed"][0]["id"], json!(old));
+    assert_eq!(listed["dismissed"][0]["kind"], json!("conflict"));
+    assert!(env
+        .ok(&["drift"])
+        .contains("1 finding(s) dismissed here are not shown"));
+
+    let said = env.ok(&["drift", "--undismiss", &format!("{old}:{new}")]);
+    assert!(
+        said.starts_with("drift reports the conflict finding"),
+        "{said}"
+    );
+    assert_eq!(findings(&env).len(), 3);
+    assert_eq!(
+        env.history(old).last().unwrap(),
+        &(s("undismiss"), Some(new))
+    );
+    let again = env.fail(&["drift", "--undismiss", &format!("{old}:{new}")]);
+    assert!(again.contains("no dismissed finding"), "{again}");
+}
+
+#[rstest::rstest]
+#[case::no_such_finding(&["drift", "--dismiss", "4242"], "drift finds nothing on 4242")]
+#[case::not_a_number(&["drift", "--dismiss", "12:x"], "is not ID or OLDER:NEWER")]
+#[case::yes_alone(&["drift", "--yes"], "--settle")]
+#[case::two_actions(&["drift", "--dismissed", "--settle", "stale"], "cannot be used with")]
+fn bad_drift_settling_is_refused_and_changes_nothing(#[case] args: &[&str], #[case] said: &str) {
+    let env = Env::new();
+    drifting(&env);
+    let before = states(&env);
+    let out = env.run_with(args, b"");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{args:?}");
+    assert!(stderr.contains(said), "{args:?}: {stderr}");
+    assert_eq!(states(&env), before);
+    assert_eq!(findings(&env).len(), 3);
+}
+
+#[test]
+fn a_memory_with_two_findings_needs_its_pair_named() {
+    let env = Env::new();
+    let key = env.key();
+    let first = env.remember("Use ripgrep, not grep, in src/gone.rs", key, &[]);
+    let second = env.remember("use ripgrep not grep in src/gone.rs", key, &[]);
+    let said = env.fail(&["drift", "--dismiss", &first.to_string()]);
+    assert!(
+        said.contains(&format!("memory {first} has 2 findings here"))
+            && said.contains(&format!("{first}:{second} (duplicate")),
+        "{said}"
+    );
+    env.ok(&["drift", "--dismiss", &format!("{first}:{second}")]);
+    let left: Vec<(String, i64, Option<i64>)> = findings(&env)
+        .into_iter()
+        .filter(|f| f.1 == first)
+        .collect();
+    assert_eq!(left, [("stale".to_owned(), first, None)]);
+}
+
+#[test]
+fn settling_every_certain_one_asks_first_and_does_nothing_without_a_terminal() {
+    let env = Env::new();
+    let (stale, ..) = drifting(&env);
+    let before = states(&env);
+    let out = env.run_with(&["drift", "--settle", "stale"], b"y\n");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr.contains(&format!("forget {stale} (src/gone.rs is gone"))
+            && stderr.contains("not a terminal to confirm on, so nothing was changed")
+            && stderr.contains("--yes"),
+        "{stderr}"
+    );
+    assert_eq!(states(&env), before);
+}
+
+/// Run `synapse args` on a terminal (`script` gives it one), typing `typed`.
+fn on_a_terminal(env: &Env, args: &[&str], typed: &str) -> Output {
+    let command = std::iter::once(env!("CARGO_BIN_EXE_synapse"))
+        .chain(args.iter().copied())
+        .map(|w| format!("'{w}'"))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let mut child = std::process::Command::new("script")
+        .args(["-qec", &command, "/dev/null"])
+        .env("SYNAPSE_DATA", &env.data)
+        .env("HOME", common::test_home(&env.data))
+        .env_remove("CLAUDE_CONFIG_DIR")
+        .current_dir(env.root())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run script (util-linux)");
+    use std::io::Write as _;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(typed.as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn settling_on_a_terminal_changes_nothing_unless_the_answer_is_yes() {
+    let env = Env::new();
+    let (stale, ..) = drifting(&env);
+    let before = states(&env);
+    let no = on_a_terminal(&env, &["drift", "--settle", "stale"], "n\n");
+    let shown = String::from_utf8_lossy(&no.stdout);
+    assert!(
+        shown.contains("this will settle 1 certain finding(s)")
+            && shown.contains("settle them? [y/N]")
+            && shown.contains("nothing was changed"),
+        "{shown}"
+    );
+    assert_eq!(states(&env), before);
+
+    let yes = on_a_terminal(&env, &["drift", "--settle", "stale"], "y\n");
+    let shown = String::from_utf8_lossy(&yes.stdout);
+    assert!(
+        shown.contains(&format!("forgot {stale} (undo: synapse restore {stale})")),
+        "{shown}"
+    );
+    assert!(states(&env).contains(&(stale, None, true)));
+}
+
+#[test]
+fn settling_with_yes_acts_on_certain_findings_only_and_each_is_undone() {
+    let env = Env::new();
+    let (stale, old, new, dup_old, dup_new) = drifting(&env);
+    let said = env.ok(&["drift", "--settle", "duplicates", "--yes"]);
+    assert_eq!(
+        said,
+        format!("superseded {dup_old} by newer {dup_new} (undo: synapse restore {dup_old})\n")
+    );
+    let said = env.ok(&["drift", "--settle", "stale", "--yes"]);
+    assert_eq!(
+        said,
+        format!("forgot {stale} (undo: synapse restore {stale})\n")
+    );
+    // Exactly these two changed; the conflict, a guess, is left for a person.
+    let mut expected = vec![
+        (stale, None, true),
+        (old, None, false),
+        (new, None, false),
+        (dup_old, Some(dup_new), false),
+        (dup_new, None, false),
+    ];
+    expected.sort();
+    assert_eq!(states(&env), expected);
+    assert_eq!(findings(&env), [("conflict".to_owned(), old, Some(new))]);
+    assert_eq!(
+        env.history(dup_old).last().unwrap(),
+        &("supersede".to_owned(), Some(dup_new))
+    );
+    assert_eq!(
+        env.history(stale).last().unwrap(),
+        &("forget".to_owned(), None)
+    );
+    let again = env.ok(&["drift", "--settle", "stale", "--yes"]);
+    assert_eq!(again, "nothing to settle: no certain stale finding here\n");
+
+    env.ok(&["restore", &stale.to_string(), &dup_old.to_string()]);
+    assert_eq!(findings(&env).len(), 3, "undone");
+}
+
+#[test]
+fn settling_a_piece_of_claude_md_says_the_file_still_holds_it() {
+    let env = Env::new();
+    let notes = "# Notes\n\nThe old parser is in src/gone.rs.\n\n# Build\n\n";
+    std::fs::write(
+        env.project.join("CLAUDE.md"),
+        format!("{notes}Run clippy.\n"),
+    )
+    .unwrap();
+    let audit = env.json(&["drift"]);
+    let piece = audit["stale"][0]["id"].as_i64().unwrap();
+    let out = env.json(&["drift", "--settle", "stale", "--yes"]);
+    let did = out["settled"][0]["did"].as_str().unwrap();
+    assert!(
+        did.starts_with(&format!("forgot {piece} (CLAUDE.md:3)"))
+            && did.contains("the text stays in CLAUDE.md:3")
+            && did.contains("edit the file there"),
+        "{did}"
+    );
+    // The file is folded again after an edit elsewhere in it: the piece stays forgotten.
+    std::fs::write(
+        env.project.join("CLAUDE.md"),
+        format!("{notes}Run clippy, then the tests.\n"),
+    )
+    .unwrap();
+    assert!(findings(&env).is_empty());
+    assert!(states(&env).contains(&(piece, None, true)));
+}
