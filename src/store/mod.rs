@@ -10,6 +10,7 @@
 //! busy store makes them wait their turn, up to the busy timeout, instead of failing half-way
 //! through a read-then-write.
 
+pub mod browse;
 pub mod history;
 pub mod import;
 pub mod index;
