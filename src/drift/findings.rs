@@ -30,6 +30,17 @@ pub enum Certainty {
     Possible,
 }
 
+impl Kind {
+    /// The kind as the JSON output and the store's dismissals name it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Stale => "stale",
+            Kind::Conflict => "conflict",
+            Kind::Duplicate => "duplicate",
+        }
+    }
+}
+
 impl Certainty {
     pub fn word(self) -> &'static str {
         match self {

@@ -19,6 +19,8 @@ mod index;
 mod origin;
 mod read;
 pub mod replaced;
+/// Settling one finding as a person chose: supersede the older, forget one, or dismiss it.
+pub mod settle;
 pub mod stale;
 pub mod value;
 
@@ -212,8 +214,27 @@ pub fn audit(store: &Store, scope: &Scope) -> Result<Vec<Finding>> {
     }
     findings.extend(pairs.into_values());
     origins.annotate(&mut findings);
+    drop_dismissed(store, scope, &mut findings)?;
     findings.sort_by_key(|f| (f.kind, f.id, f.newer));
     Ok(findings)
+}
+
+/// Take out of `findings` those a person dismissed (`store::dismissed`): the same kind, memories
+/// and reason. Nothing is asked of the store when there is nothing to take out.
+fn drop_dismissed(store: &Store, scope: &Scope, findings: &mut Vec<Finding>) -> Result<()> {
+    if findings.is_empty() {
+        return Ok(());
+    }
+    let dismissed = store.dismissals(scope)?;
+    if dismissed.is_empty() {
+        return Ok(());
+    }
+    findings.retain(|f| {
+        !dismissed.iter().any(|d| {
+            d.kind == f.kind.as_str() && d.id == f.id && d.newer == f.newer && d.why == f.why
+        })
+    });
+    Ok(())
 }
 
 /// Which memories `check` pairs a memory with.
@@ -304,6 +325,7 @@ pub fn check(
         findings.extend(origins.stale(m, named, home.as_deref()));
     }
     origins.annotate(&mut findings);
+    drop_dismissed(store, scope, &mut findings)?;
     findings.sort_by_key(|f| (f.kind, f.id, f.newer));
     Ok(findings)
 }

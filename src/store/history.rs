@@ -23,6 +23,10 @@ pub enum Action {
     RestoreForget,
     /// Read from a source file of Claude Code's own memory (`store::sources`).
     Source,
+    /// A drift finding on it (with `other_id`, for a pair) judged fine (`store::dismissed`).
+    Dismiss,
+    /// Such a dismissal taken back.
+    Undismiss,
 }
 
 impl Action {
@@ -43,6 +47,8 @@ impl Action {
             Action::RestoreSupersede => "restore-supersede",
             Action::RestoreForget => "restore-forget",
             Action::Source => "source",
+            Action::Dismiss => "dismiss",
+            Action::Undismiss => "undismiss",
         }
     }
 }

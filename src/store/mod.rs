@@ -1,8 +1,9 @@
 //! The SQLite store: one file, `synapse.db`, in the data folder.
 //!
 //! This module opens it (WAL, a busy timeout, private permissions, migrations) and reads rows;
-//! `write` changes them, `history` records every change, `scope` decides what a caller sees,
-//! `spool` keeps what a hook could not write in time.
+//! `write` changes them, `history` records every change, `dismissed` keeps the drift findings
+//! a person judged fine, `scope` decides what a caller sees, `spool` keeps what a hook could not
+//! write in time.
 //!
 //! Several processes share one store (every Claude Code session runs its own hooks, and the
 //! command line may run beside them). Readers never wait: the write-ahead log gives each a
@@ -11,6 +12,7 @@
 //! through a read-then-write.
 
 pub mod browse;
+pub mod dismissed;
 pub mod history;
 pub mod import;
 pub mod index;

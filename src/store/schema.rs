@@ -215,6 +215,21 @@ const MIGRATIONS: &[&str] = &[
     );
     CREATE INDEX sourced_source ON sourced(source_id);
     "#,
+    // 12: drift findings a person looked at and judged fine (`store::dismissed`), so an audit
+    // stops reporting them: the finding's kind, its memory, the newer memory of a pair (0 for a
+    // stale finding, which has none: a key column cannot be NULL here) and its reason, which
+    // keeps apart the stale findings of one memory and lets a dismissal lapse when the reason
+    // changes; and when it was dismissed.
+    r#"
+    CREATE TABLE dismissed (
+        memory_id INTEGER NOT NULL,
+        newer     INTEGER NOT NULL,
+        kind      TEXT NOT NULL,
+        why       TEXT NOT NULL,
+        at        INTEGER NOT NULL,
+        PRIMARY KEY (memory_id, newer, kind, why)
+    ) WITHOUT ROWID;
+    "#,
 ];
 
 /// Synapse's mark in the file's header (`PRAGMA application_id`, "SYNA"), written by migration 7:
@@ -673,6 +688,41 @@ mod tests {
         for n in (0..200_000).step_by(7).chain(edges) {
             assert_eq!(index::scope_token(n), scope_token_v7(n), "scope {n}");
         }
+    }
+
+    /// A store at version 11 gains the table of dismissed findings, after a backup, and keeps
+    /// its memories.
+    #[test]
+    fn migration_12_adds_dismissed_findings_to_a_version_11_store() {
+        let dir = tempfile::tempdir().unwrap();
+        let scope = crate::store::Scope::project("p");
+        let id = {
+            let mut store = crate::store::Store::open(dir.path()).unwrap();
+            let memory = crate::store::write::NewMemory {
+                body: "Use pnpm.".into(),
+                project: Some("p".into()),
+                ..Default::default()
+            };
+            let id = store.remember(&memory, &[], &scope).unwrap().id;
+            // Back to version 11 as it shipped: no table of dismissals.
+            store
+                .conn()
+                .execute_batch("DROP TABLE dismissed; PRAGMA user_version = 11;")
+                .unwrap();
+            id
+        };
+        let mut store = crate::store::Store::open(dir.path()).unwrap();
+        assert!(dir.path().join("synapse.db.v11.bak").exists());
+        let version: i64 = store
+            .conn()
+            .pragma_query_value(None, "user_version", |r| r.get(0))
+            .unwrap();
+        assert_eq!(version, 12);
+        store
+            .dismiss("stale", id, None, "x.rs is gone", &scope)
+            .unwrap();
+        assert_eq!(store.dismissals(&scope).unwrap()[0].id, id);
+        assert_eq!(store.get(id, &scope).unwrap().unwrap().body, "Use pnpm.");
     }
 
     /// `scopes` holds one row per project and one global row: UNIQUE alone would admit any

@@ -499,6 +499,52 @@ mod tests {
         assert_eq!(origins[&two(&after)].line, 1, "the piece moved to line 1");
     }
 
+    /// A memory superseded by a piece made every later fold of the file fail (a foreign key
+    /// on the deleted piece) once the file no longer held that piece.
+    #[test]
+    fn a_piece_the_file_drops_lets_go_of_the_memory_it_superseded() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(dir.path()).unwrap();
+        let scope = Scope::project("/p");
+        store
+            .fold_sources(vec![read(10, None, &["one"])], Vec::new())
+            .unwrap();
+        let piece = bodies(&store)[0].0;
+        let mine = NewMemory {
+            body: "uno".into(),
+            project: Some("/p".into()),
+            ..NewMemory::default()
+        };
+        let mine = store.remember(&mine, &[], &scope).unwrap().id;
+        store.supersede(mine, piece, &scope).unwrap();
+        store
+            .dismiss(
+                "duplicate",
+                mine,
+                Some(piece),
+                "repeats CLAUDE.md:1",
+                &scope,
+            )
+            .unwrap();
+        let folded = store
+            .fold_sources(vec![read(11, Some((10, 10)), &["two"])], Vec::new())
+            .unwrap();
+        assert_eq!((folded.added, folded.removed), (1, 1));
+        assert!(store.get(mine, &scope).unwrap().unwrap().is_live());
+        let last = store.history(mine, &scope).unwrap().pop().unwrap();
+        assert_eq!(
+            (last.action.as_str(), last.other_id),
+            ("restore-supersede", Some(piece))
+        );
+        assert!(store
+            .recent(&scope, 10)
+            .unwrap()
+            .iter()
+            .any(|m| m.id == mine));
+        // A later memory may be given the piece's id: no dismissal names it any more.
+        assert!(store.dismissals(&scope).unwrap().is_empty());
+    }
+
     #[test]
     fn a_fold_from_a_stale_look_changes_nothing() {
         let dir = tempfile::tempdir().unwrap();

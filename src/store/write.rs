@@ -179,11 +179,25 @@ pub(crate) fn store_copy(
 
 /// Delete the memory `id` outright, with its history and its index entries (a copy of a source
 /// file's piece that the file no longer holds: the file is the record, not the store).
+///
+/// The memories it replaced are no longer superseded (their replacement is gone; a forgotten
+/// one stays forgotten), each with a `restore-supersede` entry naming it: nothing is left hidden
+/// by a memory that is not there, and the row can go (its id is their `superseded_by`).
 pub(crate) fn delete(conn: &Connection, tally: &mut Tally, id: i64) -> Result<()> {
     let row = IndexedRow::read(conn, id)?;
     if row.live {
         index::remove(conn, tally, &row.entry())?;
     }
+    let replaced: Vec<(i64, Option<i64>)> = conn
+        .prepare_cached("SELECT id, forgotten_at FROM memories WHERE superseded_by = ?1")?
+        .query_map([id], |r| Ok((r.get(0)?, r.get(1)?)))?
+        .collect::<rusqlite::Result<_>>()?;
+    let at = now();
+    for (old, forgotten_at) in replaced {
+        set_state(conn, tally, old, None, forgotten_at, at)?;
+        history::record(conn, old, at, Action::RestoreSupersede, Some(id))?;
+    }
+    super::dismissed::forget_memory(conn, id)?;
     for sql in [
         "DELETE FROM history WHERE memory_id = ?1",
         "DELETE FROM injected WHERE memory_id = ?1",
