@@ -2,7 +2,7 @@
 //! events and looks at the state and at the store.
 //!
 //! Every change goes through the store's own methods, those the command-line verbs call
-//! (`Store::forget`, `Store::restore`, `team::share`, `drift::settle`), so each one is in the
+//! (`Store::forget`, `Store::restore`, `team::share`, `drift::settle::settle`), so each one is in the
 //! memory's history and can be undone; the status line says how.
 
 use std::collections::HashMap;
@@ -13,6 +13,7 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use super::rows::{Rows, State};
 use crate::config::Budget;
+use crate::drift::settle::Settle;
 use crate::drift::Finding;
 use crate::read::Page;
 use crate::recall::{self, Options};
@@ -393,7 +394,7 @@ impl App {
     fn open_drift(&mut self) -> Result<()> {
         let drift = audit(&self.store, &self.scope)?;
         self.status = format!(
-            "{} drift finding(s); s supersedes the older, f forgets it, x dismisses, Enter reads",
+            "{} drift finding(s); s supersedes the older, f forgets it (F the newer), x dismisses",
             drift.findings.len()
         );
         self.views.push(View::Drift(drift));
@@ -416,8 +417,39 @@ impl App {
                     self.read(id)?;
                 }
             }
+            KeyCode::Char('s') => self.settle(|_| Some(Settle::SupersedeOlder))?,
+            KeyCode::Char('f') => self.settle(|f| Some(Settle::Forget(f.id)))?,
+            KeyCode::Char('F') => self.settle(|f| f.newer.map(Settle::Forget))?,
+            KeyCode::Char('x') => self.settle(|_| Some(Settle::Dismiss))?,
             _ => {}
         }
+        Ok(())
+    }
+
+    /// Settle the selected finding as `how` says (`None`: it does not apply to this finding)
+    /// through `drift::settle::settle`, as the command line will; then check again, since
+    /// settling one finding can settle others.
+    fn settle(&mut self, how: impl FnOnce(&Finding) -> Option<Settle>) -> Result<()> {
+        let Some(View::Drift(drift)) = self.views.last() else {
+            return Ok(());
+        };
+        let Some(finding) = drift.findings.get(drift.selected).cloned() else {
+            return Ok(());
+        };
+        let selected = drift.selected;
+        let how = how(&finding)
+            .with_context(|| format!("{} has no newer memory to forget", finding.named()))?;
+        let done = crate::drift::settle::settle(&mut self.store, &self.scope, &finding, how)?;
+        for id in std::iter::once(finding.id).chain(finding.newer) {
+            self.rows.refresh(&self.store, &self.scope, id)?;
+        }
+        self.count = self.store.count_visible(&self.scope, self.rows.all)?;
+        let mut drift = audit(&self.store, &self.scope)?;
+        drift.selected = selected.min(drift.findings.len().saturating_sub(1));
+        if let Some(view) = self.views.last_mut() {
+            *view = View::Drift(drift);
+        }
+        self.status = done;
         Ok(())
     }
 }

@@ -89,7 +89,7 @@ pub fn draw(frame: &mut Frame, app: &App) {
             draw_drift(frame, main, drift);
             (
                 "drift",
-                "s supersede older · f forget · x dismiss · Enter read · Esc back",
+                "s supersede older · f/F forget older/newer · x dismiss · Enter read · Esc back",
             )
         }
     };

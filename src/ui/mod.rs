@@ -99,3 +99,6 @@ fn give_back() {
         eprintln!("synapse: could not restore the terminal ({e}); `reset` does");
     }
 }
+
+#[cfg(test)]
+mod tests;
