@@ -151,20 +151,20 @@ fn draw_list(frame: &mut Frame, area: Rect, app: &App, now: i64) {
         Row::new(vec![
             Cell::from(r.id.to_string()),
             Cell::from(age(now - r.created_at)),
-            Cell::from(crate::text::cut_chars(&r.source, 18).to_owned()),
+            Cell::from(crate::text::cut_chars(&r.source, 16).to_owned()),
             Cell::from(place),
             Cell::from(state),
             Cell::from(r.opening.as_str()),
         ])
         .style(style)
     });
-    let header = Row::new(["id", "age", "source", "", "state", "first line"]).bold();
+    let header = Row::new(["id", "age", "source", "scope", "state", "first line"]).bold();
     let table = Table::new(
         rows,
         [
             Constraint::Length(6),
             Constraint::Length(4),
-            Constraint::Length(18),
+            Constraint::Length(16),
             Constraint::Length(6),
             Constraint::Length(9),
             Constraint::Fill(1),
