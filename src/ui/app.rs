@@ -241,6 +241,8 @@ impl App {
             }
             KeyCode::Down => self.rows.step(store, scope, 1)?,
             KeyCode::Up => self.rows.step(store, scope, -1)?,
+            KeyCode::PageDown => self.rows.step(store, scope, self.rows.height as isize)?,
+            KeyCode::PageUp => self.rows.step(store, scope, -(self.rows.height as isize))?,
             KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => {
                 self.query.push(c);
                 self.search()?;
