@@ -41,3 +41,6 @@ pub mod store;
 pub mod team;
 /// Text folding and stemming shared by query terms and coverage counting; English word frequencies.
 pub mod text;
+/// The terminal view (`synapse ui`, feature `ui`): browse, search, read and settle the memory.
+#[cfg(feature = "ui")]
+pub mod ui;

@@ -41,6 +41,8 @@ mod status;
 mod statusline;
 mod supersede;
 mod sync;
+#[cfg(feature = "ui")]
+mod ui;
 mod unshare;
 
 use anyhow::{Context, Result};
@@ -131,6 +133,10 @@ pub enum Command {
     Status(status::Args),
     /// One short line for Claude Code's status line, from its JSON on standard input.
     Statusline(statusline::Args),
+    /// A terminal view of the memories seen from here: browse, search, read, forget, restore,
+    /// settle drift (`?` lists the keys).
+    #[cfg(feature = "ui")]
+    Ui(ui::Args),
 }
 
 /// Run one parsed command line.
@@ -155,6 +161,8 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Sync(args) => sync::run(args, json),
         Command::Status(args) => status::run(args, json),
         Command::Statusline(args) => statusline::run(args, json),
+        #[cfg(feature = "ui")]
+        Command::Ui(args) => ui::run(args, json),
     }
 }
 

@@ -11,6 +11,7 @@
 //! busy store makes them wait their turn, up to the busy timeout, instead of failing half-way
 //! through a read-then-write.
 
+pub mod browse;
 pub mod dismissed;
 pub mod history;
 pub mod import;
