@@ -152,7 +152,7 @@ impl Default for Hooks {
 }
 
 /// When the person sees a line of what a hook did (`systemMessage`, beside the model's context).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Notice {
     /// At session start, and when a hook saves a memory: the default, since a line at every

@@ -150,7 +150,15 @@ fn hooks(place: &Place, h: u64, until: Instant, ledger: &Mutex<Ledger>) {
         let out = place.hook(name, &payload);
         let mut ledger = ledger.lock().unwrap();
         ledger.hook_runs += 1;
-        let silent = out.stderr.is_empty() && (name != "synapse-stop" || out.stdout.is_empty());
+        // Stop gives the model nothing: at most the person's line of what it saved.
+        let person_only = || {
+            let printed: Value = serde_json::from_slice(&out.stdout).unwrap_or_default();
+            let line = printed["systemMessage"].as_str().unwrap_or_default();
+            printed.as_object().is_some_and(|o| o.len() == 1)
+                && (line.starts_with("Synapse saved #") || line.starts_with("Synapse will save"))
+        };
+        let silent = out.stderr.is_empty()
+            && (name != "synapse-stop" || out.stdout.is_empty() || person_only());
         if !out.status.success() || !silent {
             ledger.failures.push(format!("{name}: {out:?}"));
         } else if let Some(lesson) = lesson {

@@ -39,7 +39,7 @@ impl Project {
         assert!(out.status.success(), "{out:?}");
         let log = std::fs::read_to_string(self.data.join("synapse.log")).unwrap_or_default();
         assert!(log.is_empty(), "the hook logged a failure: {log}");
-        String::from_utf8(out.stdout).unwrap()
+        common::context_of(&String::from_utf8(out.stdout).unwrap())
     }
 
     fn start(&self, session: &str) -> String {

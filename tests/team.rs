@@ -62,7 +62,7 @@ impl Clone {
         payload["hook_event_name"] = json!(event);
         let out = run_hook(name, &self.data, payload.to_string().as_bytes(), &[]);
         assert!(out.status.success() && out.stderr.is_empty(), "{out:?}");
-        String::from_utf8(out.stdout).unwrap()
+        common::context_of(&String::from_utf8(out.stdout).unwrap())
     }
 
     /// The SessionStart hook's output for a new session here.

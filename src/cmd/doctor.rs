@@ -109,7 +109,9 @@ pub fn run(_args: Args, json: bool) -> Result<()> {
                 "session_start": settings.hooks.session_start,
                 "prompt_submit": settings.hooks.prompt_submit,
                 "stop": settings.hooks.stop,
+                "compact": settings.hooks.compact,
             },
+            "notice": settings.hooks.notice,
             "drift_ignore": ignore_json(&settings.drift.ignore),
             "signal_ignore": ignore_json(&settings.signal.ignore),
             "project": scope.key(),
@@ -137,12 +139,15 @@ pub fn run(_args: Args, json: bool) -> Result<()> {
             }
         );
         outln!(
-            "settings      {} (budget {:?}; hooks: session start {}, prompt {}, stop {})",
+            "settings      {} (budget {:?}; hooks: session start {}, prompt {}, stop {}, \
+             compact {}; notice {:?})",
             Settings::path(&dir).display(),
             settings.budget,
             on(settings.hooks.session_start),
             on(settings.hooks.prompt_submit),
-            on(settings.hooks.stop)
+            on(settings.hooks.stop),
+            on(settings.hooks.compact),
+            settings.hooks.notice
         );
         outln!("drift ignore  {}", ignore_text(&settings.drift.ignore));
         outln!("signal ignore {}", ignore_text(&settings.signal.ignore));

@@ -72,6 +72,8 @@ Environment variables:
   SYNAPSE_SESSION_START  on or off: inject memories when a session starts
   SYNAPSE_PROMPT_SUBMIT  on or off: add memories relevant to each prompt
   SYNAPSE_STOP           on or off: record `remember:` lines from replies
+  SYNAPSE_COMPACT        on or off: ask a compaction's summary for lessons, and keep them
+  SYNAPSE_NOTICE         start, always or off: when the hooks show you a line of what they did
   SYNAPSE_BIN_DIR        Where the plugin's launchers (bin/) look first for Synapse's binaries
   SYNAPSE_RELEASE_URL    Where the launchers download the release archives from when no binary
                          is found; default: the GitHub release of the plugin's version

@@ -77,6 +77,19 @@ pub fn binary(name: &str) -> PathBuf {
 }
 
 /// Run the hook binary `name` over the data folder `data`, feeding it `stdin`, with the user's
+/// The model's context in what a Claude Code hook printed: plain output as it is, or, when the
+/// hook printed JSON beside the person's line, its `additionalContext` with the last newline
+/// the JSON leaves off (see `plugin::hook`).
+pub fn context_of(printed: &str) -> String {
+    if !printed.starts_with('{') {
+        return printed.to_owned();
+    }
+    let value: serde_json::Value = serde_json::from_str(printed).expect("a hook's JSON parses");
+    value["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .map_or(String::new(), |c| format!("{c}\n"))
+}
+
 /// own hook settings cleared and `env` set.
 pub fn run_hook(name: &str, data: &Path, stdin: &[u8], env: &[(&str, &str)]) -> Output {
     let mut command = Command::new(binary(name));
@@ -89,6 +102,8 @@ pub fn run_hook(name: &str, data: &Path, stdin: &[u8], env: &[(&str, &str)]) -> 
         .env_remove("SYNAPSE_SESSION_START")
         .env_remove("SYNAPSE_PROMPT_SUBMIT")
         .env_remove("SYNAPSE_STOP")
+        .env_remove("SYNAPSE_COMPACT")
+        .env_remove("SYNAPSE_NOTICE")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
