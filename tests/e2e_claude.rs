@@ -1906,3 +1906,75 @@ fn a_compaction_asks_the_summary_for_lessons_and_keeps_them(#[case] client: Clie
         );
     }
 }
+
+/// Issue 36: in the interactive client, as a person runs it, Synapse's lines are on the screen:
+/// the session start's, and the one saying a `remember:` line typed in a prompt was saved.
+/// tmux runs the client in a terminal, with onboarding and the folder's trust already answered
+/// in a fresh HOME, against the fake API.
+#[rstest]
+#[case::pinned(Client::Pinned)]
+#[case::newest(Client::Newest)]
+#[ignore = "end-to-end: needs both Claude Code clients and tmux, run .ci/test"]
+fn the_interactive_client_shows_synapse_s_lines(#[case] client: Client) {
+    common::tmux::Tmux::require("run Claude Code in a terminal");
+    let fx = Fixture::new(client);
+    fx.seed();
+    let home = fx.dir.path().join("home-tui");
+    fs::create_dir_all(&home).unwrap();
+    let key = "sk-ant-test-0123456789abcdefghij";
+    let approved = &key[key.len() - 20..];
+    let settings = json!({
+        "hasCompletedOnboarding": true,
+        "theme": "dark",
+        "customApiKeyResponses": {"approved": [approved], "rejected": []},
+        "projects": {fx.repo_arg(): {"hasTrustDialogAccepted": true,
+                                     "hasCompletedProjectOnboarding": true}},
+    });
+    fs::write(home.join(".claude.json"), settings.to_string()).unwrap();
+    let bin_dir = Path::new(env!("CARGO_BIN_EXE_synapse")).parent().unwrap();
+    let quote = |p: &Path| format!("'{}'", p.to_str().unwrap().replace('\'', r"'\''"));
+    let command = format!(
+        "env -i HOME={} PATH={} TERM=xterm-256color SYNAPSE_DATA={} SYNAPSE_BIN_DIR={} \
+         ANTHROPIC_BASE_URL={} ANTHROPIC_API_KEY={key} CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 \
+         {} --plugin-dir {} --model {MODEL}",
+        quote(&home),
+        quote(Path::new(&std::env::var("PATH").unwrap_or_default())),
+        quote(&fx.data),
+        quote(bin_dir),
+        fx.api.base_url(),
+        quote(&fx.claude),
+        quote(&fx.plugin),
+    );
+    // One tmux server for each case: the cases run at once in this process.
+    let name = match client {
+        Client::Pinned => "claude-pinned",
+        Client::Newest => "claude-newest",
+    };
+    let tmux = common::tmux::Tmux::start(name, &fx.repo, &command);
+    tmux.wait_for(
+        "the session starts",
+        &[
+            "SessionStart:startup says: Synapse · ",
+            " for feature/webhook-retries",
+        ],
+    );
+    tmux.type_text("remember: release branches are cut on Mondays");
+    tmux.press("Enter");
+    let screen = tmux.wait_for(
+        "the prompt is sent",
+        &["UserPromptSubmit says: Synapse saved #"],
+    );
+    let listed = fx.synapse_json(&["list", "--json", "--project", fx.repo_arg()]);
+    let saved = listed["memories"]
+        .as_array()
+        .and_then(|all| {
+            all.iter()
+                .find(|m| m["body"] == "release branches are cut on Mondays")
+        })
+        .and_then(|m| m["id"].as_i64())
+        .unwrap_or_else(|| panic!("the typed line was not kept: {listed}\n{screen}"));
+    assert!(
+        screen.contains(&format!("Synapse saved #{saved}")),
+        "{screen}"
+    );
+}

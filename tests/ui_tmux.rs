@@ -7,123 +7,11 @@
 
 mod common;
 
+use common::tmux::Tmux;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-use std::time::{Duration, Instant};
 
 use serde_json::Value;
-
-/// How long a step may take to show on screen.
-const PATIENCE: Duration = Duration::from_secs(15);
-
-/// A tmux server of its own (`-L`), so tests never meet another's sessions, killed when dropped.
-struct Tmux {
-    socket: String,
-}
-
-impl Tmux {
-    /// Fail, saying why, when tmux cannot be run: the test is never passed by skipping it.
-    fn require() {
-        match Command::new("tmux").arg("-V").output() {
-            Ok(out) if out.status.success() => {}
-            other => panic!(
-                "tmux is needed to drive `synapse ui` in a terminal, and it could not be run \
-                 ({other:?}); install it (Debian: apt-get install tmux; .ci/test does)"
-            ),
-        }
-    }
-
-    /// Start `command` in a detached 120 x 40 session in `cwd`.
-    fn start(cwd: &Path, command: &str) -> Tmux {
-        let tmux = Tmux {
-            socket: format!("synapse-ui-test-{}", std::process::id()),
-        };
-        // No user configuration; keys arrive as sent (no wait after Esc for a sequence).
-        tmux.run(&[
-            "-f",
-            "/dev/null",
-            "new-session",
-            "-d",
-            "-x",
-            "120",
-            "-y",
-            "40",
-            "-c",
-            cwd.to_str().unwrap(),
-            command,
-        ]);
-        tmux.run(&["set-option", "-s", "escape-time", "0"]);
-        // The pane stays when the program ends, to be read.
-        tmux.run(&["set-option", "-g", "remain-on-exit", "on"]);
-        tmux
-    }
-
-    fn run(&self, args: &[&str]) -> Output {
-        let out = Command::new("tmux")
-            .arg("-L")
-            .arg(&self.socket)
-            .args(args)
-            .output()
-            .expect("run tmux");
-        assert!(
-            out.status.success(),
-            "tmux {args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        out
-    }
-
-    /// Type `text` as it is (`-l`: no key names).
-    fn type_text(&self, text: &str) {
-        self.run(&["send-keys", "-l", text]);
-    }
-
-    /// Press one named key (`Enter`, `Escape`, `End`).
-    fn press(&self, key: &str) {
-        self.run(&["send-keys", key]);
-    }
-
-    fn capture(&self, args: &[&str]) -> String {
-        String::from_utf8(self.run(args).stdout).unwrap()
-    }
-
-    /// Wait until the screen shows every one of `wanted`; fail with the screen when it does not.
-    fn wait_for(&self, step: &str, wanted: &[&str]) -> String {
-        self.wait_until(step, wanted, &["capture-pane", "-p"])
-    }
-
-    /// `wait_for` over the main screen's scrollback too: where the shell's lines go once the
-    /// program has given the terminal back (tmux then writes its "Pane is dead" line below).
-    fn wait_for_in_scrollback(&self, step: &str, wanted: &[&str]) -> String {
-        self.wait_until(step, wanted, &["capture-pane", "-p", "-S", "-"])
-    }
-
-    fn wait_until(&self, step: &str, wanted: &[&str], capture: &[&str]) -> String {
-        let started = Instant::now();
-        loop {
-            let screen = self.capture(capture);
-            if wanted.iter().all(|w| screen.contains(w)) {
-                return screen;
-            }
-            if started.elapsed() > PATIENCE {
-                panic!("{step}: the screen never showed {wanted:?}; it shows:\n{screen}");
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-}
-
-impl Drop for Tmux {
-    fn drop(&mut self) {
-        // The server may be gone already; a failure to kill it leaves nothing to clean.
-        if let Err(e) = Command::new("tmux")
-            .args(["-L", &self.socket, "kill-server"])
-            .output()
-        {
-            eprintln!("could not stop the tmux server {}: {e}", self.socket);
-        }
-    }
-}
 
 fn synapse(data: &Path, cwd: &Path, args: &[&str]) -> String {
     let out = common::run_synapse(data, cwd, args, b"");
@@ -183,7 +71,7 @@ fn seeded() -> Seeded {
 #[test]
 #[ignore = "drives a terminal through tmux; .ci/test installs tmux and runs it"]
 fn open_search_read_forget_restore_settle_and_quit() {
-    Tmux::require();
+    Tmux::require("drive `synapse ui` in a terminal");
     let s = seeded();
     // The shell says how it ended, on the screen it is given back.
     let command = format!(
@@ -192,7 +80,7 @@ fn open_search_read_forget_restore_settle_and_quit() {
         quoted(&common::test_home(&s.data)),
         quoted(Path::new(env!("CARGO_BIN_EXE_synapse")))
     );
-    let tmux = Tmux::start(&s.project, &command);
+    let tmux = Tmux::start("ui", &s.project, &command);
 
     // Open: the newest first, the project and the count on the status line.
     let screen = tmux.wait_for(

@@ -5,6 +5,7 @@
 
 pub mod claude_memory;
 pub mod http;
+pub mod tmux;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
