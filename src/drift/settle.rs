@@ -118,19 +118,9 @@ fn still_in_file(place: Option<&FileLine>) -> String {
 mod tests {
     use super::*;
     use crate::drift::audit;
-    use crate::store::write::NewMemory;
 
     fn note(store: &mut Store, body: &str, at: i64) -> i64 {
-        let memory = NewMemory {
-            body: body.into(),
-            project: Some("p".into()),
-            created_at: Some(at),
-            ..NewMemory::default()
-        };
-        store
-            .remember(&memory, &[], &Scope::project("p"))
-            .unwrap()
-            .id
+        crate::store::remember_at(store, body, Some("p"), Some(at))
     }
 
     /// Two memories repeating each other (one stored again with other punctuation), found by an

@@ -70,19 +70,9 @@ impl Store {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::write::NewMemory;
 
     fn remember(store: &mut Store, body: &str, project: Option<&str>, at: i64) -> i64 {
-        let memory = NewMemory {
-            body: body.into(),
-            project: project.map(str::to_owned),
-            created_at: Some(at),
-            ..NewMemory::default()
-        };
-        store
-            .remember(&memory, &[], &Scope::project("p"))
-            .unwrap()
-            .id
+        crate::store::remember_at(store, body, project, Some(at))
     }
 
     #[test]

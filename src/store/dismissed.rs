@@ -139,18 +139,9 @@ pub(crate) fn forget_memory(conn: &Connection, id: i64) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::write::NewMemory;
 
     fn note(store: &mut Store, body: &str) -> i64 {
-        let memory = NewMemory {
-            body: body.into(),
-            project: Some("p".into()),
-            ..NewMemory::default()
-        };
-        store
-            .remember(&memory, &[], &Scope::project("p"))
-            .unwrap()
-            .id
+        crate::store::remember_at(store, body, Some("p"), None)
     }
 
     #[test]

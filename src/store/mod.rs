@@ -517,3 +517,24 @@ pub fn now() -> i64 {
         .map(|d| d.as_secs() as i64)
         .unwrap_or(0)
 }
+
+/// For the crate's unit tests: remember `body` in `project` (`None`: global), written at `at`
+/// (`None`: now), as a writer in project `p`; its id.
+#[cfg(test)]
+pub(crate) fn remember_at(
+    store: &mut Store,
+    body: &str,
+    project: Option<&str>,
+    at: Option<i64>,
+) -> i64 {
+    let memory = write::NewMemory {
+        body: body.into(),
+        project: project.map(str::to_owned),
+        created_at: at,
+        ..write::NewMemory::default()
+    };
+    store
+        .remember(&memory, &[], &Scope::project("p"))
+        .expect("a test memory is stored")
+        .id
+}
