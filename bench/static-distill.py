@@ -16,8 +16,10 @@ Steps, as model2vec's distillation does them:
    token alone, as `[CLS] token [SEP]`, and mean-pool the three outputs (sentence-transformers'
    pooling): a 30,522 x 384 table. The forward pass is cached next to OUT (`.raw.npy`).
 2. PCA to `--dims` (default 256) dimensions.
-3. Weight each row by log(1 + rank), rank being the token id (BERT's vocabulary is roughly in
-   frequency order, as model2vec assumes): frequent tokens count less in a mean.
+3. Weight each row so frequent tokens count less in a mean: `logrank` (default), log(1 + rank),
+   rank being the token id (BERT's vocabulary is roughly in frequency order, as model2vec
+   assumes); or `sif`, a / (a + p) with a = 1e-4 and p the token's English frequency from
+   src/text/english/words.tsv (wordfreq; tokens off that list count as rare).
 4. Quantize to int8 with one scale per row (`table` int8, `scale` float32): what would ship.
 
 The output (`OUT`, numpy .npz) holds `table`, `scale` and `tokens`; it is not committed. The script
@@ -118,13 +120,26 @@ def token_table(bert, vocab_size, cls_id, sep_id, batch=2048):
     return np.concatenate(rows).astype(np.float32)
 
 
-def derive(raw, dims, weighting):
+def english_frequency(tokens):
+    """Each token's share of English text, from the project's wordfreq list (0 when absent)."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src", "text",
+                        "english", "words.tsv")
+    zipf = {}
+    for line in open(path):
+        word, z = line.rstrip("\n").split("\t")
+        zipf[word] = float(z)
+    return np.array([10 ** (zipf[t] - 9) if t in zipf else 0.0 for t in tokens])
+
+
+def derive(raw, dims, weighting, tokens):
     x = raw - raw.mean(0)
     if dims and dims < x.shape[1]:
         _, _, vt = np.linalg.svd(x, full_matrices=False)
         x = x @ vt[:dims].T
     if weighting == "logrank":
         x = x * np.log1p(np.arange(len(x)))[:, None]
+    elif weighting == "sif":
+        x = x * (1e-4 / (1e-4 + english_frequency(tokens)))[:, None]
     scale = np.abs(x).max(1) / 127.0
     scale[scale == 0] = 1.0
     q = np.clip(np.round(x / scale[:, None]), -127, 127).astype(np.int8)
@@ -136,7 +151,7 @@ def main():
     ap.add_argument("model_dir")
     ap.add_argument("out")
     ap.add_argument("--dims", type=int, default=256)
-    ap.add_argument("--weighting", choices=["logrank", "none"], default="logrank")
+    ap.add_argument("--weighting", choices=["logrank", "sif", "none"], default="logrank")
     ap.add_argument("--check", action="store_true")
     a = ap.parse_args()
 
@@ -155,7 +170,7 @@ def main():
         raw = token_table(bert, len(tokens), vocab["[CLS]"], vocab["[SEP]"])
         np.save(cache, raw)
 
-    table, scale = derive(raw, a.dims, a.weighting)
+    table, scale = derive(raw, a.dims, a.weighting, tokens)
     np.savez(a.out, table=table, scale=scale, tokens=np.array(tokens))
     out = a.out if a.out.endswith(".npz") else a.out + ".npz"
     digest = hashlib.sha256(table.tobytes() + scale.tobytes()).hexdigest()

@@ -1,7 +1,7 @@
 //! Issue 38's measurement: would a static-embedding lane help recall? (docs/relevance.md)
 //!
-//! `cargo run --release --example static_lane -- SET_DIR VECTORS [--half dev|test] [--k 60]
-//! [--depth 40]`
+//! `cargo run --release --example static_lane -- SET_DIR VECTORS [--half dev|test|all] [--k 60]
+//! [--depth 40] [--weight 1]`
 //!
 //! SET_DIR holds a labeled set (`memories.jsonl`, `cases.toml`); VECTORS is the file
 //! `bench/static-embed.py` wrote for it: one `{"text", "v"}` line per memory body and query,
@@ -11,8 +11,8 @@
 //!
 //! - `today`: Synapse's recall, as `synapse eval` runs it (balanced budget);
 //! - `static`: the memories the case's scope sees, by cosine to the query, the budget's count;
-//! - `rrf`: reciprocal-rank fusion (`1/(K + rank)`) of today's list and the static top DEPTH,
-//!   cut to today's length;
+//! - `rrf`: reciprocal-rank fusion (`1/(K + rank)`, the static lane's term times WEIGHT) of
+//!   today's list and the static top DEPTH, cut to today's length;
 //! - `rerank`: today's results only, reordered by the same fused score (the static rank taken
 //!   over the whole scope).
 //!
@@ -33,7 +33,7 @@ use synapse::store::{Scope, Store};
 fn main() -> Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let [set, vectors, ..] = args.as_slice() else {
-        bail!("usage: static_lane SET_DIR VECTORS [--half dev|test] [--k 60] [--depth 40]");
+        bail!("usage: static_lane SET_DIR VECTORS [--half dev|test|all] [--k K] [--depth N] [--weight W]");
     };
     let flag = |name: &str| {
         let at = args.iter().position(|a| a == name)?;
@@ -47,6 +47,7 @@ fn main() -> Result<()> {
     };
     let k: f64 = flag("--k").map_or(Ok(60.0), |s| s.parse())?;
     let depth: usize = flag("--depth").map_or(Ok(40), |s| s.parse())?;
+    let weight: f64 = flag("--weight").map_or(Ok(1.0), |s| s.parse())?;
 
     let vectors = read_vectors(vectors)?;
     let dir = tempfile::tempdir().context("could not make a temporary folder")?;
@@ -113,7 +114,7 @@ fn main() -> Result<()> {
         let lane: Vec<i64> = by_cosine.iter().map(|(id, _)| *id).collect();
         let fused = |id: i64, today_rank: Option<usize>, lane_rank: Option<usize>| {
             let part = |r: Option<usize>| r.map_or(0.0, |r| 1.0 / (k + r as f64));
-            (id, part(today_rank) + part(lane_rank))
+            (id, part(today_rank) + weight * part(lane_rank))
         };
         let today_rank = |id: i64| today.iter().position(|&t| t == id).map(|i| i + 1);
         let mut pool: Vec<i64> = today.clone();
@@ -154,7 +155,10 @@ fn main() -> Result<()> {
         bail!("{unknown} memory bodies had no vector: embed the set again");
     }
 
-    println!("{} cases, k {k}, depth {depth}", cases.len());
+    println!(
+        "{} cases, k {k}, depth {depth}, weight {weight}",
+        cases.len()
+    );
     println!("| method | top1 | found | MRR | noise |\n|---|---|---|---|---|");
     for (name, scored) in &methods {
         let r = Report::of(scored);
