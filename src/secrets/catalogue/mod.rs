@@ -68,8 +68,8 @@ struct Allowlist {
     unmet: bool,
     patterns: &'static [&'static str],
     regexes: OnceLock<Vec<Regex>>,
-    /// Lowercase.
-    stopwords: Vec<String>,
+    /// Compared without case, as gitleaks lowercases both sides.
+    stopwords: &'static [&'static str],
 }
 
 struct Rule {
@@ -188,7 +188,7 @@ impl Allowlist {
             unmet: all && data.paths + data.commits > 0,
             patterns: data.regexes,
             regexes: OnceLock::new(),
-            stopwords: data.stopwords.iter().map(|w| w.to_lowercase()).collect(),
+            stopwords: data.stopwords,
         }
     }
 
@@ -207,7 +207,11 @@ impl Allowlist {
             .get_or_init(|| self.patterns.iter().filter_map(|p| compile(p)).collect());
         let by_regex = !regexes.is_empty() && regexes.iter().any(|r| r.is_match(target));
         let lower = String::from_utf8_lossy(secret).to_lowercase();
-        let by_word = self.stopwords.iter().any(|w| lower.contains(w.as_str()));
+        // Lowered here, not at load: only a finding pays, not every process.
+        let by_word = self
+            .stopwords
+            .iter()
+            .any(|w| lower.contains(w.to_lowercase().as_str()));
         if self.all {
             (regexes.is_empty() || by_regex) && (self.stopwords.is_empty() || by_word)
         } else {
