@@ -76,7 +76,8 @@ pub enum Secrets {
 /// One secret found and masked.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Found {
-    /// What it looked like ("private key", "github token", "password").
+    /// What it looked like: a catalogue rule's id ("asana-client-secret") or a hand rule's name
+    /// ("private key", "github token", "password").
     pub kind: &'static str,
     /// Where its marker starts in the masked text (bytes).
     pub at: usize,
