@@ -1,7 +1,6 @@
 //! Vendor secrets by the field's rule catalogue: gitleaks' `config/gitleaks.toml` (MIT, see
 //! `LICENSE` here), vendored as data; `build.rs` writes it out as static tables, read here at
-//! first use. Which release, its checksum and how
-//! to update it: `docs/secrets.md`.
+//! first use. Which release, its checksum and how to update it: `docs/secrets.md`.
 //!
 //! gitleaks' semantics, minus what needs a file or a commit: one pass finds the rules'
 //! keywords (case-insensitive, [`Keywords`]); only a rule whose keyword is in the text (or that has
@@ -14,9 +13,9 @@
 //! an allowlist that needs a path or a commit under `AND`; the generic rule is left to Synapse's
 //! own reader ([`LEFT_TO_SYNAPSE`]).
 //!
-//! The rules are Go RE2 patterns; the `regex` crate reads nearly all of them as written, ASCII
-//! classes as in Go (`(?-u)`). A rule that does not compile is skipped (the test
-//! `catalogue::every_rule_compiles_but_the_known` names them).
+//! The rules are Go RE2 patterns; the `regex` crate reads all of v8.30.1's as written, with
+//! ASCII classes as in Go (`(?-u)`). A rule that does not compile is skipped (the test
+//! `secrets::tests::catalogue::every_rule_compiles_but_the_known` names them).
 
 use std::collections::HashMap;
 use std::sync::OnceLock;
@@ -167,8 +166,8 @@ impl Keywords {
     }
 }
 
-/// A Go RE2 pattern as the `regex` crate reads it, with Go's ASCII classes; `None` if it does
-/// not compile.
+/// A Go RE2 pattern as the `regex` crate reads it, with Go's ASCII classes (or with Unicode
+/// ones, which a class naming a non-ASCII character needs); `None` if it does not compile.
 fn compile(pattern: &str) -> Option<Regex> {
     Regex::new(&format!("(?-u){pattern}"))
         .or_else(|_| Regex::new(pattern))
