@@ -5,6 +5,8 @@
 //! spans of secret bytes, which are then merged and replaced by [`MARKER`]. Everything else is
 //! kept byte for byte. The rules, one module each:
 //!
+//! - [`catalogue`]: vendor secrets by gitleaks' rule catalogue, vendored as data (about 215
+//!   rules: an id, keywords, a regex, an entropy floor, allowlists); see `docs/secrets.md`.
 //! - [`tokens`]: vendor tokens by their own shape, a table of prefixes with alphabet and length
 //!   (AWS, GitHub, GitLab, Slack, Stripe, Google, OpenAI, Anthropic, npm, SendGrid, Twilio,
 //!   ...), JWTs, Discord bot tokens, base64 of a PEM private key, a few prefix-less shapes, and
@@ -42,6 +44,7 @@
 #![deny(clippy::string_slice, clippy::indexing_slicing)]
 
 mod assignments;
+mod catalogue;
 mod commands;
 mod files;
 mod keys;
@@ -73,7 +76,8 @@ pub enum Secrets {
 /// One secret found and masked.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Found {
-    /// What it looked like ("private key", "github token", "password").
+    /// What it looked like: a catalogue rule's id ("asana-client-secret") or a hand rule's name
+    /// ("private key", "github token", "password").
     pub kind: &'static str,
     /// Where its marker starts in the masked text (bytes).
     pub at: usize,
@@ -131,6 +135,7 @@ pub fn mask(text: &str) -> Masked {
 /// One pass of the detector: the masked text, and the spans it replaced (in `text`).
 fn mask_once(text: &str) -> (Masked, Vec<(usize, usize)>) {
     let mut spans = Vec::new();
+    catalogue::scan(text, &mut spans);
     walk(text, &mut spans);
     prose::bare(text, &mut spans);
     repeats::repeats(text, &mut spans);

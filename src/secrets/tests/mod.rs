@@ -13,6 +13,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod assignments;
+mod catalogue;
 mod corpus;
 mod lines;
 mod mixed;
