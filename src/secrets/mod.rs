@@ -56,9 +56,6 @@ mod tokens;
 mod urls;
 mod value;
 
-#[cfg(test)]
-mod tests;
-
 use serde::Serialize;
 
 /// What a masked secret becomes.

@@ -9,7 +9,7 @@
 use rstest::rstest;
 
 use super::assert_markers;
-use crate::secrets::mask;
+use synapse::secrets::mask;
 
 #[rstest]
 #[case::a_quoted_password_with_a_tilde("password=\"ñu-2024\"")]

@@ -1,5 +1,5 @@
 //! Lines that are credentials by their shape: `.pgpass`, `.netrc`, a Kubernetes Secret's
-//! `data:`; MAC addresses and IPv6 stay (the [`lines`](crate::secrets::lines) rule).
+//! `data:`; MAC addresses and IPv6 stay (the [`lines`] rule).
 
 #![deny(clippy::string_slice, clippy::indexing_slicing)]
 

@@ -1,11 +1,11 @@
-//! The detector's tests: the dev corpus scores (`tests/fixtures/secrets/dev.toml` and
-//! `dev2.toml`), each rule
-//! family on invented examples, harmless text, UTF-8 edges, idempotence, and linear time.
+//! The secret detector's tests (`synapse::secrets::mask`): the dev corpus scores
+//! (`tests/fixtures/secrets/dev*.toml`), each form on invented examples, harmless text, UTF-8
+//! edges, idempotence, and linear time. The catalogue's loader is tested in its module.
 //!
-//! One file per rule family, named after the rule's module where there is one: [`corpus`] (the
-//! dev scores), [`tokens`], [`pem`], [`urls`], [`assignments`], [`lines`], [`prose`], [`mixed`]
-//! (examples across the rules) and [`robustness`] (UTF-8 edges, noise, linear time). This file
-//! holds the checks they share.
+//! One file per family: [`corpus`] (the dev scores), [`catalogue`] (gitleaks' own examples),
+//! [`tokens`], [`pem`], [`urls`], [`assignments`], [`lines`], [`prose`], [`mixed`] (examples
+//! across the rules) and [`robustness`] (UTF-8 edges, noise, linear time). This file holds the
+//! checks they share.
 
 #![deny(clippy::string_slice, clippy::indexing_slicing)]
 // A fixture that cannot be read is a failed test, not a case to handle
@@ -23,7 +23,7 @@ mod robustness;
 mod tokens;
 mod urls;
 
-use super::{mask, Found, MARKER};
+use synapse::secrets::{mask, Found, MARKER};
 
 /// Every `Found::at` is a marker, and every marker in the text was found (the text itself
 /// holds none here).

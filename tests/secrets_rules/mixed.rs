@@ -7,6 +7,7 @@
 use rstest::rstest;
 
 use super::{keeps, masks};
+use synapse::secrets::mask;
 
 #[test]
 fn the_briefs_examples() {
@@ -490,7 +491,7 @@ fn credential_files_after_a_label_and_their_new_layouts() {
 #[case::pulumi("pul-5e3c1a9f7d5b3e1c9a7f5d3b1e9c7a5f3d1b9e7c", "pulumi token")]
 #[case::docker_hub("dckr_pat_Qm7vR2xK9pL4wT8nZ3bH6cJ1dF5", "docker hub token")]
 fn more_vendor_prefixes(#[case] token: &str, #[case] kind: &str) {
-    let out = super::mask(&format!("publish with {token} from CI"));
+    let out = mask(&format!("publish with {token} from CI"));
     assert_eq!(out.text, "publish with [secret] from CI");
     assert_eq!(out.found.first().map(|f| f.kind), Some(kind));
 }

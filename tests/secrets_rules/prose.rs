@@ -1,5 +1,5 @@
 //! A password near a word such as "password" in a sentence, its signals and look-back, and
-//! other languages and scripts (the [`prose`](crate::secrets::prose) rule).
+//! other languages and scripts (the [`prose`] rule).
 
 #![deny(clippy::string_slice, clippy::indexing_slicing)]
 

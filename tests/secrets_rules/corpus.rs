@@ -10,7 +10,7 @@ use rstest::rstest;
 use serde::Deserialize;
 
 use super::assert_markers;
-use crate::secrets::{mask, MARKER};
+use synapse::secrets::{mask, MARKER};
 
 #[derive(Deserialize)]
 struct Corpus {

@@ -1,5 +1,5 @@
 //! PEM private key blocks, plain, escaped in JSON, indented in YAML and cut short; public keys
-//! and certificates stay (the [`pem`](crate::secrets::pem) rule).
+//! and certificates stay (the [`pem`] rule).
 
 #![deny(clippy::string_slice, clippy::indexing_slicing)]
 

@@ -1,5 +1,5 @@
 //! A key that names a secret and its value, in every form the
-//! [`assignments`](crate::secrets::assignments) rule reads: `KEY=value`, `key: value`, JSON,
+//! [`assignments`] rule reads: `KEY=value`, `key: value`, JSON,
 //! command-line flags and switches, headers, calls, setters, labels, tables, directives; and
 //! code after such a key that is no value.
 

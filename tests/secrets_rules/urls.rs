@@ -1,5 +1,5 @@
 //! The password in a URL's userinfo; references and stand-ins in its place stay (the
-//! [`urls`](crate::secrets::urls) rule).
+//! [`urls`] rule).
 
 #![deny(clippy::string_slice, clippy::indexing_slicing)]
 

@@ -1,12 +1,12 @@
 //! Vendor tokens by their own shape, JWTs, and ids that announce the secret after them (the
-//! [`tokens`](crate::secrets::tokens) rule).
+//! [`tokens`] rule).
 
 #![deny(clippy::string_slice, clippy::indexing_slicing)]
 
 use rstest::rstest;
 
 use super::{keeps, masks};
-use crate::secrets::mask;
+use synapse::secrets::mask;
 
 #[rstest]
 #[case::aws_access_key("aws access key", "key AKIAQ3TQ7NB5Z9KD2RXM for the bot")]
