@@ -7,7 +7,7 @@
 
 #![deny(clippy::string_slice, clippy::indexing_slicing)]
 
-use super::assignments::{parse_arg, stdin_value};
+use super::assignments::{parse_arg, stdin_value, RUNNERS};
 use super::{at, before, value, Span, WordFilter};
 
 /// Which argument is the password.
@@ -164,9 +164,6 @@ pub(super) const FILTER: WordFilter = {
 
 /// The most arguments read after a command.
 const MAX_ARGS: usize = 16;
-
-/// Commands that run the command after them.
-pub(super) const RUNNERS: &[&str] = &["sudo", "doas", "npx", "bunx", "env", "time", "exec"];
 
 /// Whether `s` is where a command starts: the line's start, or after a prompt (`$`, `#`, `>`),
 /// a shell operator (`;`, `|`, `&`, `(`, `` ` ``), a runner (`sudo`, `npx`) or a label (`minio:`).

@@ -8,8 +8,10 @@
 #![deny(clippy::string_slice, clippy::indexing_slicing)]
 
 use super::parse::{line_begin, line_start, parse_value, spaces};
-use crate::secrets::commands::RUNNERS;
 use crate::secrets::{at, before, keys, value, Span};
+
+/// Commands that run the command after them (`sudo`, `npx`): what follows is a command too.
+pub(crate) const RUNNERS: &[&str] = &["sudo", "doas", "npx", "bunx", "env", "time", "exec"];
 
 /// A cluster of short flags ending in `-u` (`curl -su user:pw`, `-fsSLu`).
 #[inline]

@@ -29,7 +29,7 @@ mod flags;
 mod parse;
 mod structures;
 
-pub(super) use flags::{cluster, stdin_value};
+pub(super) use flags::{cluster, stdin_value, RUNNERS};
 pub(super) use parse::{parse_arg, user_like};
 
 use super::keys::{could_name, named, Form, Test};
