@@ -14,63 +14,16 @@
 //! held-out misses are printed by kind only.
 
 mod common;
+#[path = "fixtures/secrets/corpus.rs"]
+mod secrets_corpus;
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
 use rstest::rstest;
-use serde::Deserialize;
+use secrets_corpus::{corpus, leaks, Corpus};
 use serde_json::json;
 use WritePath::{Import, Remember, Slash, Stop};
-
-#[derive(Deserialize)]
-struct Corpus {
-    secret: Vec<Secret>,
-    lookalike: Vec<Lookalike>,
-}
-
-#[derive(Deserialize)]
-struct Secret {
-    format: String,
-    text: String,
-    secrets: Vec<String>,
-}
-
-#[derive(Deserialize)]
-struct Lookalike {
-    kind: String,
-    text: String,
-}
-
-fn corpus(half: &str) -> Corpus {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/secrets")
-        .join(format!("{half}.toml"));
-    let text = std::fs::read_to_string(&path).unwrap();
-    toml::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
-
-/// Whether `stored` leaks any piece of a listed secret: a three-character piece of it that
-/// occurs in the stored text more often than in the ideal one (the original with each listed
-/// secret replaced by the marker). A leaked prefix (`hun[secret]`) counts, and so does a key
-/// masked only in part; characters the surroundings share with a secret do not.
-fn leaks(original: &str, secrets: &[String], stored: &str) -> Option<String> {
-    let mut ideal = original.to_owned();
-    for s in secrets {
-        ideal = ideal.replace(s.as_str(), "[secret]");
-    }
-    let count = |text: &str, piece: &str| text.matches(piece).count();
-    for s in secrets {
-        let chars: Vec<char> = s.chars().collect();
-        for window in chars.windows(3.min(chars.len())) {
-            let piece: String = window.iter().collect();
-            if count(stored, &piece) > count(&ideal, &piece) {
-                return Some(piece);
-            }
-        }
-    }
-    None
-}
 
 /// One case, on its way through a write path.
 struct Case {
@@ -288,7 +241,7 @@ fn every_write_path_masks_every_secret_and_keeps_look_alikes(
             continue;
         };
         if !case.secrets.is_empty() {
-            if let Some(piece) = leaks(&case.text, &case.secrets, body) {
+            if let Some(piece) = leaks(&case.text, &case.secrets, body).first() {
                 leaked += 1;
                 misses.push((&case.label, format!("leaks {piece:?}")));
             }

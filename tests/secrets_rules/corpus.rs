@@ -7,75 +7,17 @@
 use std::collections::BTreeMap;
 
 use rstest::rstest;
-use serde::Deserialize;
 
 use super::assert_markers;
-use synapse::secrets::{mask, MARKER};
-
-#[derive(Deserialize)]
-struct Corpus {
-    #[serde(default)]
-    secret: Vec<SecretEntry>,
-    #[serde(default)]
-    lookalike: Vec<Lookalike>,
-}
-
-#[derive(Deserialize)]
-struct SecretEntry {
-    format: String,
-    text: String,
-    secrets: Vec<String>,
-}
-
-#[derive(Deserialize)]
-struct Lookalike {
-    kind: String,
-    text: String,
-}
-
-/// Overlapping occurrences of `piece` in `text`.
-fn occurrences(text: &str, piece: &str) -> usize {
-    text.char_indices()
-        .filter(|&(i, _)| text.get(i..).is_some_and(|rest| rest.starts_with(piece)))
-        .count()
-}
-
-/// Every 3-character piece of `secret` (the whole of a shorter one).
-fn pieces(secret: &str) -> Vec<String> {
-    let chars: Vec<char> = secret.chars().collect();
-    if chars.len() < 3 {
-        return vec![secret.to_owned()];
-    }
-    chars.windows(3).map(|w| w.iter().collect()).collect()
-}
-
-/// Whether `masked` leaks any of `secrets` beyond what the ideal masking of `text` keeps.
-fn leaks(text: &str, secrets: &[String], masked: &str) -> Vec<String> {
-    let mut ideal = text.to_owned();
-    for s in secrets {
-        ideal = ideal.replace(s.as_str(), MARKER);
-    }
-    let mut leaked = Vec::new();
-    for s in secrets {
-        for p in pieces(s) {
-            if occurrences(masked, &p) > occurrences(&ideal, &p) {
-                leaked.push(p);
-            }
-        }
-    }
-    leaked
-}
+use super::secrets_corpus::{corpus, leaks};
+use synapse::secrets::mask;
 
 /// A corpus's score: every secret masked (no 3-character piece of it left beyond what the ideal
 /// masking keeps), look-alikes unchanged, both idempotent. Prints the per-format and per-kind
 /// figures and every miss; returns (masked, secrets, changed, look-alikes, texts whose masking
 /// is not idempotent).
 fn score(name: &str) -> (usize, usize, usize, usize, usize) {
-    let path = format!(
-        "{}/tests/fixtures/secrets/{name}.toml",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    let corpus: Corpus = toml::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let corpus = corpus(name);
 
     let mut by_format: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
     let mut misses = Vec::new();

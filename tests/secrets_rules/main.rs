@@ -20,6 +20,8 @@ mod mixed;
 mod pem;
 mod prose;
 mod robustness;
+#[path = "../fixtures/secrets/corpus.rs"]
+mod secrets_corpus;
 mod tokens;
 mod urls;
 

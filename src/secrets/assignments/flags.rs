@@ -11,7 +11,8 @@ use super::parse::{line_begin, line_start, parse_value, spaces};
 use crate::secrets::{at, before, keys, value, Span};
 
 /// Commands that run the command after them (`sudo`, `npx`): what follows is a command too.
-pub(crate) const RUNNERS: &[&str] = &["sudo", "doas", "npx", "bunx", "env", "time", "exec"];
+pub(in crate::secrets) const RUNNERS: &[&str] =
+    &["sudo", "doas", "npx", "bunx", "env", "time", "exec"];
 
 /// A cluster of short flags ending in `-u` (`curl -su user:pw`, `-fsSLu`).
 #[inline]
