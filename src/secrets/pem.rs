@@ -115,7 +115,7 @@ fn cut_short(b: &[u8], from: usize) -> usize {
         let base64 = content.iter().all(|&c| base64(c))
             && (content.len() >= 24
                 || mixed
-                || std::str::from_utf8(content).is_ok_and(|w| !super::value::wordy(w)));
+                || std::str::from_utf8(content).is_ok_and(|w| !super::strength::wordy(w)));
         let header = content.first().is_some_and(u8::is_ascii_alphabetic)
             && content.windows(2).any(|w| w == b": ");
         if content.is_empty() {

@@ -3,7 +3,8 @@
 
 #![deny(clippy::string_slice, clippy::indexing_slicing)]
 
-use super::{at, before, value, Span};
+use super::strength::{entropy, score, MAX_VALUE, STRICT};
+use super::{at, before, Span};
 
 /// The most distinct secrets whose other occurrences are looked for, and how many may share a
 /// first byte.
@@ -28,13 +29,19 @@ pub(super) fn repeats(text: &str, spans: &mut Vec<Span>) {
         let Some(v) = b.get(sp.start..sp.end) else {
             continue;
         };
-        if !(8..=value::MAX_VALUE).contains(&v.len()) || values.iter().any(|(w, _)| *w == v) {
+        if !(8..=MAX_VALUE).contains(&v.len()) || values.iter().any(|(w, _)| *w == v) {
             continue;
         }
         // (only what is surely a secret: a doubtful value found once stays one doubt)
         let sure = sp.rank == 0
             || (sp.rank <= 3
-                && std::str::from_utf8(v).is_ok_and(|v| v.is_ascii() && value::certain(v)));
+                && std::str::from_utf8(v).is_ok_and(|v| {
+                    // (or a long random key: letters and digits switching, high entropy)
+                    let random = v.len() >= 16
+                        && v.bytes().all(|c| c.is_ascii_alphanumeric())
+                        && entropy(v.as_bytes()) >= 3.0;
+                    v.is_ascii() && (random || score(v, false) >= STRICT)
+                }));
         if !sure {
             continue;
         }

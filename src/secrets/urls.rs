@@ -5,7 +5,21 @@
 
 #![deny(clippy::string_slice, clippy::indexing_slicing)]
 
-use super::{at, value, Span};
+use super::strength::{names_itself, placeholder, score, KEYED, PASSWORD, STRICT};
+use super::{at, Span, MARKER};
+
+/// A password where the place says it is one: anything but a reference, a template, a
+/// placeholder or a value that names itself (`user:password@`, `admin:admin@`).
+fn embedded(v: &str, user: &str) -> bool {
+    !v.is_empty()
+        && !v.contains(MARKER)
+        && !v.starts_with(['$', '<', '{', '['])
+        && !["${", "{{", "<%", "%s", "%("].iter().any(|t| v.contains(t))
+        && !v.bytes().all(|c| matches!(c, b'*' | b'x' | b'X' | b'.'))
+        && !placeholder(v.as_bytes())
+        && !v.eq_ignore_ascii_case(user)
+        && !names_itself(v)
+}
 
 /// The longest userinfo looked at.
 const MAX_USERINFO: usize = 512;
@@ -67,13 +81,17 @@ pub(super) fn at_scheme(text: &str, k: usize, spans: &mut Vec<Span>) {
             Some(colon) => {
                 let user = text.get(start..colon).unwrap_or_default();
                 let pass = text.get(colon + 1..at_sign).unwrap_or_default();
-                if value::embedded(pass, user) {
+                if embedded(pass, user) {
                     spans.push(Span::new(colon + 1, at_sign, "url credentials", 2));
                 }
             }
             None => {
                 let user = text.get(start..at_sign).unwrap_or_default();
-                if value::strict(user) && user.len() >= 20 {
+                // (a generated token, or a long key of letters and digits: a Sentry DSN's)
+                let key = user.len() >= 32
+                    && user.bytes().all(|c| c.is_ascii_alphanumeric())
+                    && score(user, false) >= KEYED;
+                if (score(user, false) >= STRICT && user.len() >= 20) || key {
                     spans.push(Span::new(start, at_sign, "url credentials", 2));
                 }
             }
@@ -85,7 +103,7 @@ pub(super) fn at_scheme(text: &str, k: usize, spans: &mut Vec<Span>) {
 const DSN_PROTOCOLS: &[&[u8]] = &[b"tcp(", b"unix(", b"tcp6("];
 
 /// `user:password@tcp(` at the run `s..e` followed by `:` (go-sql-driver's DSN): the password,
-/// if the place vouches for it ([`value::embedded`]).
+/// if the place vouches for it (`embedded`).
 pub(super) fn go_dsn(text: &str, s: usize, e: usize, spans: &mut Vec<Span>) {
     let b = text.as_bytes();
     let ps = e + 1;
@@ -101,7 +119,7 @@ pub(super) fn go_dsn(text: &str, s: usize, e: usize, spans: &mut Vec<Span>) {
     }
     let user = text.get(s..e).unwrap_or_default();
     if let Some(pass) = text.get(ps..at_sign) {
-        if value::embedded(pass, user) {
+        if embedded(pass, user) {
             spans.push(Span::new(ps, at_sign, "url credentials", 2));
         }
     }
@@ -160,7 +178,7 @@ pub(super) fn slash_login(text: &str, s: usize, e: usize, spans: &mut Vec<Span>)
     // `@//host` is Oracle's connect string: the place alone says a password came before it
     let connect = host == b'/' && at(b, at_sign + 2) == b'/';
     if let Some(pass) = text.get(ps..at_sign) {
-        if value::password_like(pass) || (connect && value::embedded(pass, user)) {
+        if score(pass, false) >= PASSWORD || (connect && embedded(pass, user)) {
             spans.push(Span::new(ps, at_sign, "password", 2));
         }
     }

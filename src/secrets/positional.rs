@@ -1,0 +1,169 @@
+//! Passwords known by where they stand, with no key before them: a command's positional
+//! argument ([`COMMANDS`]), what `echo` pipes into a command that reads a password on standard
+//! input, and the lines of a credential file named just before them (`/etc/rsyncd.secrets`,
+//! an OpenVPN `auth.txt`).
+
+#![deny(clippy::string_slice, clippy::indexing_slicing)]
+
+use super::reader::names_secret;
+use super::strength::{score, KEYED, PASSWORD};
+use super::Span;
+
+/// Commands and directives that take a password by position: the words that start them, and
+/// which of the arguments after them (flags and their numbers not counted) is the password.
+#[rustfmt::skip]
+const COMMANDS: &[(&str, usize)] = &[
+    ("htpasswd", 2), ("add_user", 1), ("change_password", 1), ("alias set", 3), ("auth-pass", 1),
+    ("masterauth", 0), ("net use", 0), ("ConvertTo-SecureString", 0),
+];
+
+/// The shell words of `line` from `from`: (start, end) without their quotes.
+fn words(line: &str, from: usize) -> Vec<(usize, usize)> {
+    let b = line.as_bytes();
+    let mut out = Vec::new();
+    let mut i = from;
+    while i < b.len() && out.len() < 16 {
+        while b.get(i).is_some_and(|c| c.is_ascii_whitespace() || *c == b'`') {
+            i += 1;
+        }
+        let q = b.get(i).copied().filter(|c| matches!(c, b'"' | b'\''));
+        let s = i + usize::from(q.is_some());
+        let mut e = s;
+        while b.get(e).is_some_and(|&c| match q {
+            Some(q) => c != q,
+            None => !c.is_ascii_whitespace() && !matches!(c, b'`' | b')' | b';' | b'|' | b'&'),
+        }) {
+            e += 1;
+        }
+        if e == s && q.is_none() {
+            break;
+        }
+        out.push((s, e));
+        i = e + usize::from(q.is_some());
+    }
+    out
+}
+
+/// A word that is no positional argument: a flag, a flag's number, a drive or a share.
+fn not_positional(w: &str) -> bool {
+    w.starts_with(['-', '\\'])
+        || (w.starts_with('/') && w.contains(':'))
+        || w.bytes().all(|c| c.is_ascii_digit())
+        || w.ends_with(':')
+}
+
+fn push(line: &str, at: usize, (s, e): (usize, usize), need: u8, spans: &mut Vec<Span>) {
+    let v = line.get(s..e).unwrap_or_default();
+    let v = v.strip_suffix("\\n").unwrap_or(v);
+    if score(v, true) >= need {
+        spans.push(Span::new(at + s, at + s + v.len(), "password", 3));
+    }
+}
+
+/// Every password a command takes by position, or reads piped on standard input.
+pub(super) fn scan(text: &str, spans: &mut Vec<Span>) {
+    let mut at = 0;
+    for line in text.split('\n') {
+        let start = at;
+        at += line.len() + 1;
+        for &(command, n) in COMMANDS {
+            for (k, _) in line.match_indices(command) {
+                let bounded = |i: usize, c: Option<char>| {
+                    i == 0 || c.is_none_or(|c| c.is_whitespace() || c == '`')
+                };
+                if !bounded(k, line.get(..k).and_then(|h| h.chars().next_back()))
+                    || !bounded(1, line.get(k + command.len()..).and_then(|t| t.chars().next()))
+                {
+                    continue;
+                }
+                let args = words(line, k + command.len());
+                let positional = args.iter().filter(|&&(s, e)| {
+                    !line.get(s..e).is_some_and(not_positional) && e > s
+                });
+                if let Some(&w) = positional.clone().nth(n) {
+                    push(line, start, w, KEYED, spans);
+                }
+            }
+        }
+        // `echo X | docker login --password-stdin`, `printf 'X\n' | sudo -S`, `<(echo X)`
+        for (k, _) in line.match_indices("echo ").chain(line.match_indices("printf ")) {
+            let head = line.get(..k).unwrap_or_default();
+            let tail = line.get(k..).unwrap_or_default();
+            let piped = tail.split_once('|').is_some_and(|(_, after)| {
+                after.contains("stdin") || after.contains("sudo -S") || after.contains("chpasswd")
+            });
+            let flag = head.trim_end_matches("=<(").rsplit(' ').next().unwrap_or_default();
+            let fed = head.ends_with("<(") && names_secret(flag.as_bytes());
+            if piped || fed {
+                let args = words(line, k + if tail.starts_with('e') { 5 } else { 7 });
+                if let Some(&w) = args.iter().find(|&&(s, e)| {
+                    !line.get(s..e).is_some_and(|w| w.starts_with('-')) && e > s
+                }) {
+                    push(line, start, w, KEYED, spans);
+                }
+            }
+        }
+    }
+}
+
+/// The lines of a credential file named just before them: the code span after its name, the
+/// rest of its line after a `:`, or the lines below (to a blank line). Each field that reads
+/// as a password there is masked (after a `user:`).
+pub(super) fn files(text: &str, spans: &mut Vec<Span>) {
+    let b = text.as_bytes();
+    let mut i = 0;
+    while let Some(k) = b.get(i..).and_then(|r| r.iter().position(|&c| c == b'/' || c == b'.')) {
+        let dot = i + k;
+        let e = dot
+            + b.get(dot..)
+                .unwrap_or_default()
+                .iter()
+                .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, b'.' | b'/' | b'_' | b'-'))
+                .count();
+        i = e.max(dot + 1);
+        let name = b
+            .get(..e)
+            .unwrap_or_default()
+            .rsplit(|c| !(c.is_ascii_alphanumeric() || matches!(c, b'.' | b'_' | b'-')))
+            .next()
+            .unwrap_or_default();
+        let name = name.strip_suffix(b"s").unwrap_or(name);
+        if !name
+            .split(|c| matches!(c, b'.' | b'_' | b'-'))
+            .any(|w| names_secret(w) || w.eq_ignore_ascii_case(b"auth"))
+        {
+            continue;
+        }
+        let rest = text.get(e..).unwrap_or_default();
+        let line_end = rest.find('\n').unwrap_or(rest.len());
+        let same = rest.get(..line_end).unwrap_or_default();
+        let region = if let Some(open) = same.find('`').filter(|&o| same.get(..o).is_some_and(|h| !h.contains('`'))) {
+            let inner = same.get(open + 1..).unwrap_or_default();
+            let close = inner.find('`').unwrap_or(inner.len());
+            (e + open + 1, e + open + 1 + close)
+        } else if same.trim_start().starts_with(':') && same.trim().len() > 1 {
+            (e + same.find(':').unwrap_or(0) + 1, e + line_end)
+        } else if same.trim_end().ends_with(':') {
+            let below = rest.get(line_end..).unwrap_or_default();
+            let para = below.trim_start_matches('\n');
+            let len = para.find("\n\n").unwrap_or(para.len()).min(512);
+            let s = e + line_end + (below.len() - para.len());
+            (s, s + len)
+        } else {
+            continue;
+        };
+        let (rs, re) = region;
+        let mut at = rs;
+        for line in text.get(rs..re).unwrap_or_default().split('\n') {
+            if !line.starts_with("```") {
+                for (s, e) in words(line, 0) {
+                    let w = line.get(s..e).unwrap_or_default();
+                    let user = w.rfind(':').filter(|_| !w.contains("://")).map_or(0, |c| c + 1);
+                    push(line, at, (s + user, e), PASSWORD, spans);
+                }
+            }
+            at += line.len() + 1;
+        }
+        i = i.max(re);
+    }
+}

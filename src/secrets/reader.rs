@@ -1,0 +1,745 @@
+//! The assignment reader: a key that names a secret, a separator, then a value.
+//!
+//! A key is a run of `A-Za-z0-9_.-` whose last word (snake, kebab, dotted or CamelCase; a tail
+//! such as `_b64` or `Value` may follow) is a key word of [`KEY_WORDS`], or ends in one
+//! (`dbpass`, `authtoken`). Flags are keys too (`--password`, `-p`, `-u user:pass`). Between
+//! key and value one generic loop skips what may separate them: the key's closing quote and
+//! `]`, `=`, `:`, `:=`, `=>`, `>` of an XML element, `(` of a setter call, `,` between a call's
+//! arguments, a copula (`is`, `est`, `ist`, ...), or spaces after a flag or a line's first
+//! word. The value is read quoted to its closing quote, else bare to a space or a delimiter,
+//! and kept if its [`score`] reaches what the place asks for: [`KEYED`] after a strong key
+//! word and a separator, [`PASSWORD`] after a weak one (`key`, `-p`) or with spaces only.
+
+#![deny(clippy::string_slice, clippy::indexing_slicing)]
+
+use super::strength::{identifier_like, reference, score, KEYED, MAX_VALUE, PASSWORD, STRICT};
+use super::{at, before, Span};
+
+/// Key words: the word, what it names, and whether it names a secret alone (strong).
+#[rustfmt::skip]
+const KEY_WORDS: &[(&str, &str, bool)] = &[
+    ("password", "password", true), ("passwd", "password", true), ("passphrase", "passphrase", true),
+    ("passcode", "password", true), ("pass", "password", true), ("pwd", "password", true),
+    ("pw", "password", true), ("passwort", "password", true), ("kennwort", "password", true),
+    ("contrasena", "password", true), ("senha", "password", true), ("wachtwoord", "password", true),
+    ("haslo", "password", true), ("heslo", "password", true), ("salasana", "password", true),
+    ("losenord", "password", true), ("motdepasse", "password", true), ("secret", "secret", true),
+    ("token", "token", true), ("apikey", "api key", true), ("authorization", "credentials", true),
+    ("credential", "credentials", true), ("credentials", "credentials", true),
+    ("creds", "credentials", true), ("bearer", "bearer token", true), ("psk", "pre-shared key", true),
+    ("key", "api key", false), ("auth", "credentials", false), ("sig", "signature", false),
+];
+
+/// Endings that make a word a key word (`dbpass`, `clientsecret`, `authtoken`).
+#[rustfmt::skip]
+const SUFFIXES: &[&str] = &[
+    "password", "passwd", "pass", "pwd", "secret", "token", "apikey",
+];
+
+/// By last letter: the lengths of the key words that end in it (bits), and the length of the
+/// shortest ending of [`SUFFIXES`] that does (0: none).
+#[allow(clippy::indexing_slicing)]
+static LAST: [(u32, u8); 26] = {
+    let mut g = [(0u32, 0u8); 26];
+    let mut i = 0;
+    while i < KEY_WORDS.len() {
+        let w = KEY_WORDS[i].0.as_bytes();
+        g[(w[w.len() - 1] - b'a') as usize].0 |= 1 << w.len();
+        i += 1;
+    }
+    let mut i = 0;
+    while i < SUFFIXES.len() {
+        let w = SUFFIXES[i].as_bytes();
+        let e = &mut g[(w[w.len() - 1] - b'a') as usize].1;
+        if *e == 0 || (w.len() as u8) < *e {
+            *e = w.len() as u8;
+        }
+        i += 1;
+    }
+    g
+};
+
+/// Words that end in `pass` and name no password.
+#[rustfmt::skip]
+const NOT_PASS: &[&str] = &[
+    "bypass", "compass", "overpass", "underpass", "surpass", "trespass", "encompass", "multipass",
+    "renderpass", "subpass", "getpass",
+];
+
+/// Words that may follow a key word in a key (`SECRET_KEY_BASE`, `password_b64`).
+#[rustfmt::skip]
+const TAILS: &[&str] = &[
+    "base", "value", "val", "b64", "base64", "hex", "raw", "plain", "plaintext", "str", "string",
+    "text", "enc", "encoded", "header",
+];
+
+/// Words before `key` that make it name a secret (`api key`, `secret_key`, `signingKey`).
+#[rustfmt::skip]
+pub(super) const QUALIFIERS: &[&str] = &[
+    "api", "secret", "private", "access", "signing", "license", "master", "admin", "app", "client",
+    "service", "account", "auth", "encryption", "hmac", "jwt", "session", "shared", "consumer",
+    "storage", "deploy", "root", "aes", "webhook", "server", "subscription", "integration", "ingest",
+    "management", "personal", "bot", "sas", "crypto", "otp", "totp", "mfa", "recovery", "sdk", "wifi",
+    "wpa", "developer", "x", "pragma",
+];
+
+/// Words before a key word that make it name something public or structural.
+#[rustfmt::skip]
+pub(super) const NOT_SECRET: &[&str] = &[
+    "public", "publishable", "pub", "cache", "foreign", "sort", "partition", "idempotency", "hash",
+    "routing", "lookup", "group", "row", "index", "unique", "primary", "map", "host", "known", "page",
+    "next", "prev", "continuation", "cancellation", "sync", "resume", "cursor", "max", "min", "input",
+    "output", "prompt", "completion", "total", "count", "num", "no", "forgot", "reset",
+    "old", "csrf", "site", "recaptcha",
+];
+
+/// Copulas that join a key and its value in a sentence or a directive.
+#[rustfmt::skip]
+const COPULAS: &[&str] = &[
+    "is", "was", "est", "ist", "es", "lautet", "are", "to", "jest", "je",
+];
+
+/// Flags that take `user:password` (`curl -u`, `http -a`, `--user`).
+const USER_FLAGS: &[&str] = &["u", "a", "user", "auth", "basic"];
+
+/// The words of a key: snake, kebab, dotted and CamelCase parts.
+fn words(key: &[u8]) -> Vec<&[u8]> {
+    let mut out = Vec::new();
+    let mut s = None;
+    for (i, &c) in key.iter().enumerate() {
+        let boundary = !c.is_ascii_alphanumeric()
+            || (c.is_ascii_uppercase() && before(key, i).is_ascii_lowercase())
+            || (c.is_ascii_uppercase()
+                && before(key, i).is_ascii_uppercase()
+                && at(key, i + 1).is_ascii_lowercase());
+        if boundary {
+            if let Some(a) = s.take() {
+                out.extend(key.get(a..i));
+            }
+        }
+        if c.is_ascii_alphanumeric() && s.is_none() {
+            s = Some(i);
+        }
+    }
+    if let Some(a) = s {
+        out.extend(key.get(a..));
+    }
+    out
+}
+
+fn is(word: &[u8], list: &[&str]) -> bool {
+    list.iter().any(|w| word.eq_ignore_ascii_case(w.as_bytes()))
+}
+
+/// A key word, or a word ending in one: its kind and strength.
+fn key_word(w: &[u8]) -> Option<(&'static str, bool)> {
+    // (a numbered key is its word: `password2`)
+    let digits = w.iter().rev().take_while(|c| c.is_ascii_digit()).count();
+    let w = if digits <= 2 && w.len() > digits + 2 {
+        w.get(..w.len() - digits)?
+    } else {
+        w
+    };
+    // (quick: a key word's last letter and length, or an ending's)
+    let last = w.last().map_or(0, u8::to_ascii_lowercase);
+    let gate = last.is_ascii_lowercase()
+        && LAST
+            .get(usize::from(last - b'a'))
+            .is_some_and(|&(exact, min)| {
+                (w.len() < 32 && exact >> w.len() & 1 == 1)
+                    || (min > 0 && w.len() > usize::from(min))
+            });
+    if !gate {
+        return None;
+    }
+    if let Some(&(_, kind, strong)) = KEY_WORDS
+        .iter()
+        .find(|k| w.eq_ignore_ascii_case(k.0.as_bytes()))
+    {
+        return Some((kind, strong));
+    }
+    if is(w, NOT_PASS) {
+        return None;
+    }
+    SUFFIXES.iter().find_map(|s| {
+        let n = w.len().checked_sub(s.len()).filter(|&n| n > 0)?;
+        w.get(n..)?
+            .eq_ignore_ascii_case(s.as_bytes())
+            .then_some(("password", true))
+    })
+}
+
+/// Whether a word of `run` names a secret alone (`password`, `sasl_passwd`).
+pub(super) fn names_secret(run: &[u8]) -> bool {
+    words(run)
+        .iter()
+        .any(|w| key_word(w).is_some_and(|(_, strong)| strong))
+}
+
+/// Whether the last word of `run` (or the one before a tail) may be a key word: the quick test
+/// most runs of a text fail.
+fn may_name(run: &[u8]) -> bool {
+    let last = |end: usize| {
+        let mut st = end;
+        while st > 0 && at(run, st - 1).is_ascii_alphanumeric() {
+            st -= 1;
+            if at(run, st).is_ascii_uppercase() && before(run, st).is_ascii_lowercase() {
+                break;
+            }
+        }
+        (st, run.get(st..end).unwrap_or_default())
+    };
+    let (st, word) = last(run.len());
+    key_word(word).is_some() || (st > 1 && is(word, TAILS) && key_word(last(st - 1).1).is_some())
+}
+
+/// Whether the key `run` names a secret: (kind, strong). `prev` is the word before it.
+fn named(run: &[u8], prev: Option<&[u8]>) -> Option<(&'static str, bool)> {
+    let words = words(run);
+    let k = words.iter().rposition(|w| key_word(w).is_some())?;
+    if !words.iter().skip(k + 1).all(|w| is(w, TAILS)) {
+        return None;
+    }
+    let (mut kind, mut strong) = key_word(words.get(k)?)?;
+    let qualifier = k
+        .checked_sub(1)
+        .and_then(|q| words.get(q).copied())
+        .or(prev);
+    if qualifier.is_some_and(|q| is(q, NOT_SECRET)) {
+        return None;
+    }
+    // (a qualifier, or a strong key word before the last: `bearer_auth`)
+    let strong_word = |w: &&[u8]| key_word(w).is_some_and(|(_, s)| s);
+    if qualifier.is_some_and(|q| is(q, QUALIFIERS)) || words.iter().take(k).any(strong_word) {
+        strong = true;
+    }
+    if words.iter().any(|w| w.eq_ignore_ascii_case(b"aws")) && kind != "password" {
+        kind = "aws secret key";
+    }
+    Some((kind, strong))
+}
+
+/// Whether only spaces (or a backtick) stand between the line's start and `s`.
+fn line_start(b: &[u8], s: usize) -> bool {
+    let head = b.get(..s).unwrap_or_default();
+    let n = head.iter().rev().take_while(|&&c| space(c)).count();
+    matches!(before(b, s - n), 0 | b'\n' | b'`')
+}
+
+fn space(c: u8) -> bool {
+    matches!(c, b' ' | b'\t')
+}
+
+fn skip_spaces(b: &[u8], mut p: usize) -> usize {
+    while space(at(b, p)) {
+        p += 1;
+    }
+    p
+}
+
+/// `name=` at the start of `r`.
+fn query_key(r: &[u8]) -> bool {
+    let n = r
+        .iter()
+        .take(32)
+        .take_while(|c| c.is_ascii_alphanumeric() || **c == b'_')
+        .count();
+    n > 0 && at(r, n) == b'='
+}
+
+/// The value at `p`: (start, end, quoted). Quoted to its closing quote on the line, else bare
+/// to a space or a delimiter, without a sentence's last `.`, `,` or `:`.
+fn value_at(b: &[u8], p: usize) -> Option<(usize, usize, bool)> {
+    let q = at(b, p);
+    if matches!(q, b'"' | b'\'' | b'`') {
+        let len = b
+            .get(p + 1..)?
+            .iter()
+            .take(MAX_VALUE)
+            .position(|&c| c == q || c == b'\n')?;
+        return (at(b, p + 1 + len) == q).then_some((p + 1, p + 1 + len, true));
+    }
+    let mut e = p;
+    let mut depth = 0i32;
+    while e - p < MAX_VALUE {
+        let c = at(b, e);
+        match c {
+            0 | b' ' | b'\t' | b'\n' | b'\r' | b'"' | b'\'' | b'`' | b',' | b';' | b'<' | b'>' => {
+                break
+            }
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' | b']' | b'}' => {
+                if depth == 0 {
+                    break;
+                }
+                depth -= 1;
+            }
+            // `&next=` in a query string
+            b'&' if query_key(b.get(e + 1..).unwrap_or_default()) || at(b, e + 1) == b'&' => break,
+            // an escape in a string (`\\r\\n`)
+            b'\\' if matches!(at(b, e + 1), b'r' | b'n' | b't' | b'"' | b'\'') => break,
+            _ => {}
+        }
+        e += 1;
+    }
+    while e > p
+        && matches!(before(b, e), b'.' | b':')
+        && matches!(at(b, e), 0 | b' ' | b'\n' | b'\r' | b'\t')
+    {
+        e -= 1;
+    }
+    // `{value}` in an ODBC connection string
+    if at(b, p) == b'{'
+        && before(b, e) == b'}'
+        && at(b, p + 1) != b'{'
+        && e > p + 2
+        && before(b, p) == b'='
+    {
+        return Some((p + 1, e - 1, false));
+    }
+    (e > p).then_some((p, e, false))
+}
+
+/// A call that gives a secret: `setPassword(`, `bearer_auth(`, `password(`; not `getToken(`.
+fn setter(key: &[u8]) -> bool {
+    // (the method of `obj.method(`)
+    let words = words(key.rsplit(|&c| c == b'.').next().unwrap_or(key));
+    #[rustfmt::skip]
+    const READS: &[&str] = &[
+        "get", "check", "has", "is", "validate", "verify", "find", "load",
+    ];
+    !words.first().is_some_and(|w| is(w, READS))
+}
+
+/// Where the separator between a key ending at `e` and its value ends, and the grade the place
+/// asks for; `None` if no value follows.
+fn separator(b: &[u8], s: usize, e: usize, strong: bool, flag: bool) -> Option<(usize, u8)> {
+    let open = before(b, s);
+    let mut p = e;
+    let mut closed = false;
+    if matches!(open, b'"' | b'\'') && at(b, p) == open {
+        p += 1;
+        closed = true;
+        if at(b, p) == b']' {
+            p += 1;
+        }
+    }
+    let need = if strong { KEYED } else { PASSWORD };
+    // `<password>X</password>`, `<entry key="password">X</entry>`
+    if (open == b'<' || closed) && at(b, p) == b'>' {
+        return Some((p + 1, need));
+    }
+    // `name="password" value="X"`; `- name: PASSWORD` then `value: X` on the next line
+    let rest = b.get(skip_spaces(b, p)..).unwrap_or_default();
+    if closed
+        && rest.len() > 6
+        && rest
+            .get(..6)
+            .is_some_and(|w| w.eq_ignore_ascii_case(b"value="))
+    {
+        return Some((skip_spaces(b, p) + 6, need));
+    }
+    if matches!(at(b, skip_spaces(b, p)), b'\n' | b'\r') {
+        let next = skip_spaces(b, p) + rest.iter().take_while(|c| c.is_ascii_whitespace()).count();
+        return b
+            .get(next..)
+            .filter(|r| r.starts_with(b"value:"))
+            .map(|_| (skip_spaces(b, next + 6), need));
+    }
+    let gap = space(at(b, p));
+    // `arn:aws:...:secret:name`: a key between colons is a path's part
+    if before(b, s) == b':' && at(b, p) == b':' && at(b, p + 1) != b'=' {
+        return None;
+    }
+    if flag && !gap && matches!(at(b, p), b'"' | b'\'') {
+        return Some((p, KEYED));
+    }
+    p = skip_spaces(b, p);
+    let (c, d) = (at(b, p), at(b, p + 1));
+    let sep = match (c, d) {
+        (b'=', b'>') | (b':', b'=') | (b'?', b'=') | (b'.', b'=') => Some(p + 2),
+        (b'=', d) if d != b'=' => Some(p + 1),
+        (b':', d) if d != b':' => Some(p + 1),
+        (b'(', q)
+            if !gap
+                && !closed
+                && matches!(q, b'"' | b'\'')
+                && setter(b.get(s..e).unwrap_or_default()) =>
+        {
+            Some(p + 1)
+        }
+        (b'|', _)
+            if line_start(b, s)
+                || before(b, s) == b' '
+                    && b.get(..s).is_some_and(|h| {
+                        h.iter()
+                            .rev()
+                            .take(256)
+                            .take_while(|&&c| c != b'\n')
+                            .any(|&c| c == b'|')
+                    }) =>
+        {
+            Some(p + 1)
+        }
+        (b',', _)
+            if closed
+                && b.get(..s - 1)
+                    .is_some_and(|h| h.trim_ascii_end().ends_with(b"(")) =>
+        {
+            Some(p + 1)
+        }
+        _ => None,
+    };
+    if let Some(q) = sep {
+        return Some((skip_spaces(b, q), need));
+    }
+    if !gap || matches!(c, 0 | b'\n' | b'\r') {
+        return None;
+    }
+    // a copula: `password is X`, `Passwort lautet X`
+    let word_end = p + b
+        .get(p..)?
+        .iter()
+        .take(8)
+        .take_while(|c| c.is_ascii_alphabetic())
+        .count();
+    if b.get(p..word_end).is_some_and(|w| is(w, COPULAS)) && space(at(b, word_end)) {
+        return Some((skip_spaces(b, word_end), PASSWORD.max(need)));
+    }
+    // a flag's value, a directive line (`requirepass X`, `password X`), a quoted value, a
+    // variable's name (`set -x DB_PASSWORD X`)
+    let key = b.get(s..e).unwrap_or_default();
+    let variable = strong
+        && (key.contains(&b'_') || (key.len() >= 4 && !key.iter().any(u8::is_ascii_lowercase)));
+    let quote = strong && matches!(c, b'"' | b'\'');
+    let directive = strong && line_start(b, s);
+    let password = words(key)
+        .last()
+        .and_then(|w| key_word(w))
+        .is_some_and(|(kind, _)| kind == "password");
+    if flag || quote || directive || variable {
+        Some((p, if flag || password { need } else { PASSWORD }))
+    } else {
+        strong.then_some((p, PASSWORD))
+    }
+}
+
+/// Read an assignment whose key is the run `s..e`; returns where reading may go on.
+fn assignment(
+    text: &str,
+    s: usize,
+    e: usize,
+    prev: Option<&[u8]>,
+    user_flag: &mut Option<usize>,
+    spans: &mut Vec<Span>,
+) -> Option<usize> {
+    let b = text.as_bytes();
+    let opens_word =
+        |i: usize| matches!(before(b, i), 0 | b' ' | b'\t' | b'\n' | b'"' | b'\'' | b'`');
+    // a Windows switch: `/p:X`, `/user:NAME`
+    let switch = before(b, s) == b'/' && opens_word(s - 1) && at(b, e) == b':';
+    let expansion = before(b, s) == b'{' && before(b, s - 1) == b'$';
+    // `$token = "X"` (PHP, Perl, PowerShell) assigns; `$TOKEN` elsewhere is a reference
+    let sigil = before(b, s) == b'$'
+        && b.get(skip_spaces(b, e)..)
+            .is_some_and(|r| r.starts_with(b".=") || r.starts_with(b"=") && !r.starts_with(b"=="));
+    if expansion
+        || !switch
+            && !sigil
+            && matches!(
+                before(b, s),
+                b'/' | b'@' | b'%' | b'\\' | b'#' | b'$' | b'.'
+            )
+    {
+        return None;
+    }
+    let run = b.get(s..e)?;
+    let dashes = run.iter().take_while(|&&c| c == b'-').count();
+    let flag = dashes > 0 || switch;
+    if dashes > 0 && !opens_word(s) {
+        return None;
+    }
+    let key = run.get(dashes..)?;
+    let same_line = |u: usize| !b.get(u..s).is_some_and(|r| r.contains(&b'\n'));
+    let after_user = user_flag.is_some_and(same_line);
+    // `-u user:password`, `-u user,password`, `-U DOMAIN\\user%password`, `redis-cli -a X`
+    // (`curl -su user:pw`: single-letter flags run together, the last one `u`)
+    let cluster = dashes == 1
+        && key.len() <= 3
+        && key.ends_with(b"u")
+        && key.iter().all(u8::is_ascii_lowercase);
+    if flag && (is(key, USER_FLAGS) || cluster) {
+        *user_flag = Some(s);
+        let (p, _) = separator(b, s, e, true, true)?;
+        let (vs, mut ve, _) = value_at(b, p)?;
+        let v = text.get(vs..ve)?;
+        let (ps, pass) = match v.split_once(':').or_else(|| v.split_once('%')) {
+            Some((user, pass)) => (vs + user.len() + 1, pass),
+            None if at(b, ve) == b',' => {
+                let (ps, pe, _) = value_at(b, ve + 1)?;
+                ve = pe;
+                (ps, text.get(ps..pe)?)
+            }
+            None if key.eq_ignore_ascii_case(b"a") => (vs, v),
+            None => return Some(ve),
+        };
+        if !pass.starts_with(['$', '/', '{', '<'])
+            && !reference(pass)
+            && !pass.bytes().all(|c| c.is_ascii_digit() || c == b'*')
+            && score(pass, true) >= KEYED
+        {
+            spans.push(Span::new(ps, ve, "password", 3));
+        }
+        return Some(ve);
+    }
+    // `-p X`, `-w X` (ldap), `-k X`; glued `-pX`, `-p'X'`
+    let (kind, strong) = if dashes == 1
+        && key.len() > 1
+        && key.first() == Some(&b'p')
+        && named(key, None).is_none()
+    {
+        let (vs, ve, quoted) = value_at(b, s + 2)?;
+        let v = text.get(vs..ve)?;
+        let sc = score(v, quoted);
+        let capital =
+            v.bytes().any(|c| c.is_ascii_uppercase()) && v.bytes().any(|c| c.is_ascii_digit());
+        if sc >= STRICT || (sc >= PASSWORD && capital) || (sc >= KEYED && (quoted || after_user)) {
+            spans.push(Span::new(vs, ve, "password", 3));
+            return Some(ve);
+        }
+        return None;
+    } else if (dashes == 1 || switch) && matches!(key, b"p" | b"P" | b"w") {
+        ("password", false)
+    } else if dashes == 1 && matches!(key, b"k" | b"K") {
+        ("encryption key", true)
+    } else {
+        named(key, if flag { None } else { prev })?
+    };
+    let (p, mut need) = separator(b, s, e, strong, flag)?;
+    // `-u user -p X`: after a user on the line, `-p` is the password
+    if flag && after_user {
+        need = KEYED;
+    }
+    let (mut vs, mut ve, mut quoted) = value_at(b, p + usize::from(at(b, p) == b'('))?;
+    let mut v = text.get(vs..ve)?;
+    // `auth=("user", "password")`, `Credential("user", "password")`: the second
+    let arg = |i: usize| skip_spaces(b, i + 1);
+    let call = b
+        .get(..vs.saturating_sub(1))
+        .is_some_and(|h| h.trim_ascii_end().ends_with(b"("));
+    if kind == "credentials"
+        && quoted
+        && call
+        && at(b, ve + 1) == b','
+        && matches!(at(b, arg(ve + 1)), b'"' | b'\'')
+    {
+        (vs, ve, quoted) = value_at(b, arg(ve + 1))?;
+        v = text.get(vs..ve)?;
+        need = KEYED;
+    }
+    // `Authorization: Bearer X`: the scheme is no value
+    let scheme = v.split([' ', '"', '\'']).next().unwrap_or_default();
+    if [
+        "bearer", "basic", "token", "digest", "bot", "ssws", "apikey",
+    ]
+    .iter()
+    .any(|w| scheme.eq_ignore_ascii_case(w))
+    {
+        if quoted {
+            vs += scheme.len();
+            v = text.get(vs..ve)?.trim_start();
+            vs = ve - v.len();
+        } else {
+            (vs, ve, _) = value_at(b, skip_spaces(b, ve))?;
+            v = text.get(vs..ve)?;
+        }
+    }
+    // a value that is itself a key (`user=svc token=X`), or XML without its closing tag
+    if (!quoted && identifier_like(v) && at(b, ve) == b'=')
+        || (before(b, s) == b'<'
+            && at(b, e) == b'>'
+            && !(at(b, ve) == b'<' && at(b, ve + 1) == b'/'))
+    {
+        return None;
+    }
+    let need = if quoted && strong { KEYED } else { need };
+    // (a flag's argument or a password key's value is written out, not a name in code)
+    let literal = quoted || flag || (need == KEYED && kind == "password");
+    if score(v, literal) < need {
+        // (a long value is not read again from each of its runs)
+        return (ve - vs > 64).then_some(ve);
+    }
+    spans.push(Span::new(vs, ve, kind, 3));
+    Some(ve + usize::from(quoted))
+}
+
+/// Every assignment in `text`, in one walk over its key runs.
+pub(super) fn scan(text: &str, spans: &mut Vec<Span>) {
+    let b = text.as_bytes();
+    let key_byte = |c: u8| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'.');
+    let mut prev: Option<(usize, usize)> = None;
+    let mut user_flag = None;
+    let mut i = 0;
+    while let Some(k) = b.get(i..).and_then(|r| r.iter().position(|&c| key_byte(c))) {
+        let s = i + k;
+        let e = s + b
+            .get(s..)
+            .unwrap_or_default()
+            .iter()
+            .take_while(|&&c| key_byte(c))
+            .count();
+        i = e;
+        // (`\r\nAuthorization:` in a logged string: the escape is no part of the key)
+        let s = if before(b, s) == b'\\' && matches!(at(b, s), b'n' | b'r' | b't') && e > s + 2 {
+            s + 1
+        } else {
+            s
+        };
+        let run = b.get(s..e).unwrap_or_default();
+        let lead = run.iter().take_while(|&&c| c == b'-').count();
+        let trimmed_end = e - run
+            .iter()
+            .rev()
+            .take_while(|&&c| matches!(c, b'.' | b'-' | b'_'))
+            .count();
+        if trimmed_end <= s + lead {
+            continue;
+        }
+        let before_word = prev
+            .filter(|&(_, pe)| pe + 1 == s && at(b, pe) == b' ')
+            .and_then(|(ps, pe)| b.get(ps..pe));
+        let gate =
+            lead > 0 || before(b, s) == b'/' || may_name(b.get(s..trimmed_end).unwrap_or_default());
+        if let Some(next) = gate
+            .then(|| assignment(text, s, trimmed_end, before_word, &mut user_flag, spans))
+            .flatten()
+        {
+            i = i.max(next);
+            prev = None;
+            continue;
+        }
+        prev = Some((s, trimmed_end));
+    }
+}
+
+/// Credential file lines: `.pgpass` (`host:port:database:user:password`) anywhere, and
+/// `user:password` alone on a line or in a code span (rsync, htpasswd, chap secrets).
+pub(super) fn lines(text: &str, spans: &mut Vec<Span>) {
+    let b = text.as_bytes();
+    let mut done = 0;
+    for k in b
+        .iter()
+        .enumerate()
+        .filter(|&(_, &c)| c == b':')
+        .map(|(k, _)| k)
+    {
+        if k < done {
+            continue;
+        }
+        let s = k - b
+            .get(..k)
+            .unwrap_or_default()
+            .iter()
+            .rev()
+            .take_while(|c| !c.is_ascii_whitespace())
+            .count();
+        let e = k + b
+            .get(k..)
+            .unwrap_or_default()
+            .iter()
+            .take_while(|c| !c.is_ascii_whitespace())
+            .count();
+        done = e;
+        let Some(t) = text.get(s..e) else { continue };
+        let (inner, alone) = match t.strip_prefix('`').and_then(|t| t.strip_suffix(['`', ','])) {
+            Some(inner) => (inner.trim_end_matches('`'), true),
+            None => (
+                t,
+                matches!(before(b, s), 0 | b'\n') && matches!(at(b, e), 0 | b'\n' | b'\r'),
+            ),
+        };
+        if !inner.contains(':') || inner.contains("://") || inner.contains("\\:") {
+            continue;
+        }
+        let fields: Vec<&str> = inner.split(':').collect();
+        // a password hash after a user (`/etc/shadow`, `.htpasswd`, mosquitto): `$id$...`, `{SHA}`
+        if let Some(hash) = fields
+            .get(1)
+            .filter(|h| h.starts_with(['$', '{']) && h.len() >= 20)
+        {
+            let hash = hash.trim_end_matches(['"', '\'', '`']);
+            let crypt = hash.starts_with("{SHA}")
+                || hash.bytes().filter(|&c| c == b'$').count() >= 2
+                    && hash
+                        .bytes()
+                        .all(|c| c.is_ascii_alphanumeric() || b"$./+=".contains(&c));
+            let hs = s + t.find(inner).unwrap_or(0) + fields.first().map_or(0, |f| f.len() + 1);
+            if crypt {
+                spans.push(Span::new(hs, hs + hash.len(), "password hash", 3));
+                continue;
+            }
+        }
+        let ps = s + t.find(inner).unwrap_or(0) + inner.rfind(':').unwrap_or(0) + 1;
+        let pass = fields.last().copied().unwrap_or_default();
+        let ok = match fields.as_slice() {
+            [host, port, _, user, _] => {
+                !host.is_empty()
+                    && (port.bytes().all(|c| c.is_ascii_digit()) || *port == "*")
+                    && !port.is_empty()
+                    && !user.is_empty()
+                    && score(pass, true) >= KEYED
+            }
+            [user, _] => {
+                alone
+                    && (1..=32).contains(&user.len())
+                    && user.bytes().all(|c| {
+                        c.is_ascii_lowercase() || c.is_ascii_digit() || b"_.-".contains(&c)
+                    })
+                    && !pass.bytes().all(|c| c.is_ascii_hexdigit())
+                    && score(pass, true) >= PASSWORD
+            }
+            _ => false,
+        };
+        if ok && !pass.is_empty() {
+            spans.push(Span::new(ps, ps + pass.len(), "password", 3));
+        }
+    }
+}
+
+/// Markdown tables: a header cell that names a secret (`| user | password |`), then the cells
+/// of that column in the rows below.
+pub(super) fn tables(text: &str, spans: &mut Vec<Span>) {
+    let mut column: Option<(usize, &'static str)> = None;
+    let mut offset = 0;
+    for line in text.split('\n') {
+        let start = offset;
+        offset += line.len() + 1;
+        if !line.trim_start().starts_with('|') {
+            column = None;
+            continue;
+        }
+        let bars: Vec<usize> = line.match_indices('|').map(|(k, _)| start + k).collect();
+        let cells = bars.windows(2).filter_map(|w| match *w {
+            [a, z] => text.get(a + 1..z).map(|c| (a + 1, c)),
+            _ => None,
+        });
+        match column {
+            None => {
+                column = cells.enumerate().find_map(|(k, (_, c))| {
+                    named(c.trim().as_bytes(), None)
+                        .filter(|n| n.1)
+                        .map(|n| (k, n.0))
+                });
+            }
+            Some((k, kind)) => {
+                if let Some((at_byte, cell)) = cells.clone().nth(k) {
+                    let v = cell.trim().trim_matches('`');
+                    let vs = at_byte + cell.find(v).unwrap_or(0);
+                    if !v.starts_with('-') && score(v, true) >= KEYED {
+                        spans.push(Span::new(vs, vs + v.len(), kind, 3));
+                    }
+                }
+            }
+        }
+    }
+}
