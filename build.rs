@@ -1,16 +1,20 @@
-//! Turns the vendored gitleaks catalogue (`src/secrets/catalogue/gitleaks.toml`) into static
-//! data in `$OUT_DIR/gitleaks.rs`, field for field: parsing the 150 KB file took 1.4 ms, which
-//! every hook process would pay. What the fields mean: `src/secrets/catalogue/mod.rs`.
+//! Turns the vendored gitleaks catalogue (`src/secrets/catalogue/gitleaks.toml`), then
+//! Synapse's own rules in the same format (`synapse.toml` beside it), into static data in
+//! `$OUT_DIR/gitleaks.rs`, field for field: parsing the 150 KB file took 1.4 ms, which every
+//! hook process would pay. What the fields mean: `src/secrets/catalogue/mod.rs`.
 
 use std::fmt::Write;
 
 use serde::Deserialize;
 
-const CATALOGUE: &str = "src/secrets/catalogue/gitleaks.toml";
+const CATALOGUES: [&str; 2] = [
+    "src/secrets/catalogue/gitleaks.toml",
+    "src/secrets/catalogue/synapse.toml",
+];
 
 #[derive(Deserialize)]
 struct CatalogueFile {
-    allowlist: AllowlistFile,
+    allowlist: Option<AllowlistFile>,
     rules: Vec<RuleFile>,
 }
 
@@ -29,7 +33,7 @@ struct RuleFile {
     allowlists: Vec<AllowlistFile>,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Default)]
 struct AllowlistFile {
     #[serde(default)]
     regexes: Vec<String>,
@@ -58,17 +62,26 @@ fn allowlist(a: &AllowlistFile) -> String {
 }
 
 fn main() {
-    println!("cargo::rerun-if-changed={CATALOGUE}");
     println!("cargo::rerun-if-changed=build.rs");
-    let text = std::fs::read_to_string(CATALOGUE).unwrap_or_else(|e| panic!("{CATALOGUE}: {e}"));
-    let file: CatalogueFile = toml::from_str(&text).unwrap_or_else(|e| panic!("{CATALOGUE}: {e}"));
+    let files: Vec<CatalogueFile> = CATALOGUES
+        .iter()
+        .map(|path| {
+            println!("cargo::rerun-if-changed={path}");
+            let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"));
+            toml::from_str(&text).unwrap_or_else(|e| panic!("{path}: {e}"))
+        })
+        .collect();
     let mut out = String::from("static RULES: &[RuleData] = &[\n");
-    for r in &file.rules {
+    for (own, r) in files
+        .iter()
+        .enumerate()
+        .flat_map(|(k, f)| f.rules.iter().map(move |r| (k > 0, r)))
+    {
         let allowlists: Vec<String> = r.allowlists.iter().map(allowlist).collect();
         writeln!(
             out,
-            "RuleData {{ id: {:?}, regex: {:?}, path: {}, secret_group: {}, entropy: {:?}, \
-             keywords: &{:?}, allowlists: &[{}] }},",
+            "RuleData {{ id: {:?}, own: {own}, regex: {:?}, path: {}, secret_group: {}, \
+             entropy: {:?}, keywords: &{:?}, allowlists: &[{}] }},",
             r.id,
             r.regex,
             r.path.is_some(),
@@ -83,7 +96,7 @@ fn main() {
     writeln!(
         out,
         "static GLOBAL: AllowlistData = {};",
-        allowlist(&file.allowlist)
+        allowlist(files.first().and_then(|f| f.allowlist.as_ref()).unwrap_or(&AllowlistFile::default()))
     )
     .expect("writing to a String");
     let dest = format!(

@@ -5,9 +5,9 @@
 //! byte for byte. The readers, one module each:
 //!
 //! - [`catalogue`]: vendor secrets by gitleaks' rule catalogue, vendored as data (about 215
-//!   rules: an id, keywords, a regex, an entropy floor, allowlists); see `docs/secrets.md`.
-//! - [`shapes`]: the vendor token shapes the catalogue misses (a prefix, an alphabet and a
-//!   length; Telegram and Discord bot tokens; ids that announce the secret after them).
+//!   rules: an id, keywords, a regex, an entropy floor, allowlists), and Synapse's own rules in
+//!   the same format for the shapes it misses; see `docs/secrets.md`.
+//! - [`shapes`]: ids that announce the secret after them (an AWS key id, a Twilio SID).
 //! - [`pem`]: PEM private key blocks.
 //! - [`urls`]: the password in a URL's userinfo (`scheme://user:password@host`), and in
 //!   `user/password@host` logins.
@@ -176,9 +176,7 @@ fn walk(text: &str, spans: &mut Vec<Span>) {
                 continue;
             }
         }
-        if let Some(end) = shapes::in_run(text, s, e, spans) {
-            i = i.max(end);
-        }
+        shapes::in_run(text, s, e, spans);
     }
 }
 

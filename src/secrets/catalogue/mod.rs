@@ -27,6 +27,9 @@ use super::{strength, Span};
 /// A rule of gitleaks v8.30.1's `config/gitleaks.toml`, as `build.rs` writes it out.
 struct RuleData {
     id: &'static str,
+    /// Synapse's own rule (`synapse.toml`): its shapes are judged already, so only a
+    /// placeholder is let through, not what `excluded` rules out.
+    own: bool,
     regex: Option<&'static str>,
     /// Whether the rule names the files it applies to.
     path: bool,
@@ -73,6 +76,7 @@ struct Allowlist {
 
 struct Rule {
     id: &'static str,
+    own: bool,
     pattern: &'static str,
     regex: OnceLock<Option<Regex>>,
     secret_group: usize,
@@ -265,6 +269,7 @@ fn load() -> Catalogue {
         }
         rules.push(Rule {
             id: r.id,
+            own: r.own,
             pattern,
             regex: OnceLock::new(),
             secret_group: r.secret_group,
@@ -352,7 +357,11 @@ pub(super) fn scan(text: &str, spans: &mut Vec<Span>) {
             {
                 continue;
             }
-            if std::str::from_utf8(secret).is_ok_and(strength::excluded) {
+            let excluded = match rule.own {
+                true => strength::placeholder(secret),
+                false => std::str::from_utf8(secret).is_ok_and(strength::excluded),
+            };
+            if excluded {
                 continue;
             }
             // (a token longer than the rule's pattern: the rest of it is the secret's too)
