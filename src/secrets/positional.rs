@@ -23,7 +23,10 @@ fn words(line: &str, from: usize) -> Vec<(usize, usize)> {
     let mut out = Vec::new();
     let mut i = from;
     while i < b.len() && out.len() < 16 {
-        while b.get(i).is_some_and(|c| c.is_ascii_whitespace() || *c == b'`') {
+        while b
+            .get(i)
+            .is_some_and(|c| c.is_ascii_whitespace() || *c == b'`')
+        {
             i += 1;
         }
         let q = b.get(i).copied().filter(|c| matches!(c, b'"' | b'\''));
@@ -62,48 +65,69 @@ fn push(line: &str, at: usize, (s, e): (usize, usize), need: u8, spans: &mut Vec
 
 /// Every password a command takes by position, or reads piped on standard input.
 pub(super) fn scan(text: &str, spans: &mut Vec<Span>) {
-    let mut at = 0;
-    for line in text.split('\n') {
-        let start = at;
-        at += line.len() + 1;
-        for &(command, n) in COMMANDS {
-            for (k, _) in line.match_indices(command) {
-                let bounded = |i: usize, c: Option<char>| {
-                    i == 0 || c.is_none_or(|c| c.is_whitespace() || c == '`')
-                };
-                if !bounded(k, line.get(..k).and_then(|h| h.chars().next_back()))
-                    || !bounded(1, line.get(k + command.len()..).and_then(|t| t.chars().next()))
-                {
-                    continue;
-                }
-                let args = words(line, k + command.len());
-                let positional = args.iter().filter(|&&(s, e)| {
-                    !line.get(s..e).is_some_and(not_positional) && e > s
-                });
-                if let Some(&w) = positional.clone().nth(n) {
-                    push(line, start, w, KEYED, spans);
-                }
+    for &(command, n) in COMMANDS {
+        for (at, _) in text.match_indices(command) {
+            let (start, line) = line_at(text, at);
+            let k = at - start;
+            let bounded = |i: usize, c: Option<char>| {
+                i == 0 || c.is_none_or(|c| c.is_whitespace() || c == '`')
+            };
+            if !bounded(k, line.get(..k).and_then(|h| h.chars().next_back()))
+                || !bounded(
+                    1,
+                    line.get(k + command.len()..).and_then(|t| t.chars().next()),
+                )
+            {
+                continue;
             }
-        }
-        // `echo X | docker login --password-stdin`, `printf 'X\n' | sudo -S`, `<(echo X)`
-        for (k, _) in line.match_indices("echo ").chain(line.match_indices("printf ")) {
-            let head = line.get(..k).unwrap_or_default();
-            let tail = line.get(k..).unwrap_or_default();
-            let piped = tail.split_once('|').is_some_and(|(_, after)| {
-                after.contains("stdin") || after.contains("sudo -S") || after.contains("chpasswd")
-            });
-            let flag = head.trim_end_matches("=<(").rsplit(' ').next().unwrap_or_default();
-            let fed = head.ends_with("<(") && names_secret(flag.as_bytes());
-            if piped || fed {
-                let args = words(line, k + if tail.starts_with('e') { 5 } else { 7 });
-                if let Some(&w) = args.iter().find(|&&(s, e)| {
-                    !line.get(s..e).is_some_and(|w| w.starts_with('-')) && e > s
-                }) {
-                    push(line, start, w, KEYED, spans);
-                }
+            let args = words(line, k + command.len());
+            let mut positional = args
+                .iter()
+                .filter(|&&(s, e)| e > s && !line.get(s..e).is_some_and(not_positional));
+            if let Some(&w) = positional.nth(n) {
+                push(line, start, w, KEYED, spans);
             }
         }
     }
+    // `echo X | docker login --password-stdin`, `printf 'X\n' | sudo -S`, `<(echo X)`
+    for (at, echo) in text
+        .match_indices("echo ")
+        .chain(text.match_indices("printf "))
+    {
+        let (start, line) = line_at(text, at);
+        let (head, tail) = line.split_at_checked(at - start).unwrap_or_default();
+        let piped = tail.split_once('|').is_some_and(|(_, after)| {
+            after.contains("stdin") || after.contains("sudo -S") || after.contains("chpasswd")
+        });
+        let flag = head
+            .trim_end_matches("=<(")
+            .rsplit(' ')
+            .next()
+            .unwrap_or_default();
+        let fed = head.ends_with("<(") && names_secret(flag.as_bytes());
+        if piped || fed {
+            let args = words(line, at - start + echo.len());
+            if let Some(&w) = args
+                .iter()
+                .find(|&&(s, e)| e > s && !line.get(s..e).is_some_and(|w| w.starts_with('-')))
+            {
+                push(line, start, w, KEYED, spans);
+            }
+        }
+    }
+}
+
+/// The line around byte `k`: where it starts, and its text.
+fn line_at(text: &str, k: usize) -> (usize, &str) {
+    let start = text
+        .get(..k)
+        .and_then(|h| h.rfind('\n'))
+        .map_or(0, |p| p + 1);
+    let end = text
+        .get(k..)
+        .and_then(|t| t.find('\n'))
+        .map_or(text.len(), |p| k + p);
+    (start, text.get(start..end).unwrap_or_default())
 }
 
 /// The lines of a credential file named just before them: the code span after its name, the
@@ -112,7 +136,10 @@ pub(super) fn scan(text: &str, spans: &mut Vec<Span>) {
 pub(super) fn files(text: &str, spans: &mut Vec<Span>) {
     let b = text.as_bytes();
     let mut i = 0;
-    while let Some(k) = b.get(i..).and_then(|r| r.iter().position(|&c| c == b'/' || c == b'.')) {
+    while let Some(k) = b
+        .get(i..)
+        .and_then(|r| r.iter().position(|&c| c == b'/' || c == b'.'))
+    {
         let dot = i + k;
         let e = dot
             + b.get(dot..)
@@ -137,7 +164,10 @@ pub(super) fn files(text: &str, spans: &mut Vec<Span>) {
         let rest = text.get(e..).unwrap_or_default();
         let line_end = rest.find('\n').unwrap_or(rest.len());
         let same = rest.get(..line_end).unwrap_or_default();
-        let region = if let Some(open) = same.find('`').filter(|&o| same.get(..o).is_some_and(|h| !h.contains('`'))) {
+        let region = if let Some(open) = same
+            .find('`')
+            .filter(|&o| same.get(..o).is_some_and(|h| !h.contains('`')))
+        {
             let inner = same.get(open + 1..).unwrap_or_default();
             let close = inner.find('`').unwrap_or(inner.len());
             (e + open + 1, e + open + 1 + close)
@@ -158,7 +188,10 @@ pub(super) fn files(text: &str, spans: &mut Vec<Span>) {
             if !line.starts_with("```") {
                 for (s, e) in words(line, 0) {
                     let w = line.get(s..e).unwrap_or_default();
-                    let user = w.rfind(':').filter(|_| !w.contains("://")).map_or(0, |c| c + 1);
+                    let user = w
+                        .rfind(':')
+                        .filter(|_| !w.contains("://"))
+                        .map_or(0, |c| c + 1);
                     push(line, at, (s + user, e), PASSWORD, spans);
                 }
             }

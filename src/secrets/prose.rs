@@ -27,6 +27,20 @@ const ASCII_TRIGGERS: &[(&str, &str)] = &[
     ("token", "token"), ("wachtwoord", "password"),
 ];
 
+/// By first letter: the lengths of the ASCII triggers that start with it, and of their plurals
+/// (a quick test most words fail).
+#[allow(clippy::indexing_slicing)]
+static FIRST: [u32; 26] = {
+    let mut g = [0u32; 26];
+    let mut i = 0;
+    while i < ASCII_TRIGGERS.len() {
+        let w = ASCII_TRIGGERS[i].0.as_bytes();
+        g[(w[0] - b'a') as usize] |= 0b11 << w.len();
+        i += 1;
+    }
+    g
+};
+
 /// Trigger words in other scripts.
 #[rustfmt::skip]
 const TRIGGERS: &[(&str, &str)] = &[
@@ -69,7 +83,12 @@ fn trigger(word: &str) -> Option<&'static str> {
         // (lowercase in a buffer, then searched by halves: no allocation)
         let mut buf = [0u8; 16];
         let n = word.len();
-        if !(2..=16).contains(&n) {
+        let first = word.as_bytes().first().map_or(0, u8::to_ascii_lowercase);
+        let lengths = FIRST
+            .get(usize::from(first.wrapping_sub(b'a')))
+            .copied()
+            .unwrap_or(0);
+        if !(2..=16).contains(&n) || lengths >> n & 1 == 0 {
             return None;
         }
         for (d, c) in buf.iter_mut().zip(word.bytes()) {
