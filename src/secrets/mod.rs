@@ -8,7 +8,6 @@
 //!   rules: an id, keywords, a regex, an entropy floor, allowlists), and Synapse's own rules in
 //!   the same format for the shapes it misses; see `docs/secrets.md`.
 //! - [`shapes`]: ids that announce the secret after them (an AWS key id, a Twilio SID).
-//! - [`pem`]: PEM private key blocks.
 //! - [`urls`]: the password in a URL's userinfo (`scheme://user:password@host`), and in
 //!   `user/password@host` logins.
 //! - [`reader`]: one assignment reader: a key that names a secret, a separator, a value
@@ -30,7 +29,6 @@
 #![deny(clippy::string_slice, clippy::indexing_slicing)]
 
 mod catalogue;
-mod pem;
 mod positional;
 mod prose;
 mod reader;
@@ -141,11 +139,10 @@ fn keep_markers(text: &str, spans: &mut Vec<Span>) {
 }
 
 /// The walk of the shape readers over the text's key runs (maximal runs of `A-Za-z0-9_.-`):
-/// a vendor token, a URL scheme and `-----BEGIN` each is, or starts, one run.
+/// a URL scheme, a DSN's user and an id that announces a secret each is, or ends, one run.
 fn walk(text: &str, spans: &mut Vec<Span>) {
     let b = text.as_bytes();
     let key_byte = |c: u8| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'.');
-    let mut pem = pem::Pem::default();
     let mut i = 0;
     while let Some(k) = b.get(i..).and_then(|r| r.iter().position(|&c| key_byte(c))) {
         let s = i + k;
@@ -156,7 +153,6 @@ fn walk(text: &str, spans: &mut Vec<Span>) {
             .take_while(|&&c| key_byte(c))
             .count();
         i = e;
-        let run = b.get(s..e).unwrap_or_default();
         if at(b, e) == b':' {
             if at(b, e + 1) == b'/' && at(b, e + 2) == b'/' {
                 urls::at_scheme(text, e, spans);
@@ -169,12 +165,6 @@ fn walk(text: &str, spans: &mut Vec<Span>) {
             && matches!(before(b, s), 0 | b' ' | b'\t' | b'\n' | b'"' | b'\'' | b':')
         {
             urls::slash_login(text, s, e, spans);
-        }
-        if run.ends_with(b"-----BEGIN") {
-            if let Some(end) = pem::pem_at(text, e - "-----BEGIN".len(), &mut pem, spans) {
-                i = i.max(end);
-                continue;
-            }
         }
         shapes::in_run(text, s, e, spans);
     }
