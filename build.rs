@@ -77,6 +77,13 @@ fn main() {
         .enumerate()
         .flat_map(|(k, f)| f.rules.iter().map(move |r| (k > 0, r)))
     {
+        // Every rule Synapse runs compiles as `catalogue::compile` reads it, or the build stops
+        // naming it: an update of the catalogue shows what it broke.
+        if let (Some(pattern), None) = (&r.regex, &r.path) {
+            regex::bytes::Regex::new(&format!("(?-u){pattern}"))
+                .or_else(|_| regex::bytes::Regex::new(pattern))
+                .unwrap_or_else(|e| panic!("rule {}: {e}", r.id));
+        }
         let allowlists: Vec<String> = r.allowlists.iter().map(allowlist).collect();
         writeln!(
             out,
@@ -96,7 +103,12 @@ fn main() {
     writeln!(
         out,
         "static GLOBAL: AllowlistData = {};",
-        allowlist(files.first().and_then(|f| f.allowlist.as_ref()).unwrap_or(&AllowlistFile::default()))
+        allowlist(
+            files
+                .first()
+                .and_then(|f| f.allowlist.as_ref())
+                .unwrap_or(&AllowlistFile::default())
+        )
     )
     .expect("writing to a String");
     let dest = format!(

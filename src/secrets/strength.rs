@@ -83,7 +83,8 @@ impl Classes {
     }
 }
 
-/// Shannon entropy of the bytes of `v`, in bits per byte.
+/// Shannon entropy of the bytes of `v`, in bits per byte (gitleaks counts characters: the same
+/// for the ASCII its rules match).
 pub(super) fn entropy(v: &[u8]) -> f64 {
     let mut counts = [0u32; 256];
     for &b in v {

@@ -48,3 +48,19 @@ fn the_catalogues_own_examples() {
         "{changed}/{harmless}"
     );
 }
+
+/// A rule of the catalogue finds its vendor's token under the rule's id; gitleaks' filters
+/// (its allowlists, the entropy floor) and Synapse's exclusions keep the rest.
+#[test]
+fn a_catalogue_rule_finds_its_token_and_keeps_its_filters() {
+    let out = mask("note\nFLY_API_TOKEN=fo1_e4-sjFZmAiDh4cqtauOv_I5VLkoE_SFo6L_WSvZVUdo\n");
+    assert_eq!(out.text, "note\nFLY_API_TOKEN=[secret]\n");
+    assert!(out.found.iter().any(|f| f.kind == "flyio-access-token"), "{:?}", out.found);
+    for kept in [
+        "token ghp_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+        "aws_access_key_id = AKIAIOSFODNN7EXAMPLE",
+        "curl -u ${USER}:${PASS} https://example.com",
+    ] {
+        assert_eq!(mask(kept).text, kept);
+    }
+}
