@@ -7,7 +7,6 @@
 //! - [`catalogue`]: vendor secrets by gitleaks' rule catalogue, vendored as data (about 215
 //!   rules: an id, keywords, a regex, an entropy floor, allowlists), and Synapse's own rules in
 //!   the same format for the shapes it misses; see `docs/secrets.md`.
-//! - [`shapes`]: ids that announce the secret after them (an AWS key id, a Twilio SID).
 //! - [`urls`]: the password in a URL's userinfo (`scheme://user:password@host`), and in
 //!   `user/password@host` logins.
 //! - [`reader`]: one assignment reader: a key that names a secret, a separator, a value
@@ -33,7 +32,6 @@ mod positional;
 mod prose;
 mod reader;
 mod repeats;
-mod shapes;
 mod strength;
 mod urls;
 
@@ -114,7 +112,7 @@ pub fn mask(text: &str) -> Masked {
 fn mask_once(text: &str) -> (Masked, Vec<(usize, usize)>) {
     let mut spans = Vec::new();
     catalogue::scan(text, &mut spans);
-    walk(text, &mut spans);
+    urls::scan(text, &mut spans);
     reader::scan(text, &mut spans);
     reader::lines(text, &mut spans);
     reader::tables(text, &mut spans);
@@ -135,38 +133,6 @@ fn keep_markers(text: &str, spans: &mut Vec<Span>) {
         .collect();
     if !markers.is_empty() {
         spans.retain(|s| !markers.iter().any(|&(a, z)| s.start < z && a < s.end));
-    }
-}
-
-/// The walk of the shape readers over the text's key runs (maximal runs of `A-Za-z0-9_.-`):
-/// a URL scheme, a DSN's user and an id that announces a secret each is, or ends, one run.
-fn walk(text: &str, spans: &mut Vec<Span>) {
-    let b = text.as_bytes();
-    let key_byte = |c: u8| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'.');
-    let mut i = 0;
-    while let Some(k) = b.get(i..).and_then(|r| r.iter().position(|&c| key_byte(c))) {
-        let s = i + k;
-        let e = s + b
-            .get(s..)
-            .unwrap_or_default()
-            .iter()
-            .take_while(|&&c| key_byte(c))
-            .count();
-        i = e;
-        if at(b, e) == b':' {
-            if at(b, e + 1) == b'/' && at(b, e + 2) == b'/' {
-                urls::at_scheme(text, e, spans);
-            } else {
-                urls::go_dsn(text, s, e, spans);
-            }
-        }
-        // `user/password@host` (sqlplus and the like)
-        if at(b, e) == b'/'
-            && matches!(before(b, s), 0 | b' ' | b'\t' | b'\n' | b'"' | b'\'' | b':')
-        {
-            urls::slash_login(text, s, e, spans);
-        }
-        shapes::in_run(text, s, e, spans);
     }
 }
 

@@ -1,12 +1,12 @@
 //! Credentials in URLs: `scheme://user:password@host` keeps the user and the host and masks
 //! the password; `scheme://token@host` masks a user part that is itself a generated token. Also
-//! the URL-like logins with no scheme: Go's MySQL DSN (`user:password@tcp(host)/db`) and
-//! Oracle's `user/password@host`.
+//! Oracle's `user/password@host`, a URL-like login with no scheme (Go's MySQL DSN is a rule of
+//! `catalogue/synapse.toml`).
 
 #![deny(clippy::string_slice, clippy::indexing_slicing)]
 
 use super::strength::{names_itself, placeholder, score, KEYED, PASSWORD, STRICT};
-use super::{at, Span, MARKER};
+use super::{at, before, Span, MARKER};
 
 /// A password where the place says it is one: anything but a reference, a template, a
 /// placeholder or a value that names itself (`user:password@`, `admin:admin@`).
@@ -24,8 +24,29 @@ fn embedded(v: &str, user: &str) -> bool {
 /// The longest userinfo looked at.
 const MAX_USERINFO: usize = 512;
 
-/// The userinfo after a `://` at `k` (see [`super::walk`]).
-pub(super) fn at_scheme(text: &str, k: usize, spans: &mut Vec<Span>) {
+/// Every password in a URL or a `user/password@host` login in `text`.
+pub(super) fn scan(text: &str, spans: &mut Vec<Span>) {
+    let b = text.as_bytes();
+    for (k, _) in text.match_indices('/') {
+        if at(b, k + 1) == b'/' && before(b, k) == b':' {
+            at_scheme(text, k - 1, spans);
+            continue;
+        }
+        // `user/password@host` (sqlplus and the like): the run before the slash is the user
+        let head = b.get(..k).unwrap_or_default();
+        let s = k - head
+            .iter()
+            .rev()
+            .take_while(|&&c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'$' | b'#'))
+            .count();
+        if s < k && matches!(before(b, s), 0 | b' ' | b'\t' | b'\n' | b'"' | b'\'' | b':') {
+            slash_login(text, s, k, spans);
+        }
+    }
+}
+
+/// The userinfo after a `://` at `k`.
+fn at_scheme(text: &str, k: usize, spans: &mut Vec<Span>) {
     let b = text.as_bytes();
     {
         // a scheme before: a letter, then letters, digits, `+.-`
@@ -99,32 +120,6 @@ pub(super) fn at_scheme(text: &str, k: usize, spans: &mut Vec<Span>) {
     }
 }
 
-/// The protocols of a Go MySQL DSN (`user:password@tcp(host:3306)/db`).
-const DSN_PROTOCOLS: &[&[u8]] = &[b"tcp(", b"unix(", b"tcp6("];
-
-/// `user:password@tcp(` at the run `s..e` followed by `:` (go-sql-driver's DSN): the password,
-/// if the place vouches for it (`embedded`).
-pub(super) fn go_dsn(text: &str, s: usize, e: usize, spans: &mut Vec<Span>) {
-    let b = text.as_bytes();
-    let ps = e + 1;
-    let n = password_run(b, ps, b"@\"'`");
-    let at_sign = ps + n;
-    let rest = b.get(at_sign + 1..).unwrap_or_default();
-    if n == 0
-        || n > 128
-        || at(b, at_sign) != b'@'
-        || !DSN_PROTOCOLS.iter().any(|p| rest.starts_with(p))
-    {
-        return;
-    }
-    let user = text.get(s..e).unwrap_or_default();
-    if let Some(pass) = text.get(ps..at_sign) {
-        if embedded(pass, user) {
-            spans.push(Span::new(ps, at_sign, "url credentials", 2));
-        }
-    }
-}
-
 /// How many bytes from `ps` (at most 129) are neither a space nor one of `stops`: a password
 /// up to the `@` after it.
 fn password_run(b: &[u8], ps: usize, stops: &[u8]) -> usize {
@@ -153,7 +148,7 @@ fn before_is_scheme(b: &[u8], k: usize) -> bool {
 /// `user/password@host` at the run `s..e` followed by `/` (`sqlplus scott/pw@//db:1521/x`,
 /// `rman target sys/pw@prod`): the password, if it looks like one (a path or a package
 /// `actions/checkout@v4` does not).
-pub(super) fn slash_login(text: &str, s: usize, e: usize, spans: &mut Vec<Span>) {
+fn slash_login(text: &str, s: usize, e: usize, spans: &mut Vec<Span>) {
     let b = text.as_bytes();
     let user = text.get(s..e).unwrap_or_default();
     if user.is_empty()

@@ -321,7 +321,9 @@ pub(super) fn scan(text: &str, spans: &mut Vec<Span>) {
             let (Some(secret), Some(matched)) = (bytes.get(s..e), bytes.get(start..end)) else {
                 continue;
             };
-            if secret.is_empty() || (rule.entropy != 0.0 && strength::entropy(secret) <= rule.entropy) {
+            if secret.is_empty()
+                || (rule.entropy != 0.0 && strength::entropy(secret) <= rule.entropy)
+            {
                 continue;
             }
             let line_start = bytes
