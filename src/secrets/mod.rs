@@ -52,8 +52,8 @@ pub enum Secrets {
 /// One secret found and masked.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Found {
-    /// What it looked like: a catalogue rule's id ("asana-client-secret") or a hand rule's name
-    /// ("private key", "github token", "password").
+    /// What it looked like: a catalogue rule's id ("asana-client-secret", "private-key") or a
+    /// reader's name ("password", "api key", "url credentials").
     pub kind: &'static str,
     /// Where its marker starts in the masked text (bytes).
     pub at: usize,
@@ -76,34 +76,21 @@ const MAX_PASSES: usize = 8;
 /// nothing (a text with no secret takes one pass, one with secrets usually two), and masking is
 /// idempotent: a body stored masked, exported and imported back, is stored unchanged.
 pub fn mask(text: &str) -> Masked {
-    let (mut masked, mut spans) = mask_once(text);
+    let (mut masked, mut replaced) = mask_once(text);
     for _ in 1..MAX_PASSES {
-        if spans.is_empty() {
+        if replaced.is_empty() {
             break;
         }
-        let (next, replaced) = mask_once(&masked.text);
+        let (next, again) = mask_once(&masked.text);
         // Markers of earlier passes move by what each replacement before them changed.
-        let moved = |at: usize| -> usize {
-            replaced
-                .iter()
-                .filter(|&&(_, end)| end <= at)
-                .fold(at, |p, &(start, end)| p + MARKER.len() - (end - start))
-        };
-        let mut found: Vec<Found> = masked
-            .found
-            .iter()
-            .map(|f| Found {
-                kind: f.kind,
-                at: moved(f.at),
-            })
-            .chain(next.found)
-            .collect();
-        found.sort_by_key(|f| f.at);
-        masked = Masked {
-            text: next.text,
-            found,
-        };
-        spans = replaced;
+        for f in &mut masked.found {
+            let before = again.iter().filter(|&&(_, end)| end <= f.at);
+            f.at = before.fold(f.at, |p, &(start, end)| p + MARKER.len() - (end - start));
+        }
+        masked.found.extend(next.found);
+        masked.found.sort_by_key(|f| f.at);
+        masked.text = next.text;
+        replaced = again;
     }
     masked
 }
@@ -171,15 +158,6 @@ fn before(b: &[u8], i: usize) -> u8 {
 
 /// Replace the (merged) spans by the marker.
 fn replace(text: &str, mut spans: Vec<Span>) -> (Masked, Vec<(usize, usize)>) {
-    if spans.is_empty() {
-        return (
-            Masked {
-                text: text.to_owned(),
-                found: Vec::new(),
-            },
-            Vec::new(),
-        );
-    }
     // Widen every span to character boundaries (they already are; this keeps it so).
     for s in &mut spans {
         s.end = s.end.min(text.len());

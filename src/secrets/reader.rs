@@ -658,29 +658,15 @@ pub(super) fn lines(text: &str, spans: &mut Vec<Span>) {
                 matches!(before(b, s), 0 | b'\n') && matches!(at(b, e), 0 | b'\n' | b'\r'),
             ),
         };
-        if !inner.contains(':') || inner.contains("://") || inner.contains("\\:") {
+        if !inner.contains(':') || inner.contains("://") {
             continue;
         }
-        let fields: Vec<&str> = inner.split(':').collect();
-        // a password hash after a user (`/etc/shadow`, `.htpasswd`, mosquitto): `$id$...`, `{SHA}`
-        if let Some(hash) = fields
-            .get(1)
-            .filter(|h| h.starts_with(['$', '{']) && h.len() >= 20)
-        {
-            let hash = hash.trim_end_matches(['"', '\'', '`']);
-            let crypt = hash.starts_with("{SHA}")
-                || hash.bytes().filter(|&c| c == b'$').count() >= 2
-                    && hash
-                        .bytes()
-                        .all(|c| c.is_ascii_alphanumeric() || b"$./+=".contains(&c));
-            let hs = s + t.find(inner).unwrap_or(0) + fields.first().map_or(0, |f| f.len() + 1);
-            if crypt {
-                spans.push(Span::new(hs, hs + hash.len(), "password hash", 3));
-                continue;
-            }
-        }
-        let ps = s + t.find(inner).unwrap_or(0) + inner.rfind(':').unwrap_or(0) + 1;
-        let pass = fields.last().copied().unwrap_or_default();
+        // (`\:` is a colon in a field, not between two)
+        let plain = inner.replace("\\:", "\u{1}\u{1}");
+        let fields: Vec<&str> = plain.split(':').collect();
+        let last = plain.rfind(':').unwrap_or(0) + 1;
+        let ps = s + t.find(inner).unwrap_or(0) + last;
+        let pass = inner.get(last..).unwrap_or_default();
         let ok = match fields.as_slice() {
             [host, port, _, user, _] => {
                 !host.is_empty()
