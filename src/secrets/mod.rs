@@ -150,6 +150,25 @@ fn at(b: &[u8], i: usize) -> u8 {
     b.get(i).copied().unwrap_or(0)
 }
 
+/// How many bytes from `i` on satisfy `f`.
+fn ahead(b: &[u8], i: usize, f: impl Fn(u8) -> bool) -> usize {
+    b.get(i..)
+        .unwrap_or_default()
+        .iter()
+        .take_while(|&&c| f(c))
+        .count()
+}
+
+/// How many bytes right before `i` satisfy `f`.
+fn behind(b: &[u8], i: usize, f: impl Fn(u8) -> bool) -> usize {
+    b.get(..i)
+        .unwrap_or_default()
+        .iter()
+        .rev()
+        .take_while(|&&c| f(c))
+        .count()
+}
+
 /// The byte before `i`, or 0 at the start.
 #[inline]
 fn before(b: &[u8], i: usize) -> u8 {

@@ -7,7 +7,7 @@
 
 use super::reader::names_secret;
 use super::strength::{score, KEYED, PASSWORD};
-use super::Span;
+use super::{ahead, Span};
 
 /// Commands and directives that take a password by position: the words that start them, and
 /// which of the arguments after them (flags and their numbers not counted) is the password.
@@ -142,11 +142,9 @@ pub(super) fn files(text: &str, spans: &mut Vec<Span>) {
     {
         let dot = i + k;
         let e = dot
-            + b.get(dot..)
-                .unwrap_or_default()
-                .iter()
-                .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, b'.' | b'/' | b'_' | b'-'))
-                .count();
+            + ahead(b, dot, |c| {
+                c.is_ascii_alphanumeric() || b"./_-".contains(&c)
+            });
         i = e.max(dot + 1);
         let name = b
             .get(..e)

@@ -13,7 +13,7 @@
 #![deny(clippy::string_slice, clippy::indexing_slicing)]
 
 use super::strength::{identifier_like, reference, score, KEYED, MAX_VALUE, PASSWORD, STRICT};
-use super::{at, before, Span};
+use super::{ahead, at, before, behind, Span};
 
 /// Key words: the word, what it names, and whether it names a secret alone (strong).
 #[rustfmt::skip]
@@ -221,8 +221,7 @@ fn named(run: &[u8], prev: Option<&[u8]>) -> Option<(&'static str, bool)> {
 
 /// Whether only spaces (or a backtick) stand between the line's start and `s`.
 fn line_start(b: &[u8], s: usize) -> bool {
-    let head = b.get(..s).unwrap_or_default();
-    let n = head.iter().rev().take_while(|&&c| space(c)).count();
+    let n = behind(b, s, space);
     matches!(before(b, s - n), 0 | b'\n' | b'`')
 }
 
@@ -582,12 +581,7 @@ pub(super) fn scan(text: &str, spans: &mut Vec<Span>) {
     let mut i = 0;
     while let Some(k) = b.get(i..).and_then(|r| r.iter().position(|&c| key_byte(c))) {
         let s = i + k;
-        let e = s + b
-            .get(s..)
-            .unwrap_or_default()
-            .iter()
-            .take_while(|&&c| key_byte(c))
-            .count();
+        let e = s + ahead(b, s, key_byte);
         i = e;
         // (`\r\nAuthorization:` in a logged string: the escape is no part of the key)
         let s = if before(b, s) == b'\\' && matches!(at(b, s), b'n' | b'r' | b't') && e > s + 2 {
@@ -636,19 +630,8 @@ pub(super) fn lines(text: &str, spans: &mut Vec<Span>) {
         if k < done {
             continue;
         }
-        let s = k - b
-            .get(..k)
-            .unwrap_or_default()
-            .iter()
-            .rev()
-            .take_while(|c| !c.is_ascii_whitespace())
-            .count();
-        let e = k + b
-            .get(k..)
-            .unwrap_or_default()
-            .iter()
-            .take_while(|c| !c.is_ascii_whitespace())
-            .count();
+        let s = k - behind(b, k, |c| !c.is_ascii_whitespace());
+        let e = k + ahead(b, k, |c| !c.is_ascii_whitespace());
         done = e;
         let Some(t) = text.get(s..e) else { continue };
         let (inner, alone) = match t.strip_prefix('`').and_then(|t| t.strip_suffix(['`', ','])) {

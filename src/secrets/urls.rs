@@ -6,7 +6,7 @@
 #![deny(clippy::string_slice, clippy::indexing_slicing)]
 
 use super::strength::{names_itself, placeholder, score, KEYED, PASSWORD, STRICT};
-use super::{at, before, Span, MARKER};
+use super::{ahead, at, before, behind, Span, MARKER};
 
 /// A password where the place says it is one: anything but a reference, a template, a
 /// placeholder or a value that names itself (`user:password@`, `admin:admin@`).
@@ -33,12 +33,7 @@ pub(super) fn scan(text: &str, spans: &mut Vec<Span>) {
             continue;
         }
         // `user/password@host` (sqlplus and the like): the run before the slash is the user
-        let head = b.get(..k).unwrap_or_default();
-        let s = k - head
-            .iter()
-            .rev()
-            .take_while(|&&c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'$' | b'#'))
-            .count();
+        let s = k - behind(b, k, |c| c.is_ascii_alphanumeric() || b"_$#".contains(&c));
         if s < k && matches!(before(b, s), 0 | b' ' | b'\t' | b'\n' | b'"' | b'\'' | b':') {
             slash_login(text, s, k, spans);
         }
@@ -123,12 +118,10 @@ fn at_scheme(text: &str, k: usize, spans: &mut Vec<Span>) {
 /// How many bytes from `ps` (at most 129) are neither a space nor one of `stops`: a password
 /// up to the `@` after it.
 fn password_run(b: &[u8], ps: usize, stops: &[u8]) -> usize {
-    b.get(ps..)
-        .unwrap_or_default()
-        .iter()
-        .take(129)
-        .take_while(|&&c| !c.is_ascii_whitespace() && !stops.contains(&c))
-        .count()
+    let window = b.get(..ps + 129).unwrap_or(b);
+    ahead(window, ps, |c| {
+        !c.is_ascii_whitespace() && !stops.contains(&c)
+    })
 }
 
 fn before_is_scheme(b: &[u8], k: usize) -> bool {
