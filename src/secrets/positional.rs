@@ -96,8 +96,12 @@ pub(super) fn scan(text: &str, spans: &mut Vec<Span>) {
     {
         let (start, line) = line_at(text, at);
         let (head, tail) = line.split_at_checked(at - start).unwrap_or_default();
+        // (a command after the pipe that reads a secret: `--password-stdin`, `chpasswd`,
+        // `--with-token`, `secret put`, `sudo -S`)
         let piped = tail.split_once('|').is_some_and(|(_, after)| {
-            after.contains("stdin") || after.contains("sudo -S") || after.contains("chpasswd")
+            ["stdin", "passw", "token", "secret", "sudo -S"]
+                .iter()
+                .any(|w| after.contains(w))
         });
         let flag = head
             .trim_end_matches("=<(")
@@ -107,11 +111,16 @@ pub(super) fn scan(text: &str, spans: &mut Vec<Span>) {
         let fed = head.ends_with("<(") && names_secret(flag.as_bytes());
         if piped || fed {
             let args = words(line, at - start + echo.len());
-            if let Some(&w) = args
-                .iter()
-                .find(|&&(s, e)| e > s && !line.get(s..e).is_some_and(|w| w.starts_with('-')))
-            {
-                push(line, start, w, KEYED, spans);
+            // (not a flag or `printf`'s format; `user:password` for chpasswd)
+            let value = args.iter().find(|&&(s, e)| {
+                e > s && !line.get(s..e).is_some_and(|w| w.starts_with(['-', '%']))
+            });
+            if let Some(&(s, e)) = value {
+                let user = line
+                    .get(s..e)
+                    .and_then(|w| w.find(':'))
+                    .map_or(0, |c| c + 1);
+                push(line, start, (s + user, e), KEYED, spans);
             }
         }
     }
@@ -181,16 +190,17 @@ pub(super) fn files(text: &str, spans: &mut Vec<Span>) {
             continue;
         };
         let (rs, re) = region;
+        // (the first field, or the first line below, is the user's, unless `user:password`)
         let mut at = rs;
+        let mut first = true;
         for line in text.get(rs..re).unwrap_or_default().split('\n') {
             if !line.starts_with("```") {
                 for (s, e) in words(line, 0) {
                     let w = line.get(s..e).unwrap_or_default();
-                    let user = w
-                        .rfind(':')
-                        .filter(|_| !w.contains("://"))
-                        .map_or(0, |c| c + 1);
-                    push(line, at, (s + user, e), PASSWORD, spans);
+                    let user = w.rfind(':').filter(|_| !w.contains("://")).map(|c| c + 1);
+                    if !std::mem::replace(&mut first, false) || user.is_some() {
+                        push(line, at, (s + user.unwrap_or(0), e), PASSWORD, spans);
+                    }
                 }
             }
             at += line.len() + 1;

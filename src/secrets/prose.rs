@@ -9,7 +9,7 @@
 
 use super::reader::{NOT_SECRET, QUALIFIERS};
 use super::strength::{score, KEYED, PASSWORD, STRICT, SURE};
-use super::Span;
+use super::{Span, MARKER};
 
 /// Trigger words in ASCII, sorted (searched by halves), and what they announce.
 #[rustfmt::skip]
@@ -165,12 +165,15 @@ fn trim(text: &str, s: usize, e: usize) -> (usize, usize) {
 }
 
 /// Values announced by a trigger word in prose; `weak`: a trigger that also names other
-/// things (`key`), which announces only the value right after it. Returns where to go on.
+/// things (`key`), which announces only the value right after it; `marker`: a secret masked
+/// already, which announces only a password-shaped value near it (`was [secret]; I reset it
+/// to X`, `Client("[secret]", "X")`). Returns where to go on.
 fn after_trigger(
     text: &str,
     from: usize,
     kind: &'static str,
     weak: bool,
+    marker: bool,
     spans: &mut Vec<Span>,
 ) -> usize {
     // 2: right after the trigger or a copula; 1: after a connective; 0: further
@@ -231,9 +234,11 @@ fn after_trigger(
                 .next()
                 .is_some_and(|c| c.is_ascii_alphanumeric() || !c.is_ascii());
         let ok = match near {
-            2 => sc >= PASSWORD || (sc >= KEYED && mixed && !weak),
+            // (after a marker, `ttl=3600` is the next assignment, not a value)
+            _ if marker && v.contains('=') => false,
+            2 => sc >= PASSWORD || (sc >= KEYED && mixed && !weak && !marker),
             1 => sc >= PASSWORD && !weak,
-            _ => sc >= STRICT && !weak,
+            _ => sc >= STRICT && !weak && !marker,
         };
         if ok {
             spans.push(Span::new(vs, vs + v.len(), kind, 4));
@@ -285,6 +290,9 @@ pub(super) fn scan(text: &str, spans: &mut Vec<Span>) {
             continue;
         }
         let word = text.get(s..i).unwrap_or_default();
+        let marker = text
+            .get(s.saturating_sub(1)..)
+            .is_some_and(|t| t.starts_with(MARKER));
         let Some(kind) = trigger(word) else {
             continue;
         };
@@ -317,7 +325,7 @@ pub(super) fn scan(text: &str, spans: &mut Vec<Span>) {
             .iter()
             .any(|w| word.eq_ignore_ascii_case(w))
             && !QUALIFIERS.iter().any(|w| before.eq_ignore_ascii_case(w));
-        done = after_trigger(text, i, kind, weak, spans);
+        done = after_trigger(text, i + usize::from(marker), kind, weak, marker, spans);
     }
     // bare: capitals, small letters, digits and a symbol of a password policy
     let mut s = 0;

@@ -33,7 +33,7 @@ const KEY_WORDS: &[(&str, &str, bool)] = &[
 /// Endings that make a word a key word (`dbpass`, `clientsecret`, `authtoken`).
 #[rustfmt::skip]
 const SUFFIXES: &[&str] = &[
-    "password", "passwd", "pass", "pwd", "secret", "token", "apikey",
+    "password", "passwd", "pass", "pwd", "pw", "secret", "token", "apikey",
 ];
 
 /// By last letter: the lengths of the key words that end in it (bits), and the length of the
@@ -347,7 +347,7 @@ fn separator(b: &[u8], s: usize, e: usize, strong: bool, flag: bool) -> Option<(
     }
     let gap = space(at(b, p));
     // `arn:aws:...:secret:name`: a key between colons is a path's part
-    if before(b, s) == b':' && at(b, p) == b':' && at(b, p + 1) != b'=' {
+    if before(b, s) == b':' && at(b, p) == b':' && !matches!(at(b, p + 1), b'=' | b' ') {
         return None;
     }
     if flag && !gap && matches!(at(b, p), b'"' | b'\'') {
@@ -356,7 +356,7 @@ fn separator(b: &[u8], s: usize, e: usize, strong: bool, flag: bool) -> Option<(
     p = skip_spaces(b, p);
     let (c, d) = (at(b, p), at(b, p + 1));
     let sep = match (c, d) {
-        (b'=', b'>') | (b':', b'=') | (b'?', b'=') | (b'.', b'=') => Some(p + 2),
+        (b'=', b'>') | (b':', b'=') | (b'?', b'=') | (b'.', b'=') | (b'<', b'-') => Some(p + 2),
         (b'=', d) if d != b'=' => Some(p + 1),
         (b':', d) if d != b':' => Some(p + 1),
         (b'(', q)
@@ -440,8 +440,11 @@ fn assignment(
     let expansion = before(b, s) == b'{' && before(b, s - 1) == b'$';
     // `$token = "X"` (PHP, Perl, PowerShell) assigns; `$TOKEN` elsewhere is a reference
     let sigil = before(b, s) == b'$'
-        && b.get(skip_spaces(b, e)..)
-            .is_some_and(|r| r.starts_with(b".=") || r.starts_with(b"=") && !r.starts_with(b"=="));
+        && b.get(skip_spaces(b, e)..).is_some_and(|r| {
+            r.starts_with(b".=")
+                || r.starts_with(b":=")
+                || r.starts_with(b"=") && !r.starts_with(b"==")
+        });
     if expansion
         || !switch
             && !sigil
@@ -492,28 +495,29 @@ fn assignment(
         return Some(ve);
     }
     // `-p X`, `-w X` (ldap), `-k X`; glued `-pX`, `-p'X'`
-    let (kind, strong) = if dashes == 1
-        && key.len() > 1
-        && key.first() == Some(&b'p')
-        && named(key, None).is_none()
-    {
-        let (vs, ve, quoted) = value_at(b, s + 2)?;
-        let v = text.get(vs..ve)?;
-        let sc = score(v, quoted);
-        let capital =
-            v.bytes().any(|c| c.is_ascii_uppercase()) && v.bytes().any(|c| c.is_ascii_digit());
-        if sc >= STRICT || (sc >= PASSWORD && capital) || (sc >= KEYED && (quoted || after_user)) {
-            spans.push(Span::new(vs, ve, "password", 3));
-            return Some(ve);
-        }
-        return None;
-    } else if (dashes == 1 || switch) && matches!(key, b"p" | b"P" | b"w") {
-        ("password", false)
-    } else if dashes == 1 && matches!(key, b"k" | b"K") {
-        ("encryption key", true)
-    } else {
-        named(key, if flag { None } else { prev })?
-    };
+    let (kind, strong) =
+        if dashes == 1 && key.len() > 1 && key.first() == Some(&b'p') && named(key, None).is_none()
+        {
+            let (vs, ve, quoted) = value_at(b, s + 2)?;
+            let v = text.get(vs..ve)?;
+            let sc = score(v, true);
+            let digit = v.bytes().any(|c| c.is_ascii_digit());
+            let words = v.matches('-').count() >= 2 || v.bytes().any(|c| c.is_ascii_uppercase());
+            if sc >= STRICT
+                || (sc >= PASSWORD && words)
+                || (sc >= KEYED && (quoted || after_user || digit))
+            {
+                spans.push(Span::new(vs, ve, "password", 3));
+                return Some(ve);
+            }
+            return None;
+        } else if (dashes == 1 || switch) && matches!(key, b"p" | b"P" | b"w") {
+            ("password", false)
+        } else if dashes == 1 && matches!(key, b"k" | b"K") {
+            ("encryption key", true)
+        } else {
+            named(key, if flag { None } else { prev })?
+        };
     let (p, mut need) = separator(b, s, e, strong, flag)?;
     // `-u user -p X`: after a user on the line, `-p` is the password
     if flag && after_user {

@@ -21,6 +21,7 @@ pub(super) fn repeats(text: &str, spans: &mut Vec<Span>) {
         };
         let random = v.len() >= 16
             && v.bytes().all(|c| c.is_ascii_alphanumeric())
+            && v.bytes().any(|c| c.is_ascii_digit())
             && entropy(v.as_bytes()) >= 3.0;
         let sure =
             sp.rank <= 1 || (sp.rank <= 3 && v.is_ascii() && (random || score(v, false) >= STRICT));

@@ -123,7 +123,10 @@ fn consonant_run(run: &[u8]) -> usize {
 /// Letters that read like a word or CamelCase (`getElementById`, `GITHUB`), not drawn at
 /// random (`hqUdCLKIxk`: two capitals after a small letter, or five consonants in a row).
 pub(super) fn wordy(piece: &str) -> bool {
-    let b = piece.as_bytes();
+    // (an acronym ending a word is no random case: `parsedURL`)
+    let b = piece
+        .trim_end_matches(|c: char| c.is_ascii_uppercase())
+        .as_bytes();
     if !b.iter().any(u8::is_ascii_lowercase) || !b.iter().any(u8::is_ascii_uppercase) {
         return true;
     }
@@ -271,6 +274,9 @@ fn file_name(v: &str) -> bool {
                     .bytes()
                     .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
                 && ext.bytes().filter(u8::is_ascii_digit).count() <= 1
+                && !ext
+                    .trim_end_matches(|c: char| c.is_ascii_digit())
+                    .contains(|c: char| c.is_ascii_digit())
         })
 }
 
@@ -508,6 +514,9 @@ pub(super) fn score(v: &str, literal: bool) -> u8 {
     if v.contains(' ') {
         return if passphrase(v) { PASSWORD } else { 0 };
     }
+    if literal && random_lowercase(b) {
+        return PASSWORD;
+    }
     if excluded(v) {
         return if made_of_words(v, literal) {
             PASSWORD
@@ -522,7 +531,7 @@ pub(super) fn score(v: &str, literal: bool) -> u8 {
             && c.letters() + c.digit > 0
             && !b.iter().all(u8::is_ascii_digit)
             && !b.iter().all(u8::is_ascii_lowercase)
-            && (kinds >= 3 || (kinds == 2 && c.chars >= 8))
+            && (kinds >= 3 || (kinds == 2 && (c.chars >= 8 || (literal && c.digit > 0))))
             && (c.chars < 8 || e >= 2.0));
     if !keyed {
         return 0;
@@ -561,7 +570,6 @@ pub(super) fn score(v: &str, literal: bool) -> u8 {
         .take_while(|c| c.is_ascii_digit())
         .count();
     let word_number = letters >= 4
-        && b.first().is_some_and(u8::is_ascii_uppercase)
         && b.iter()
             .skip(1)
             .take(letters - 1)
