@@ -104,7 +104,7 @@ pub(super) fn scan(text: &str, spans: &mut Vec<Span>) {
                 .any(|w| after.contains(w))
         });
         let flag = head
-            .trim_end_matches("=<(")
+            .trim_end_matches(['=', '<', '(', ' '])
             .rsplit(' ')
             .next()
             .unwrap_or_default();

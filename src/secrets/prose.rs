@@ -351,7 +351,16 @@ pub(super) fn scan(text: &str, spans: &mut Vec<Span>) {
         seen = 0;
         if all && e >= start + 8 {
             let (vs, ve) = trim(text, start, e);
-            if text.get(vs..ve).is_some_and(|v| score(v, false) >= SURE) {
+            // (not percent-encoding: `foo%20bar%3F`)
+            let encoded = |v: &str| {
+                v.as_bytes().windows(3).any(
+                    |w| matches!(w, [b'%', x, y] if x.is_ascii_hexdigit() && y.is_ascii_hexdigit()),
+                )
+            };
+            if text
+                .get(vs..ve)
+                .is_some_and(|v| !encoded(v) && score(v, false) >= SURE)
+            {
                 spans.push(Span::new(vs, ve, "password", 6));
             }
         }

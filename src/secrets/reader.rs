@@ -475,7 +475,8 @@ fn assignment(
         let (p, _) = separator(b, s, e, true, true)?;
         let (vs, mut ve, _) = value_at(b, p)?;
         let v = text.get(vs..ve)?;
-        let (ps, pass) = match v.split_once(':').or_else(|| v.split_once('%')) {
+        let split = v.split_once(':').or_else(|| v.split_once('%'));
+        let (ps, pass) = match split.or_else(|| v.split_once(',')) {
             Some((user, pass)) => (vs + user.len() + 1, pass),
             None if at(b, ve) == b',' => {
                 let (ps, pe, _) = value_at(b, ve + 1)?;
@@ -511,7 +512,7 @@ fn assignment(
                 return Some(ve);
             }
             return None;
-        } else if (dashes == 1 || switch) && matches!(key, b"p" | b"P" | b"w") {
+        } else if (dashes == 1 || switch) && matches!(key, b"p" | b"P" | b"w" | b"N") {
             ("password", false)
         } else if dashes == 1 && matches!(key, b"k" | b"K") {
             ("encryption key", true)

@@ -300,6 +300,7 @@ fn numeric(v: &str) -> bool {
             && h.bytes()
                 .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'.' | b'-'))
             && h.bytes().any(|c| c.is_ascii_alphabetic())
+            && !h.bytes().any(|c| c.is_ascii_uppercase())
             && (1..=5).contains(&p.len())
             && p.bytes().all(|c| c.is_ascii_digit())
     });

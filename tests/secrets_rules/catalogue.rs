@@ -5,9 +5,10 @@ use synapse::secrets::mask;
 /// At least this share of the examples' secrets found, and at most this share of their harmless
 /// strings changed (percent). Before the catalogue: 166/223 found, 37/210 changed; with it
 /// 211/223 and the same 37 (harmless to gitleaks, such as `password = "..."` with a made-up
-/// value, which Synapse's reader masks on purpose).
-const FOUND_PERCENT: usize = 94;
-const CHANGED_PERCENT: usize = 18;
+/// value, which Synapse's reader masks on purpose); with the one reader of issue 37, 207/223
+/// and 20/210.
+const FOUND_PERCENT: usize = 92;
+const CHANGED_PERCENT: usize = 10;
 
 #[derive(serde::Deserialize)]
 struct Cases {
@@ -55,7 +56,11 @@ fn the_catalogues_own_examples() {
 fn a_catalogue_rule_finds_its_token_and_keeps_its_filters() {
     let out = mask("note\nFLY_API_TOKEN=fo1_e4-sjFZmAiDh4cqtauOv_I5VLkoE_SFo6L_WSvZVUdo\n");
     assert_eq!(out.text, "note\nFLY_API_TOKEN=[secret]\n");
-    assert!(out.found.iter().any(|f| f.kind == "flyio-access-token"), "{:?}", out.found);
+    assert!(
+        out.found.iter().any(|f| f.kind == "flyio-access-token"),
+        "{:?}",
+        out.found
+    );
     for kept in [
         "token ghp_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
         "aws_access_key_id = AKIAIOSFODNN7EXAMPLE",

@@ -9,37 +9,36 @@ use super::{keeps, masks};
 use synapse::secrets::mask;
 
 #[rstest]
-#[case::aws_access_key("aws access key", "key AKIAQ3TQ7NB5Z9KD2RXM for the bot")]
-#[case::github_token("github token", "use ghp_Zq8LmN3vB7xK2pR5tY9wE4uI6oA1sD0fG2hJ now")]
+#[case::aws_access_key("aws-access-key", "key AKIAQ3TQ7NB5Z9KD2RXM for the bot")]
+#[case::github_token("github-pat", "use ghp_Zq8LmN3vB7xK2pR5tY9wE4uI6oA1sD0fG2hJ now")]
 #[case::github_fine_grained_token(
-    "github token",
-    "github_pat_11ABCDEFG0123456789_abcdefghijKLMNOPQRstuvwxyz0123456789ABCDEFGHIJ"
+    "github-token",
+    "github_pat_11AQ7ZKXY0Vb3nR8tWm2_Lp5sJ9dHc4gF6kTq1xEz7uNa3oYr8iBv2wMe5hGj0l"
 )]
-#[case::gitlab_token("gitlab token", "glpat-Rk3xW9qZ2mN7bV5cT1yL")]
+#[case::gitlab_token("gitlab-pat", "glpat-Rk3xW9qZ2mN7bV5cT1yL")]
 #[case::slack_token(
-    "slack token",
+    "slack-bot-token",
     "xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx"
 )]
-#[case::stripe_key("stripe key", "sk_live_4eC39HqLyjWDarjtT1zdp7dc")]
-#[case::google_api_key("google api key", "AIzaSyD3kLmN0pQrStUvWxYz1234567890abcde")]
+#[case::stripe_key("stripe-access-token", "sk_live_4eC39HqLyjWDarjtT1zdp7dc")]
+#[case::google_api_key("gcp-api-key", "AIzaSyD3kLmN0pQrStUvWxYz1234567890abcde")]
 #[case::openai_key(
-    "openai key",
+    "openai-key",
     "sk-proj-Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4zAb7cDe0fGh3iJk6"
 )]
 #[case::anthropic_key(
-    "anthropic key",
+    "anthropic-key",
     "sk-ant-api03-Zx9Yw8Vu7Ts6Rq5Po4Nm3Lk2Ji1Hg0FeDcBa-AbCdEf"
 )]
-#[case::npm_token("npm token", "npm_Ab3De6Gh9Jk2Mn5Pq8St1Vw4Yz7Bc0Ef3Hi6")]
+#[case::npm_token("npm-access-token", "npm_Ab3De6Gh9Jk2Mn5Pq8St1Vw4Yz7Bc0Ef3Hi6")]
 #[case::sendgrid_key(
-    "sendgrid key",
-    "SG.Ab3De6Gh9Jk2Mn5Pq8St1V.w4Yz7Bc0Ef3Hi6Kl9No2Qr5Tu8Wx1Za4Cd7Fg0Ij3Lm6"
+    "sendgrid-api-token",
+    "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"
 )]
-#[case::twilio_key("twilio key", "SK0123456789abcdef0123456789abcdef")]
-#[case::huggingface_token("huggingface token", "hf_Ab3De6Gh9Jk2Mn5Pq8St1Vw4Yz7Bc0Ef3")]
-#[case::mailchimp_key("mailchimp key", "0123456789abcdef0123456789abcdef-us21")]
-#[case::telegram_bot_token("telegram bot token", "123456789:AAHk3_Lm9Np2Qr5St8Vw1Yz4Bc7Ef0Hi3Kl")]
-#[case::password_hash("password hash", "alice:$apr1$Xk3j9Lm2$Qr5St8Vw1Yz4Bc7Ef0Hi3K")]
+#[case::twilio_key("twilio-api-key", "SK0123456789abcdef0123456789abcdef")]
+#[case::huggingface_token("huggingface-token", "hf_Ab3De6Gh9Jk2Mn5Pq8St1Vw4Yz7Bc0Ef3")]
+#[case::telegram_bot_token("telegram-bot-token", "123456789:AAHk3_Lm9Np2Qr5St8Vw1Yz4Bc7Ef0Hi3Kl")]
+#[case::password_hash("password-hash", "alice:$apr1$Xk3j9Lm2$Qr5St8Vw1Yz4Bc7Ef0Hi3K")]
 fn a_vendor_token_is_found_as_its_kind(#[case] kind: &str, #[case] text: &str) {
     let out = mask(text);
     assert!(
