@@ -205,21 +205,15 @@ fn numbered_name(v: &str) -> bool {
 
 /// Words that say a value stands in for one (`xxxx`, `YOUR_KEY`, `changeme`).
 pub(super) fn placeholder(b: &[u8]) -> bool {
-    [
-        "example",
-        "sample",
-        "dummy",
-        "placeholder",
-        "redacted",
-        "changeme",
-        "xxxx",
-        "your",
-    ]
-    .iter()
-    .any(|p| {
+    #[rustfmt::skip]
+    const WORDS: &[&str] = &[
+        "example", "sample", "dummy", "placeholder", "redacted", "changeme", "xxxx", "your",
+    ];
+    let has = |p: &&str| {
         b.windows(p.len())
             .any(|w| w.eq_ignore_ascii_case(p.as_bytes()))
-    })
+    };
+    WORDS.iter().any(has)
 }
 
 /// A value made only of words that name a secret or fill in for one (`db_password`,
@@ -360,17 +354,15 @@ pub(super) fn excluded(v: &str) -> bool {
                 .all(|c| c.is_ascii_alphanumeric() || c == b'.' || c == b'-')
             && h.bytes().last().is_some_and(|c| c.is_ascii_alphabetic())
     });
-    let digest = b
+    #[rustfmt::skip]
+    const DIGESTS: &[&str] = &[
+        "md5", "sha1", "sha256", "sha384", "sha512", "sha", "h1", "blake2b", "blake3",
+    ];
+    let name = b
         .iter()
-        .position(|c| matches!(c, b':' | b'-' | b'='))
-        .and_then(|i| v.get(..i))
-        .is_some_and(|n| {
-            [
-                "md5", "sha1", "sha256", "sha384", "sha512", "sha", "h1", "blake2b", "blake3",
-            ]
-            .iter()
-            .any(|d| n.eq_ignore_ascii_case(d))
-        });
+        .position(|c| b":-=".contains(c))
+        .and_then(|i| v.get(..i));
+    let digest = name.is_some_and(|n| DIGESTS.iter().any(|d| n.eq_ignore_ascii_case(d)));
     // a name with a digest in it (`node-modules-<sha256>`)
     let parts = || v.split(['-', '_', '.', ':']);
     let named_digest = parts().any(|p| p.len() >= 16 && p.bytes().all(|c| c.is_ascii_hexdigit()))
@@ -415,6 +407,12 @@ fn structured(v: &str) -> bool {
                 .all(|&c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'-'))
 }
 
+/// Words that make words joined a name, not a password (`api-key`, `file_path`), and endings
+/// that make them a host or a file (`mail.corp.internal`).
+const NAMES: &[&str] = &["key", "api", "auth", "file", "path", "name", "url", "host"];
+#[rustfmt::skip]
+const ENDINGS: &[&str] = &["com", "org", "net", "io", "local", "internal", "json", "yaml", "txt"];
+
 /// Words joined by `-`, `_` or `.` with a number, or capitalized (`olive.rake55`,
 /// `Compass-Heron`): a password a person makes of words, when something announces one.
 fn made_of_words(v: &str, literal: bool) -> bool {
@@ -449,21 +447,14 @@ fn made_of_words(v: &str, literal: bool) -> bool {
                     && (1..=4).contains(&p.len())
                     && p.bytes().all(|c| c.is_ascii_digit()))
         })
-        && !parts.iter().any(|p| {
-            ["key", "api", "auth", "file", "path", "name", "url", "host"]
-                .iter()
-                .any(|w| p.eq_ignore_ascii_case(w))
-        })
+        && !parts
+            .iter()
+            .any(|p| NAMES.iter().any(|w| p.eq_ignore_ascii_case(w)))
         && (digits || literal || (parts.len() >= 3 && joiner != '_'))
         && !(file_name(v) && v.rsplit('.').next().is_some_and(|x| x.len() <= 4))
         && !placeholder(v.as_bytes())
         && !names_itself(v)
-        && !v.rsplit('.').next().is_some_and(|t| {
-            [
-                "com", "org", "net", "io", "local", "internal", "json", "yaml", "txt",
-            ]
-            .contains(&t)
-        })
+        && !v.rsplit('.').next().is_some_and(|t| ENDINGS.contains(&t))
 }
 
 /// A passphrase: three to eight words of letters with spaces (`biscuit breeze tango`).
