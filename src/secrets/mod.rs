@@ -6,9 +6,8 @@
 //!
 //! - [`catalogue`]: vendor secrets by gitleaks' rule catalogue, vendored as data (about 215
 //!   rules: an id, keywords, a regex, an entropy floor, allowlists), and Synapse's own rules in
-//!   the same format for the shapes it misses; see `docs/secrets.md`.
-//! - [`urls`]: the password in a URL's userinfo (`scheme://user:password@host`), and in
-//!   `user/password@host` logins.
+//!   the same format for the shapes it misses, URL credentials and commands that take a
+//!   password by position; see `docs/secrets.md`.
 //! - [`reader`]: one assignment reader: a key that names a secret, a separator, a value
 //!   (`KEY=value`, `key: value`, `"key": "value"`, `key is value`, `--flag value`, `-p`,
 //!   `-u user:password`, `<key>value</key>`, `setKey("value")`, `f("KEY", "value")`).
@@ -33,7 +32,6 @@ mod prose;
 mod reader;
 mod repeats;
 mod strength;
-mod urls;
 
 use serde::Serialize;
 
@@ -99,12 +97,13 @@ pub fn mask(text: &str) -> Masked {
 fn mask_once(text: &str) -> (Masked, Vec<(usize, usize)>) {
     let mut spans = Vec::new();
     catalogue::scan(text, &mut spans);
-    urls::scan(text, &mut spans);
     reader::scan(text, &mut spans);
     reader::lines(text, &mut spans);
     reader::tables(text, &mut spans);
+    reader::kube_secret(text, &mut spans);
     positional::scan(text, &mut spans);
     positional::files(text, &mut spans);
+    positional::logins(text, &mut spans);
     prose::scan(text, &mut spans);
     repeats::repeats(text, &mut spans);
     keep_markers(text, &mut spans);

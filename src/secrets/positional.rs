@@ -1,21 +1,13 @@
-//! Passwords known by where they stand, with no key before them: a command's positional
-//! argument ([`COMMANDS`]), what `echo` pipes into a command that reads a password on standard
-//! input, and the lines of a credential file named just before them (`/etc/rsyncd.secrets`,
-//! an OpenVPN `auth.txt`).
+//! Passwords known by where they stand, with no key before them: what `echo` pipes into a
+//! command that reads a password on standard input, and the lines of a credential file named
+//! just before them (`/etc/rsyncd.secrets`, an OpenVPN `auth.txt`), and `user/password@host`
+//! logins. Commands that take a password by position are rules in `catalogue/synapse.toml`.
 
 #![deny(clippy::string_slice, clippy::indexing_slicing)]
 
 use super::reader::names_secret;
-use super::strength::{score, KEYED, PASSWORD};
-use super::{ahead, Span};
-
-/// Commands and directives that take a password by position: the words that start them, and
-/// which of the arguments after them (flags and their numbers not counted) is the password.
-#[rustfmt::skip]
-const COMMANDS: &[(&str, usize)] = &[
-    ("htpasswd", 2), ("add_user", 1), ("change_password", 1), ("alias set", 3), ("auth-pass", 1),
-    ("masterauth", 0), ("net use", 0), ("ConvertTo-SecureString", 0),
-];
+use super::strength::{names_itself, placeholder, score, KEYED, PASSWORD};
+use super::{ahead, at, behind, Span};
 
 /// The shell words of `line` from `from`: (start, end) without their quotes.
 fn words(line: &str, from: usize) -> Vec<(usize, usize)> {
@@ -47,14 +39,6 @@ fn words(line: &str, from: usize) -> Vec<(usize, usize)> {
     out
 }
 
-/// A word that is no positional argument: a flag, a flag's number, a drive or a share.
-fn not_positional(w: &str) -> bool {
-    w.starts_with(['-', '\\'])
-        || (w.starts_with('/') && w.contains(':'))
-        || w.bytes().all(|c| c.is_ascii_digit())
-        || w.ends_with(':')
-}
-
 fn push(line: &str, at: usize, (s, e): (usize, usize), need: u8, spans: &mut Vec<Span>) {
     let v = line.get(s..e).unwrap_or_default();
     let v = v.strip_suffix("\\n").unwrap_or(v);
@@ -63,32 +47,8 @@ fn push(line: &str, at: usize, (s, e): (usize, usize), need: u8, spans: &mut Vec
     }
 }
 
-/// Every password a command takes by position, or reads piped on standard input.
+/// Every password `echo` or `printf` pipes into a command that reads one on standard input.
 pub(super) fn scan(text: &str, spans: &mut Vec<Span>) {
-    for &(command, n) in COMMANDS {
-        for (at, _) in text.match_indices(command) {
-            let (start, line) = line_at(text, at);
-            let k = at - start;
-            let bounded = |i: usize, c: Option<char>| {
-                i == 0 || c.is_none_or(|c| c.is_whitespace() || c == '`')
-            };
-            if !bounded(k, line.get(..k).and_then(|h| h.chars().next_back()))
-                || !bounded(
-                    1,
-                    line.get(k + command.len()..).and_then(|t| t.chars().next()),
-                )
-            {
-                continue;
-            }
-            let args = words(line, k + command.len());
-            let mut positional = args
-                .iter()
-                .filter(|&&(s, e)| e > s && !line.get(s..e).is_some_and(not_positional));
-            if let Some(&w) = positional.nth(n) {
-                push(line, start, w, KEYED, spans);
-            }
-        }
-    }
     // `echo X | docker login --password-stdin`, `printf 'X\n' | sudo -S`, `<(echo X)`
     for (at, echo) in text
         .match_indices("echo ")
@@ -206,5 +166,48 @@ pub(super) fn files(text: &str, spans: &mut Vec<Span>) {
             at += line.len() + 1;
         }
         i = i.max(re);
+    }
+}
+
+/// `user/password@host` (`sqlplus scott/pw@//db:1521/x`, `rman target sys/pw@prod`): the
+/// password, if it looks like one (a path or a package, `actions/checkout@v4`, does not); after
+/// `@//`, Oracle's connect string, whatever it is.
+pub(super) fn logins(text: &str, spans: &mut Vec<Span>) {
+    let b = text.as_bytes();
+    for (k, _) in text.match_indices('/') {
+        let s = k - behind(b, k, |c| c.is_ascii_alphanumeric() || b"_$#".contains(&c));
+        if s == k
+            || k - s > 64
+            || !matches!(
+                s.checked_sub(1).map(|p| at(b, p)),
+                None | Some(b' ' | b'\t' | b'\n' | b'"' | b'\'' | b':')
+            )
+        {
+            continue;
+        }
+        let n = ahead(b.get(..k + 130).unwrap_or(b), k + 1, |c| {
+            !c.is_ascii_whitespace() && !b"/@\"'`".contains(&c)
+        });
+        let (user, pass) = (
+            text.get(s..k).unwrap_or_default(),
+            text.get(k + 1..k + 1 + n),
+        );
+        let host = at(b, k + 2 + n);
+        if n == 0
+            || n > 128
+            || at(b, k + 1 + n) != b'@'
+            || !(host.is_ascii_alphanumeric() || host == b'/')
+        {
+            continue;
+        }
+        let connect = host == b'/' && at(b, k + 3 + n) == b'/';
+        if let Some(pass) = pass {
+            let plain = !pass.starts_with(['$', '<', '{', '[']) && !placeholder(pass.as_bytes());
+            if score(pass, false) >= PASSWORD
+                || connect && plain && !names_itself(pass) && !pass.eq_ignore_ascii_case(user)
+            {
+                spans.push(Span::new(k + 1, k + 1 + n, "password", 2));
+            }
+        }
     }
 }

@@ -8,7 +8,7 @@
 #![deny(clippy::string_slice, clippy::indexing_slicing)]
 
 use super::reader::{NOT_SECRET, QUALIFIERS};
-use super::strength::{score, KEYED, PASSWORD, STRICT, SURE};
+use super::strength::{key_shape, score, KEYED, PASSWORD, STRICT, SURE};
 use super::{Span, MARKER};
 
 /// Trigger words in ASCII, sorted (searched by halves), and what they announce.
@@ -20,9 +20,9 @@ const ASCII_TRIGGERS: &[(&str, &str)] = &[
     ("heslo", "password"), ("jeton", "token"), ("kennwort", "password"), ("key", "api key"),
     ("klucz", "api key"), ("login", "login"), ("lozinka", "password"), ("mdp", "password"),
     ("parola", "password"), ("parool", "password"), ("pass", "password"),
-    ("passcode", "password"), ("passe", "password"), ("passord", "password"),
+    ("passcode", "passcode"), ("passe", "password"), ("passord", "password"),
     ("passphrase", "passphrase"), ("passwd", "password"), ("password", "password"),
-    ("passwort", "password"), ("psk", "pre-shared key"), ("pw", "password"), ("pwd", "password"),
+    ("passwort", "password"), ("pin", "pin"), ("psk", "pre-shared key"), ("pw", "password"), ("pwd", "password"),
     ("salasana", "password"), ("secret", "secret"), ("senha", "password"), ("sleutel", "api key"),
     ("token", "token"), ("wachtwoord", "password"),
 ];
@@ -64,6 +64,13 @@ const COPULAS: &[&str] = &[
 const CONNECTIVES: &[&str] = &[
     "now", "still", "set", "reset", "changed", "to", "it", "jetzt", "nun", "maintenant", "ahora",
     "agora", "ora", "теперь",
+];
+
+/// Words right after a trigger that make it name a field or a rule, not a value
+/// (`password field`, `token length`).
+#[rustfmt::skip]
+const FIELDS: &[&str] = &[
+    "field", "fields", "column", "attribute", "policy", "length", "hash", "prompt", "input",
 ];
 
 /// How far after a trigger a value is looked for.
@@ -164,6 +171,12 @@ fn trim(text: &str, s: usize, e: usize) -> (usize, usize) {
     (start, start + inner.len())
 }
 
+/// `content="X`: an attribute, which the reader reads.
+fn attribute(v: &str) -> bool {
+    v.split_once("=\"")
+        .is_some_and(|(name, _)| !name.is_empty() && name.bytes().all(|c| c.is_ascii_alphabetic()))
+}
+
 /// Values announced by a trigger word in prose; `weak`: a trigger that also names other
 /// things (`key`), which announces only the value right after it; `marker`: a secret masked
 /// already, which announces only a password-shaped value near it (`was [secret]; I reset it
@@ -180,6 +193,7 @@ fn after_trigger(
     let mut near = 2;
     let mut end = from;
     let mut prev_slash = false;
+    let mut first = true;
     for (s, e) in tokens(text, from).take(WINDOW_WORDS) {
         if s > from + WINDOW_BYTES {
             break;
@@ -192,9 +206,10 @@ fn after_trigger(
         let (vs, ve) = trim(text, s, e);
         let raw = text.get(s..e).unwrap_or_default();
         let v = text.get(vs..ve).unwrap_or_default();
-        if trigger(v).is_some() {
+        if trigger(v).is_some() || (first && FIELDS.iter().any(|f| v.eq_ignore_ascii_case(f))) {
             return s;
         }
+        first = false;
         let slash = std::mem::replace(&mut prev_slash, raw == "/");
         if v.is_empty()
             || COPULAS.iter().any(|c| v.eq_ignore_ascii_case(c))
@@ -233,9 +248,15 @@ fn after_trigger(
             && v.bytes()
                 .next()
                 .is_some_and(|c| c.is_ascii_alphanumeric() || !c.is_ascii());
+        // (a PIN or a passcode is digits; after a weak `key`, an API key's shape)
+        let digits = matches!(kind, "pin" | "passcode")
+            && (4..=8).contains(&v.len())
+            && v.bytes().all(|c| c.is_ascii_digit());
         let ok = match near {
-            // (after a marker, `ttl=3600` is the next assignment, not a value)
-            _ if marker && v.contains('=') => false,
+            2 if digits || (weak && key_shape(v)) => true,
+            // (after a marker, `ttl=3600`; `content="X"`: an assignment, the reader's)
+            _ if marker && v.contains('=') || attribute(v) => false,
+            _ if kind == "pin" => digits && near == 2,
             2 => sc >= PASSWORD || (sc >= KEYED && mixed && !weak && !marker),
             1 => sc >= PASSWORD && !weak,
             _ => sc >= STRICT && !weak && !marker,
@@ -350,7 +371,18 @@ pub(super) fn scan(text: &str, spans: &mut Vec<Span>) {
         s = k + 1;
         seen = 0;
         if all && e >= start + 8 {
-            let (vs, ve) = trim(text, start, e);
+            let (mut vs, ve) = trim(text, start, e);
+            // (`backup%Tide7!Lantern`, `svc:Tide7!Lantern`: the user before it stays)
+            let user = text
+                .get(vs..ve)
+                .and_then(|v| v.find(['%', ':']))
+                .filter(|&u| {
+                    text.get(vs..vs + u).is_some_and(|u| {
+                        u.bytes()
+                            .all(|c| c.is_ascii_lowercase() || b"._-".contains(&c))
+                    })
+                });
+            vs += user.map_or(0, |u| u + 1);
             // (not percent-encoding: `foo%20bar%3F`)
             let encoded = |v: &str| {
                 v.as_bytes().windows(3).any(

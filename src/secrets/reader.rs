@@ -12,7 +12,9 @@
 
 #![deny(clippy::string_slice, clippy::indexing_slicing)]
 
-use super::strength::{identifier_like, reference, score, KEYED, MAX_VALUE, PASSWORD, STRICT};
+use super::strength::{
+    entropy, identifier_like, key_shape, reference, score, KEYED, MAX_VALUE, PASSWORD, STRICT,
+};
 use super::{ahead, at, before, behind, Span};
 
 /// Key words: the word, what it names, and whether it names a secret alone (strong).
@@ -28,6 +30,7 @@ const KEY_WORDS: &[(&str, &str, bool)] = &[
     ("credential", "credentials", true), ("credentials", "credentials", true),
     ("creds", "credentials", true), ("bearer", "bearer token", true), ("psk", "pre-shared key", true),
     ("key", "api key", false), ("auth", "credentials", false), ("sig", "signature", false),
+    ("appid", "api key", false),
 ];
 
 /// Endings that make a word a key word (`dbpass`, `clientsecret`, `authtoken`).
@@ -220,6 +223,16 @@ fn query_key(r: &[u8]) -> bool {
 /// to a space or a delimiter, without a sentence's last `.`, `,` or `:`.
 fn value_at(b: &[u8], p: usize) -> Option<(usize, usize, bool)> {
     let q = at(b, p);
+    // `\"X\"` in an escaped string
+    if q == b'\\' && matches!(at(b, p + 1), b'"' | b'\'') {
+        let end = [q, at(b, p + 1)];
+        let len = b
+            .get(p + 2..)?
+            .windows(2)
+            .take(MAX_VALUE)
+            .position(|w| w == end)?;
+        return Some((p + 2, p + 2 + len, true));
+    }
     if matches!(q, b'"' | b'\'' | b'`') {
         let len = b
             .get(p + 1..)?
@@ -286,8 +299,10 @@ fn separator(b: &[u8], s: usize, e: usize, strong: bool, flag: bool) -> Option<(
     let open = before(b, s);
     let mut p = e;
     let mut closed = false;
-    if matches!(open, b'"' | b'\'') && at(b, p) == open {
-        p += 1;
+    if matches!(open, b'"' | b'\'')
+        && (at(b, p) == open || at(b, p) == b'\\' && at(b, p + 1) == open)
+    {
+        p += 1 + usize::from(at(b, p) == b'\\');
         closed = true;
         if at(b, p) == b']' {
             p += 1;
@@ -298,15 +313,21 @@ fn separator(b: &[u8], s: usize, e: usize, strong: bool, flag: bool) -> Option<(
     if (open == b'<' || closed) && at(b, p) == b'>' {
         return Some((p + 1, need));
     }
-    // `name="password" value="X"`; `- name: PASSWORD` then `value: X` on the next line
+    // `name="password" value="X"`, `<meta name="api-key" content="X">`,
+    // `"name": "TOKEN", "value": "X"`; `- name: PASSWORD` then `value: X` on the next line
     let rest = b.get(skip_spaces(b, p)..).unwrap_or_default();
-    if closed
-        && rest.len() > 6
-        && rest
-            .get(..6)
-            .is_some_and(|w| w.eq_ignore_ascii_case(b"value="))
-    {
-        return Some((skip_spaces(b, p) + 6, need));
+    if closed {
+        let mut q = skip_spaces(b, p);
+        q = skip_spaces(b, q + usize::from(at(b, q) == b','));
+        let quote = usize::from(at(b, q) == b'"');
+        let name = ahead(b, q + quote, |c| c.is_ascii_alphabetic());
+        let r = skip_spaces(b, q + quote + name + quote);
+        if b.get(q + quote..q + quote + name)
+            .is_some_and(|w| is(w, &["value", "content"]))
+            && matches!(at(b, r), b'=' | b':')
+        {
+            return Some((skip_spaces(b, r + 1), need));
+        }
     }
     if matches!(at(b, skip_spaces(b, p)), b'\n' | b'\r') {
         let next = skip_spaces(b, p) + rest.iter().take_while(|c| c.is_ascii_whitespace()).count();
@@ -326,6 +347,7 @@ fn separator(b: &[u8], s: usize, e: usize, strong: bool, flag: bool) -> Option<(
     p = skip_spaces(b, p);
     let (c, d) = (at(b, p), at(b, p + 1));
     let sep = match (c, d) {
+        (b'|', b'|') if at(b, p + 2) == b'=' => Some(p + 3),
         (b'=', b'>') | (b':', b'=') | (b'?', b'=') | (b'.', b'=') | (b'<', b'-') => Some(p + 2),
         (b'=', d) if d != b'=' => Some(p + 1),
         (b':', d) if d != b':' => Some(p + 1),
@@ -415,13 +437,27 @@ fn assignment(
                 || r.starts_with(b":=")
                 || r.starts_with(b"=") && !r.starts_with(b"==")
         });
-    if expansion
-        || !switch
-            && !sigil
-            && matches!(
-                before(b, s),
-                b'/' | b'@' | b'%' | b'\\' | b'#' | b'$' | b'.'
-            )
+    // `${DB_PASSWORD:-X}`: the default of a parameter expansion is written out
+    if expansion {
+        named(b.get(s..e)?, None)?;
+        let p = e + usize::from(at(b, e) == b':');
+        let p = p + usize::from(matches!(at(b, p), b'-' | b'='));
+        if matches!(at(b, p), b'?' | b'+') {
+            return None;
+        }
+        let n = ahead(b, p, |c| !matches!(c, b'}' | b'\n'));
+        let v = text.get(p..p + n)?;
+        if p > e && at(b, p + n) == b'}' && !v.starts_with('$') && score(v, true) >= KEYED {
+            spans.push(Span::new(p, p + n, "password", 3));
+        }
+        return Some(p + n);
+    }
+    if !switch
+        && !sigil
+        && matches!(
+            before(b, s),
+            b'/' | b'@' | b'%' | b'\\' | b'#' | b'$' | b'.'
+        )
     {
         return None;
     }
@@ -459,36 +495,52 @@ fn assignment(
         if !pass.starts_with(['$', '/', '{', '<'])
             && !reference(pass)
             && !pass.bytes().all(|c| c.is_ascii_digit() || c == b'*')
-            && score(pass, true) >= KEYED
+            && (score(pass, true) >= KEYED || pass.len() >= 8 && entropy(pass.as_bytes()) >= 3.0)
         {
             spans.push(Span::new(ps, ve, "password", 3));
         }
         return Some(ve);
     }
     // `-p X`, `-w X` (ldap), `-k X`; glued `-pX`, `-p'X'`
-    let (kind, strong) =
-        if dashes == 1 && key.len() > 1 && key.first() == Some(&b'p') && named(key, None).is_none()
+    let (kind, strong) = if dashes == 1
+        && key.len() > 1
+        && matches!(key.first(), Some(b'p' | b'P'))
+        && named(key, None).is_none()
+    {
+        let (vs, mut ve, quoted) = value_at(b, s + 2)?;
+        // (a glued value is read to the space: `-pHarbor.Light42.`)
+        ve += usize::from(!quoted && at(b, ve) == b'.' && space(at(b, ve + 1)));
+        let v = text.get(vs..ve)?;
+        let sc = score(v, true);
+        let digit = v.bytes().any(|c| c.is_ascii_digit());
+        let words = v.matches('-').count() >= 2 || v.bytes().any(|c| c.is_ascii_uppercase());
+        if sc >= STRICT
+            || (sc >= PASSWORD && words)
+            || (sc >= KEYED && (quoted || after_user || digit) && key.starts_with(b"p"))
         {
-            let (vs, ve, quoted) = value_at(b, s + 2)?;
-            let v = text.get(vs..ve)?;
-            let sc = score(v, true);
-            let digit = v.bytes().any(|c| c.is_ascii_digit());
-            let words = v.matches('-').count() >= 2 || v.bytes().any(|c| c.is_ascii_uppercase());
-            if sc >= STRICT
-                || (sc >= PASSWORD && words)
-                || (sc >= KEYED && (quoted || after_user || digit))
-            {
-                spans.push(Span::new(vs, ve, "password", 3));
-                return Some(ve);
-            }
+            spans.push(Span::new(vs, ve, "password", 3));
+            return Some(ve);
+        }
+        return None;
+    } else if (dashes == 1 || switch) && matches!(key, b"p" | b"P" | b"w" | b"N") {
+        // (MySQL's `-p` takes its password glued; after a space comes the database)
+        let line = b
+            .get(..s)
+            .unwrap_or_default()
+            .rsplit(|&c| c == b'\n')
+            .next();
+        if key == b"p"
+            && at(b, e) == b' '
+            && line.is_some_and(|l| l.trim_ascii_start().starts_with(b"mysql"))
+        {
             return None;
-        } else if (dashes == 1 || switch) && matches!(key, b"p" | b"P" | b"w" | b"N") {
-            ("password", false)
-        } else if dashes == 1 && matches!(key, b"k" | b"K") {
-            ("encryption key", true)
-        } else {
-            named(key, if flag { None } else { prev })?
-        };
+        }
+        ("password", false)
+    } else if dashes == 1 && matches!(key, b"k" | b"K") {
+        ("encryption key", true)
+    } else {
+        named(key, if flag { None } else { prev })?
+    };
     let (p, mut need) = separator(b, s, e, strong, flag)?;
     // `-u user -p X`: after a user on the line, `-p` is the password
     if flag && after_user {
@@ -533,7 +585,12 @@ fn assignment(
     {
         return None;
     }
-    let need = if quoted && strong { KEYED } else { need };
+    // (after a weak `key`, a long random run of letters and digits is an API key's shape)
+    let need = if (quoted && strong) || (kind == "api key" && key_shape(v)) {
+        KEYED
+    } else {
+        need
+    };
     // (a flag's argument or a password key's value is written out, not a name in code)
     let literal = quoted || flag || (need == KEYED && kind == "password");
     if score(v, literal) < need {
@@ -680,6 +737,27 @@ pub(super) fn tables(text: &str, spans: &mut Vec<Span>) {
                         spans.push(Span::new(vs, vs + v.len(), kind, 3));
                     }
                 }
+            }
+        }
+    }
+}
+
+/// A Kubernetes Secret's `data:` or `stringData:` block: the value of each key in it.
+pub(super) fn kube_secret(text: &str, spans: &mut Vec<Span>) {
+    if !text.contains("kind: Secret") {
+        return;
+    }
+    let (mut inside, mut offset) = (false, 0);
+    for line in text.split('\n') {
+        let start = offset;
+        offset += line.len() + 1;
+        if !line.starts_with([' ', '\t']) {
+            inside = matches!(line.trim_end(), "data:" | "stringData:");
+        } else if let Some((_, raw)) = line.split_once(": ").filter(|_| inside) {
+            let v = raw.trim().trim_matches(['"', '\'']);
+            let vs = start + line.len() - raw.len() + raw.find(v).unwrap_or(0);
+            if score(v, true) >= KEYED {
+                spans.push(Span::new(vs, vs + v.len(), "kubernetes secret", 3));
             }
         }
     }

@@ -244,7 +244,13 @@ pub(super) fn names_itself(v: &str) -> bool {
     }) || (lower.bytes().all(|c| c.is_ascii_alphabetic())
         && ["password", "passwd", "secret", "token"]
             .iter()
-            .any(|n| lower.contains(n)))
+            .any(|n| lower.contains(n))
+        // (glued names and fillers only: `mysecretpassword`, not `hunter2SECRETxyz9`)
+        && NAMES
+            .iter()
+            .chain(FILLERS)
+            .fold(lower.clone(), |rest, n| rest.replace(n, ""))
+            .is_empty())
         || (words().any(|w| is(w, NAMES)) && words().all(|w| is(w, NAMES) || is(w, FILLERS)))
 }
 
@@ -481,6 +487,17 @@ fn passphrase(v: &str) -> bool {
             >= 3
 }
 
+/// An API key's shape: a long random run of letters and digits (what a weak `key` announces),
+/// not a commit id or a SHA-256 digest.
+pub(super) fn key_shape(v: &str) -> bool {
+    let hex = v.bytes().all(|c| c.is_ascii_hexdigit());
+    v.len() >= 20
+        && !(hex && matches!(v.len(), 40 | 64))
+        && v.bytes().all(|c| c.is_ascii_alphanumeric())
+        && v.bytes().any(|c| c.is_ascii_digit())
+        && entropy(v.as_bytes()) >= 3.0
+}
+
 /// How surely `v` is a secret, by its make-up alone: 0 (not one) up to [`SURE`]. `literal`:
 /// the place says the value is written out, not a name in code (quoted, a flag's argument).
 pub(super) fn score(v: &str, literal: bool) -> u8 {
@@ -504,7 +521,14 @@ pub(super) fn score(v: &str, literal: bool) -> u8 {
         return PASSWORD;
     }
     if v.contains(' ') {
-        return if passphrase(v) { PASSWORD } else { 0 };
+        // (quoted after a key: words with a number, `"Lichen harbor 58"`)
+        let phrase = literal
+            && (2..=6).contains(&v.split(' ').count())
+            && v.len() <= 64
+            && v.bytes().any(|c| c.is_ascii_digit())
+            && v.bytes()
+                .all(|c| c.is_ascii_alphanumeric() || b" -_.!?".contains(&c));
+        return if passphrase(v) || phrase { PASSWORD } else { 0 };
     }
     if literal && random_lowercase(b) {
         return PASSWORD;

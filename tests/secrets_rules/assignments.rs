@@ -49,6 +49,10 @@ fn assignments() {
         "SECRET_KEY_BASE=0f3a9c5e7b1d2468ace00f3a9c5e7b1d",
         "SECRET_KEY_BASE=[secret]",
     );
+    masks(
+        "{\\\"password\\\":\\\"Tr0ub4dor&3\\\"}",
+        "{\\\"password\\\":\\\"[secret]\\\"}",
+    );
     masks("password=\"ñu-2024\"", "password=\"[secret]\"");
 }
 
@@ -182,6 +186,10 @@ fn labelled_values_and_tables() {
         "env:\n- name: DB_PASSWORD\n  value: \"[secret]\"\n- name: LOG\n  value: info",
     );
     masks(
+        "{\"name\": \"API_TOKEN\", \"value\": \"Zk4mQ8rT2vX7nB1c\"}",
+        "{\"name\": \"API_TOKEN\", \"value\": \"[secret]\"}",
+    );
+    masks(
         "variable \"db_password\" {\n  type = string\n  default = \"Tide7!Lantern\"\n}",
         "variable \"db_password\" {\n  type = string\n  default = \"[secret]\"\n}",
     );
@@ -238,6 +246,10 @@ fn more_command_lines() {
     masks(
         "sqlplus system/Tide7!Lantern@//ora01:1521/ORCL",
         "sqlplus system/[secret]@//ora01:1521/ORCL",
+    );
+    masks(
+        "smbclient //nas/backup -U backup%Tide7!Lantern -c ls",
+        "smbclient //nas/backup -U backup%[secret] -c ls",
     );
     masks(
         "# redis.conf\nrequirepass Zk4mQ8rT2vX7nB1c\nmaxmemory 2gb",
@@ -384,6 +396,10 @@ fn forms_of_the_fifth_set() {
         "SECRET_KEY = '[secret]'",
     );
     // a passphrase announced after it
+    masks(
+        "use harbor.walnut.pepper as the passphrase for the archive",
+        "use [secret] as the passphrase for the archive",
+    );
 }
 
 #[test]
@@ -418,6 +434,14 @@ fn pragma_keys_directive_values_and_setters_with_flags() {
 #[test]
 fn a_bare_key_with_an_api_key_after_it_and_terraform_host_tokens() {
     masks(
+        "weather.key=5e8d2c7f1a9b4e3d6c0f8a2b7e5d1c94",
+        "weather.key=[secret]",
+    );
+    masks(
+        "export TF_TOKEN_tfe_example_net=Rk4mT9vLx2ZpQ7wN.atlasv1.Cb3HdfGs1jKa6eYu5oPi0Ar8",
+        "export TF_TOKEN_tfe_example_net=[secret]",
+    );
+    masks(
         "echo Rk4mT9vLx2ZpQ7wNc3bHd8fGs1jKa6eY | gh auth login --with-token",
         "echo [secret] | gh auth login --with-token",
     );
@@ -429,6 +453,22 @@ fn a_bare_key_with_an_api_key_after_it_and_terraform_host_tokens() {
 
 #[test]
 fn defaults_of_parameter_expansions_and_app_ids_that_are_keys() {
+    masks(
+        "DB_PASSWORD: ${DB_PASSWORD:-Tr0ub4dor&3x}",
+        "DB_PASSWORD: ${DB_PASSWORD:-[secret]}",
+    );
+    masks(
+        "pg_dump \"postgres://etl:${ETL_PASS:-Wv8nQz3tKp}@db07/etl\"",
+        "pg_dump \"postgres://etl:${ETL_PASS:-[secret]}@db07/etl\"",
+    );
+    masks(
+        "weather.api.key=${WEATHER_KEY:5e8d2c7f1a9b4e3d6c0f8a2b7e5d1c94}",
+        "weather.api.key=${WEATHER_KEY:[secret]}",
+    );
+    masks(
+        "curl \"https://api.example.net/forecast?city=Oslo&appid=5e8d2c7f1a9b4e3d6c0f8a2b7e5d1c94\"",
+        "curl \"https://api.example.net/forecast?city=Oslo&appid=[secret]\"",
+    );
     keeps("password: ${DB_PASSWORD:?set DB_PASSWORD first}");
     keeps("token: ${GITHUB_TOKEN}");
     keeps("appid: com.example.weather");
@@ -448,6 +488,10 @@ fn a_short_weak_password_after_a_password_key() {
 fn keys_ending_in_pw_and_haproxy_stats_auth() {
     masks("rootpw Heron-maple-58", "rootpw [secret]");
     masks("bindpw = 'Kq7!vM2xQ'", "bindpw = '[secret]'");
+    masks(
+        "    stats auth admin:Zq8vLm3Rt2",
+        "    stats auth admin:[secret]",
+    );
     keeps("    stats uri /haproxy?stats");
     keeps("the stats auth page needs a login");
 }

@@ -15,6 +15,10 @@ fn credential_lines() {
         "machine api.example.org login bot password Zk4mQ8rT2vX7nB1c",
         "machine api.example.org login bot password [secret]",
     );
+    masks(
+        "kind: Secret\ndata:\n  DB_URL: cG9zdGdyZXM6Ly9hOmJAYy9k\n  mode: ZGV2\nother: 1",
+        "kind: Secret\ndata:\n  DB_URL: [secret]\n  mode: ZGV2\nother: 1",
+    );
     keeps("MAC d2:00:55:3b:69:ca and time 10:12:44");
     keeps("d2:00:55:3b:69:ca  10.0.4.20  build-box\nfe80:0:0:0:1c2b:3a4d:5e6f:7a8b eth0");
     keeps("fe80::1:2:3:4 link-local");

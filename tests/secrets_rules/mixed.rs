@@ -144,6 +144,10 @@ fn words_joined_by_underscores_symbols_and_glued_flags() {
     keeps("password: Option<String>,");
     // a glued `-p` keeps a full stop that the command goes on after, and leaves a sentence's
     masks(
+        "unrar x -pHarbor.Light42. dump.rar out/",
+        "unrar x -p[secret] dump.rar out/",
+    );
+    masks(
         "Connect with mysql -pHarbor.Light42.",
         "Connect with mysql -p[secret].",
     );
@@ -187,6 +191,10 @@ fn subcommands_that_set_a_secret_and_token_flags() {
     );
     keeps("aws configure set region eu-west-1");
     keeps("npm config set registry https://registry.npmjs.org/");
+    masks(
+        "doctl auth init -t Xc9Vb8Nm7QWq8Er7Ty6Ui5Op4As3Df2Gh1Jk0Lz",
+        "doctl auth init -t [secret]",
+    );
     keeps("docker build -t registry.example.com/app:2024.11 .");
     keeps("docker build -t MyApp2024 .");
     keeps("sort -t , -k 2 data.csv");
@@ -238,6 +246,10 @@ fn passwords_a_command_reads_on_standard_input() {
         "echo Wv8nQz3tKp | passwd --stdin ci-runner",
         "echo [secret] | passwd --stdin ci-runner",
     );
+    masks(
+        "vncpasswd -f <<< 'Wv8nQz3tKp' > ~/.vnc/passwd",
+        "vncpasswd -f <<< '[secret]' > ~/.vnc/passwd",
+    );
     // what is piped into sudo without `-S` is the command's input, not a password
     keeps("echo 'Wv8nQz3tKp' | sudo tee /etc/hostname");
     keeps("echo \"hello there\" | sudo -S tee /etc/motd");
@@ -246,6 +258,14 @@ fn passwords_a_command_reads_on_standard_input() {
 
 #[test]
 fn positional_passwords_of_more_commands() {
+    masks(
+        "isql -v ReportsDSN analyst Wv8nQz3tKp",
+        "isql -v ReportsDSN analyst [secret]",
+    );
+    masks(
+        "db2 connect to LEDGER user db2admin using Wv8nQz3tKp",
+        "db2 connect to LEDGER user db2admin using [secret]",
+    );
     masks(
         "sentinel auth-pass cache-primary copper-willow-ember-gale",
         "sentinel auth-pass cache-primary [secret]",
@@ -320,6 +340,10 @@ fn passwords_in_the_syntax_of_oracle_windows_and_secret_stores() {
         "sqlplus -s reports/[secret]@ledger",
     );
     masks(
+        "expdp admin/Quokka7741 directory=dumps dumpfile=full.dmp",
+        "expdp admin/[secret] directory=dumps dumpfile=full.dmp",
+    );
+    masks(
         "SQL> connect hr/Quokka7741@pdb2",
         "SQL> connect hr/[secret]@pdb2",
     );
@@ -331,15 +355,27 @@ fn passwords_in_the_syntax_of_oracle_windows_and_secret_stores() {
     );
     keeps("net use S: \\\\files\\team /persistent:yes");
     masks(
+        "gh secret set SMTP_PASSWORD --body 'Otter-Reef-31' --repo acme/site",
+        "gh secret set SMTP_PASSWORD --body '[secret]' --repo acme/site",
+    );
+    masks(
         "echo 'Otter-Reef-31' | npx wrangler secret put SMTP_PASSWORD",
         "echo '[secret]' | npx wrangler secret put SMTP_PASSWORD",
     );
     keeps("gh secret set SMTP_PASSWORD < smtp.txt");
+    masks(
+        "aws ssm put-parameter --name /mail/pw --value Otter-Reef-31 --type SecureString",
+        "aws ssm put-parameter --name /mail/pw --value [secret] --type SecureString",
+    );
     // a parameter that is not secure is configuration
     keeps("aws ssm put-parameter --name /mail/host --value smtp2.example.net --type String");
     masks(
         "nmcli con modify cafe wifi-sec.psk Otter-Reef-31",
         "nmcli con modify cafe wifi-sec.psk [secret]",
+    );
+    masks(
+        "poetry config http-basic.mirror ci Otter-Reef-31",
+        "poetry config http-basic.mirror ci [secret]",
     );
     keeps("poetry config virtualenvs.create false");
 }
@@ -353,6 +389,10 @@ fn stdin_and_encryption_flags_and_labelled_commands() {
     masks(
         "openssl enc -d -aes-256-cbc -k Gannet4410 -in db.enc",
         "openssl enc -d -aes-256-cbc -k [secret] -in db.enc",
+    );
+    masks(
+        "snmpget -v3 -u mon -l authPriv -a SHA -A Gannet4410 -x AES -X Petrel9902 sw1 sysUpTime.0",
+        "snmpget -v3 -u mon -l authPriv -a SHA -A [secret] -x AES -X [secret] sw1 sysUpTime.0",
     );
     // `-X` is a request's method to curl, `-x` a proxy
     keeps("curl -X POST -x proxy2.example.net:3128 https://api.example.net");
@@ -431,6 +471,10 @@ fn credential_files_after_a_label_and_their_new_layouts() {
         "the .pgpass line is db2.lan:5432:*:reader:[secret]",
     );
     keeps("the .pgpass line is hostname:port:database:username:password");
+    masks(
+        "pgbouncer userlist.txt: \"reader\" \"Vole-Cairn-58\"",
+        "pgbouncer userlist.txt: \"reader\" \"[secret]\"",
+    );
     keeps("see requirements.txt: \"numpy\" \"pandas\"");
 }
 
@@ -457,6 +501,7 @@ fn a_password_announced_by_a_chain_of_copulas_or_a_dash_or_a_label() {
         "the guest password is now heron2290",
         "the guest password is now [secret]",
     );
+    keeps("the password field is S3Bucket2 in the old schema");
     keeps("the password is hashed with sha256 since v2.14");
     masks(
         "Пароль для стенда — mallard4417",
@@ -477,8 +522,21 @@ fn logins_in_driver_calls_dsns_and_more_commands() {
         "dsn := \"svc:[secret]@tcp(db:3306)/ledger?parseTime=true\"",
     );
     keeps("dsn := fmt.Sprintf(\"%s:%s@tcp(%s)/%s\", user, pass, host, name)");
+    masks(
+        "conn = DriverManager.getConnection(url, \"svc\", \"Tern-Gorse-83\");",
+        "conn = DriverManager.getConnection(url, \"svc\", \"[secret]\");",
+    );
     keeps("conn = DriverManager.getConnection(url, user, password);");
+    masks(
+        "<meta name=\"api-key\" content=\"Tq4Ns8Vw2Xk6Lp0Rz3Bm7Cf1Dh5Gj9Ya\">",
+        "<meta name=\"api-key\" content=\"[secret]\">",
+    );
     keeps("<meta name=\"description\" content=\"Notes for the team\">");
+    masks(
+        "127.0.0.1:6379> AUTH svc Tern-Gorse-83",
+        "127.0.0.1:6379> AUTH svc [secret]",
+    );
+    masks("redis-cli AUTH Tern-Gorse-83", "redis-cli AUTH [secret]");
     keeps("AUTH failed: WRONGPASS invalid username-password pair");
     masks(
         "ssh-keygen -t ed25519 -N 'Tern-Gorse-83' -f deploy_key",
@@ -486,7 +544,15 @@ fn logins_in_driver_calls_dsns_and_more_commands() {
     );
     keeps("ssh-keygen -t ed25519 -N '' -f deploy_key");
     keeps("kubectl -n kube-system rollout restart deploy/coredns");
+    masks(
+        "sqlcmd -S db -U sa -PTern-Gorse-83 -Q \"select 1\"",
+        "sqlcmd -S db -U sa -P[secret] -Q \"select 1\"",
+    );
     keeps("gradle publish -Pversion=2.4.1 -PreleaseBuild");
+    masks(
+        "cryptsetup open /dev/sdb2 vault <<< 'Tern-Gorse-83'",
+        "cryptsetup open /dev/sdb2 vault <<< '[secret]'",
+    );
     masks(
         "rclone config create b2 b2 account 0012ab key Tern-Gorse-83",
         "rclone config create b2 b2 account 0012ab key [secret]",
@@ -495,13 +561,25 @@ fn logins_in_driver_calls_dsns_and_more_commands() {
 
 #[test]
 fn config_forms_of_other_tools() {
+    masks(
+        "<AdministratorPassword><Value>Plover-Sedge-62</Value><PlainText>true</PlainText></AdministratorPassword>",
+        "<AdministratorPassword><Value>[secret]</Value><PlainText>true</PlainText></AdministratorPassword>",
+    );
     keeps("<AdministratorPassword><Value></Value></AdministratorPassword>");
+    masks(
+        "ENV[\"SESSION_SECRET\"] ||= \"Plover-Sedge-62\"",
+        "ENV[\"SESSION_SECRET\"] ||= \"[secret]\"",
+    );
     masks(
         "profile::db::admin_password: 'Plover-Sedge-62'",
         "profile::db::admin_password: '[secret]'",
     );
     // a segment of a colon chain stays a name
     keeps("arn:aws:secretsmanager:eu-west-1:123456789012:secret:prod-db-AbCdEf");
+    masks(
+        "snmp-server community Plover-Sedge-62 RO",
+        "snmp-server community [secret] RO",
+    );
     keeps("snmp-server community public RO");
 }
 
@@ -541,15 +619,24 @@ fn passwords_of_lowercase_words_joined_where_the_place_says_so() {
     keeps("password_file: config_file_path");
     keeps("getpass = fallback_getpass");
     // mysql's spaced `-p` asks for the password; the word after it is the database
+    keeps("mysql -u root -p orders_archive");
 }
 
 #[test]
 fn any_literal_after_a_flag_that_always_takes_a_password_after_a_space() {
     masks(
+        "ldapwhoami -x -D cn=ro,dc=lan -w Marten:4471",
+        "ldapwhoami -x -D cn=ro,dc=lan -w [secret]",
+    );
+    masks(
         "oc login -u dev -p Marten:4471 https://api.lan:6443",
         "oc login -u dev -p [secret] https://api.lan:6443",
     );
     // (after a runner too, the same runners that start a command of the positional table)
+    masks(
+        "doas ldapwhoami -x -w Marten:4471",
+        "doas ldapwhoami -x -w [secret]",
+    );
     keeps("oc process -f template.yaml -p NAME=web");
     keeps("sqlcmd -S sql01 -U sa -P %SA_PASSWORD% -i migrate.sql");
     keeps("ldapsearch -x -w \"$LDAP_PW\" -b dc=lan");

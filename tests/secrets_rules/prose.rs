@@ -205,6 +205,18 @@ fn words_for_key_and_token_in_other_languages() {
 #[test]
 fn pins_quoted_phrases_and_short_random_passwords() {
     masks(
+        "The alarm panel PIN is 604218.",
+        "The alarm panel PIN is [secret].",
+    );
+    masks(
+        "passcode for the lab door: 73310",
+        "passcode for the lab door: [secret]",
+    );
+    masks(
+        "wifi password is \"Lichen harbor 58\" on the guest SSID",
+        "wifi password is \"[secret]\" on the guest SSID",
+    );
+    masks(
         "The switch login is admin / Rz4-qk8W for now.",
         "The switch login is admin / [secret] for now.",
     );
@@ -224,11 +236,16 @@ fn pins_quoted_phrases_and_short_random_passwords() {
     keeps("Connect the sensor to GPIO pin 17 and ground to pin 6.");
     keeps("#[pin] inner: Pin<Box<dyn Future<Output = T>>>,");
     keeps("The PIN policy changed in 2024.");
+    keeps("The password field is S3Bucket2 in the old schema.");
     keeps("We pass env vars through to test-bench-http in CI.");
 }
 
 #[test]
 fn a_key_without_a_qualifier_counts_only_with_an_api_keys_shape() {
+    masks(
+        "The geocoder uses key 5e8d2c7f1a9b4e3d6c0f8a2b7e5d1c94 for now.",
+        "The geocoder uses key [secret] for now.",
+    );
     masks(
         "developer key Rk4mT9vLx2ZpQ7wNc3bHd8fGs1jKa6eY",
         "developer key [secret]",

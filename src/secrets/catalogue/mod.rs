@@ -193,10 +193,30 @@ pub(super) fn scan(text: &str, spans: &mut Vec<Span>) {
                 continue;
             }
             let excluded = match rule.own {
-                true => strength::placeholder(secret),
+                // (a value a rule reads by its place, not its shape, may name itself:
+                // `app:mysecretpassword@`)
+                true => {
+                    strength::placeholder(secret)
+                        || rule.secret_group > 0
+                            && std::str::from_utf8(secret).is_ok_and(strength::names_itself)
+                }
                 false => std::str::from_utf8(secret).is_ok_and(strength::excluded),
             };
-            if excluded {
+            // (`guest:guest@`, `admin/admin`: a value that repeats the user before it is a
+            // default, not a secret)
+            let user = bytes
+                .get(..s)
+                .and_then(|h| h.strip_suffix(b":").or(h.strip_suffix(b"/")));
+            let repeats = user.is_some_and(|h| {
+                h.len() >= secret.len()
+                    && h.get(h.len() - secret.len()..)
+                        .is_some_and(|u| u.eq_ignore_ascii_case(secret))
+                    && !h
+                        .get(..h.len() - secret.len())
+                        .and_then(|r| r.last())
+                        .is_some_and(u8::is_ascii_alphanumeric)
+            });
+            if excluded || repeats {
                 continue;
             }
             // (a token longer than the rule's pattern: the rest of it is the secret's too)
