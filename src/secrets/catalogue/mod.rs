@@ -1,9 +1,9 @@
 //! Vendor secrets by the field's rule catalogue: gitleaks' `config/gitleaks.toml` (MIT, see
-//! `LICENSE` here), vendored as data; `build.rs` writes it out as static tables, read here at
-//! first use. Which release, its checksum and how to update it: `docs/secrets.md`.
+//! `LICENSE` here), vendored as data; `build.rs` writes it out as static tables, with the index
+//! of its keywords. Which release, its checksum and how to update it: `docs/secrets.md`.
 //!
 //! gitleaks' semantics, minus what needs a file or a commit: one pass finds the rules'
-//! keywords (case-insensitive, [`Keywords`]); only a rule whose keyword is in the text (or that has
+//! keywords (case-insensitive, [`keywords`]); only a rule whose keyword is in the text (or that has
 //! none) runs its regex, compiled at its first use, so a text pays for the rules it may trigger.
 //! A match's secret is its `secretGroup`, else its first non-empty group, else the match; it is
 //! dropped if its Shannon entropy is at or under the rule's floor, or if the global allowlist or
@@ -11,11 +11,10 @@
 //! secret, all criteria under `condition = "AND"`), or if it is a look-alike by Synapse's own
 //! judgement ([`value::excluded`]). Rules that apply to file paths only are left out, and so is
 //! an allowlist that needs a path or a commit under `AND`; the generic rule is left to Synapse's
-//! own reader ([`LEFT_TO_SYNAPSE`]).
+//! own reader (`LEFT_TO_SYNAPSE` in `build.rs`).
 //!
 //! The rules are Go RE2 patterns; the `regex` crate reads all of v8.30.1's as written, with
-//! ASCII classes as in Go (`(?-u)`). A rule that does not compile is skipped (the test
-//! `secrets::catalogue::tests::every_rule_compiles_but_the_known` names them).
+//! ASCII classes as in Go (`(?-u)`); `build.rs` stops the build on a rule that does not compile.
 
 use std::collections::HashMap;
 use std::sync::OnceLock;
@@ -24,35 +23,19 @@ use regex::bytes::Regex;
 
 use super::{value, Span};
 
-/// A rule of gitleaks v8.30.1's `config/gitleaks.toml`, as `build.rs` writes it out.
-struct RuleData {
+/// A rule as `build.rs` writes it out: those of `gitleaks.toml` that read text.
+struct Rule {
     id: &'static str,
-    regex: Option<&'static str>,
-    /// Whether the rule names the files it applies to.
-    path: bool,
+    pattern: &'static str,
     secret_group: usize,
     entropy: f64,
-    keywords: &'static [&'static str],
-    allowlists: &'static [AllowlistData],
+    allowlists: &'static [Allowlist],
 }
 
-struct AllowlistData {
-    regexes: &'static [&'static str],
-    stopwords: &'static [&'static str],
-    /// How many path and commit criteria it has (no text meets one).
-    paths: usize,
-    commits: usize,
-    /// `secret`, `match` or `line`.
-    regex_target: &'static str,
-    /// `OR` or `AND`.
-    condition: &'static str,
-}
-
-// `RULES` and `GLOBAL`, from `src/secrets/catalogue/gitleaks.toml`.
-include!(concat!(env!("OUT_DIR"), "/gitleaks.rs"));
-
-/// What an allowlist's regexes are matched against.
+/// What an allowlist's regexes are matched against. (The rules of v8.30.1 that Synapse runs
+/// use `Secret` only; the others are gitleaks' too and an update may bring them.)
 #[derive(Clone, Copy)]
+#[allow(dead_code)]
 enum Target {
     Secret,
     Match,
@@ -60,107 +43,54 @@ enum Target {
 }
 
 struct Allowlist {
+    /// Its number in `ALLOWED`, where its regexes are compiled at first use.
+    n: usize,
     target: Target,
     /// `condition = "AND"`: regexes and stopwords must both allow (when given).
     all: bool,
     /// Under `AND`, a path or commit criterion no text can meet: the allowlist never applies.
     unmet: bool,
     patterns: &'static [&'static str],
-    regexes: OnceLock<Vec<Regex>>,
-    /// Compared without case, as gitleaks lowercases both sides.
+    /// Lowercase: compared without case, as gitleaks does.
     stopwords: &'static [&'static str],
 }
 
-struct Rule {
-    id: &'static str,
-    pattern: &'static str,
-    regex: OnceLock<Option<Regex>>,
-    secret_group: usize,
-    entropy: f64,
-    allowlists: Vec<Allowlist>,
-}
-
-struct Catalogue {
-    rules: Vec<Rule>,
-    /// The rules each keyword (by its number in `keywords`) starts.
-    by_keyword: Vec<Vec<usize>>,
-    keywords: Keywords,
-    /// Rules with no keyword: they always run.
-    always: Vec<usize>,
-    global: Allowlist,
-}
-
-/// The rules' keywords, found in one pass over a text, case-insensitive as gitleaks finds them.
-///
-/// Every keyword has two bytes or more: a bit for each keyword's first two (lowercase) bytes
-/// sends the pass to the few keywords that start there. An Aho-Corasick automaton of the same
-/// keywords took 350 to 500 µs to build, which every hook process would pay; this index takes
-/// a few microseconds and scans 4 KB in as many as the automaton did.
-struct Keywords {
-    /// Bit `a << 8 | b` set when a keyword starts with the bytes `a`, `b`.
-    starts: Vec<u64>,
-    /// The keywords (lowercase) by their first two bytes, with their numbers.
-    sorted: Vec<(usize, String, usize)>,
-}
+// `RULES`, `GLOBAL`, and `KEYWORDS` (by their first two bytes, each with the rules it starts),
+// `STARTS` (a bit for each keyword's first two bytes), `ALWAYS` (rules with no keyword),
+// `REGEXES` and `ALLOWED` (compiled at first use).
+include!(concat!(env!("OUT_DIR"), "/gitleaks.rs"));
 
 /// Two bytes as one number, lowercase.
 fn pair(a: u8, b: u8) -> usize {
     usize::from(a.to_ascii_lowercase()) << 8 | usize::from(b.to_ascii_lowercase())
 }
 
-/// A keyword's first two bytes as one number.
-fn start(word: &str) -> usize {
-    match word.as_bytes() {
-        [a, b, ..] => pair(*a, *b),
-        _ => 0,
-    }
-}
-
-impl Keywords {
-    fn new(words: &[String]) -> Keywords {
-        let mut starts = vec![0u64; 1024];
-        let mut sorted: Vec<(usize, String, usize)> = words
-            .iter()
-            .zip(0..)
-            .map(|(w, k)| (start(w), w.clone(), k))
-            .collect();
-        sorted.sort();
-        for (s, _, _) in &sorted {
-            starts
-                .get_mut(s / 64)
-                .into_iter()
-                .for_each(|b| *b |= 1 << (s % 64));
+/// Calls `hit` with the rules of every keyword in `text`, case-insensitive as gitleaks finds
+/// them. `STARTS` sends the pass to the few keywords that start with the two bytes at hand. An
+/// Aho-Corasick automaton of the same keywords took 350 to 500 µs to build, which every hook
+/// process would pay; this index is built by `build.rs` and scans 4 KB as fast.
+fn keywords(text: &[u8], mut hit: impl FnMut(&[usize])) {
+    for (i, w) in text.windows(2).enumerate() {
+        let [a, b] = w else { continue };
+        let s = pair(*a, *b);
+        if STARTS
+            .get(s / 64)
+            .is_none_or(|bits| bits & (1 << (s % 64)) == 0)
+        {
+            continue;
         }
-        Keywords { starts, sorted }
-    }
-
-    /// Calls `hit` with the number of every keyword in `text` (once per occurrence).
-    fn find(&self, text: &[u8], mut hit: impl FnMut(usize)) {
-        for (i, w) in text.windows(2).enumerate() {
-            let [a, b] = w else { continue };
-            let s = pair(*a, *b);
-            if self
-                .starts
-                .get(s / 64)
-                .is_none_or(|bits| bits & (1 << (s % 64)) == 0)
+        let rest = text.get(i..).unwrap_or_default();
+        let first = KEYWORDS.partition_point(|(at, _, _)| *at < s);
+        for (_, word, rules) in KEYWORDS
+            .iter()
+            .skip(first)
+            .take_while(|(at, _, _)| *at == s)
+        {
+            if rest
+                .get(..word.len())
+                .is_some_and(|r| r.eq_ignore_ascii_case(word.as_bytes()))
             {
-                continue;
-            }
-            let rest = text.get(i..).unwrap_or_default();
-            let first = self.sorted.partition_point(|(at, _, _)| *at < s);
-            for (_, word, k) in self
-                .sorted
-                .get(first..)
-                .unwrap_or_default()
-                .iter()
-                .take_while(|(at, _, _)| *at == s)
-            {
-                if rest
-                    .get(..word.len())
-                    .is_some_and(|r| r.eq_ignore_ascii_case(word.as_bytes()))
-                {
-                    hit(*k);
-                }
+                hit(rules);
             }
         }
     }
@@ -175,22 +105,6 @@ fn compile(pattern: &str) -> Option<Regex> {
 }
 
 impl Allowlist {
-    fn new(data: &'static AllowlistData) -> Allowlist {
-        let all = data.condition == "AND";
-        Allowlist {
-            target: match data.regex_target {
-                "match" => Target::Match,
-                "line" => Target::Line,
-                _ => Target::Secret,
-            },
-            all,
-            unmet: all && data.paths + data.commits > 0,
-            patterns: data.regexes,
-            regexes: OnceLock::new(),
-            stopwords: data.stopwords,
-        }
-    }
-
     /// Whether this allowlist lets a finding through as harmless.
     fn allows(&self, secret: &[u8], whole: &[u8], line: &[u8]) -> bool {
         if self.unmet {
@@ -201,16 +115,14 @@ impl Allowlist {
             Target::Match => whole,
             Target::Line => line,
         };
-        let regexes = self
-            .regexes
-            .get_or_init(|| self.patterns.iter().filter_map(|p| compile(p)).collect());
+        let Some(regexes) = ALLOWED.get(self.n) else {
+            return false;
+        };
+        let regexes =
+            regexes.get_or_init(|| self.patterns.iter().filter_map(|p| compile(p)).collect());
         let by_regex = !regexes.is_empty() && regexes.iter().any(|r| r.is_match(target));
         let lower = String::from_utf8_lossy(secret).to_lowercase();
-        // Lowered here, not at load: only a finding pays, not every process.
-        let by_word = self
-            .stopwords
-            .iter()
-            .any(|w| lower.contains(w.to_lowercase().as_str()));
+        let by_word = self.stopwords.iter().any(|w| lower.contains(w));
         if self.all {
             (regexes.is_empty() || by_regex) && (self.stopwords.is_empty() || by_word)
         } else {
@@ -236,83 +148,23 @@ fn entropy(secret: &[u8]) -> f64 {
         .sum()
 }
 
-fn load() -> Catalogue {
-    let mut rules = Vec::new();
-    // Each keyword once, with the rules it starts.
-    let mut index: HashMap<String, usize> = HashMap::new();
-    let mut words: Vec<String> = Vec::new();
-    let mut by_keyword: Vec<Vec<usize>> = Vec::new();
-    let mut always = Vec::new();
-    for r in RULES {
-        // A rule with a path applies to files of that name only; Synapse stores text, not files.
-        let (Some(pattern), false) = (r.regex, r.path) else {
-            continue;
-        };
-        if LEFT_TO_SYNAPSE.contains(&r.id) {
-            continue;
-        }
-        let at = rules.len();
-        if r.keywords.is_empty() {
-            always.push(at);
-        }
-        for k in r.keywords {
-            let i = *index.entry(k.to_lowercase()).or_insert_with(|| {
-                words.push(k.to_lowercase());
-                by_keyword.push(Vec::new());
-                words.len() - 1
-            });
-            by_keyword.get_mut(i).into_iter().for_each(|v| v.push(at));
-        }
-        rules.push(Rule {
-            id: r.id,
-            pattern,
-            regex: OnceLock::new(),
-            secret_group: r.secret_group,
-            entropy: r.entropy,
-            allowlists: r.allowlists.iter().map(Allowlist::new).collect(),
-        });
-    }
-    let keywords = Keywords::new(&words);
-    Catalogue {
-        rules,
-        by_keyword,
-        keywords,
-        always,
-        global: Allowlist::new(&GLOBAL),
-    }
-}
-
-fn catalogue() -> &'static Catalogue {
-    static CATALOGUE: OnceLock<Catalogue> = OnceLock::new();
-    CATALOGUE.get_or_init(load)
-}
-
 /// Rank of the catalogue's spans: below (more specific than) a key's value, as a vendor's rule
 /// names the vendor.
 const RANK: u8 = 1;
 
-/// Rules Synapse leaves to its own reader (`keys`, `assignments`, `value`). gitleaks'
-/// `generic-api-key` takes any word with `key`, `auth` or `access` in it for a key, and on the
-/// development sets changed 8 look-alikes the reader keeps (publishable and site keys, an
-/// idempotency key's UUID, a digest under `DIGEST`, a lockfile hash) while masking no secret the
-/// reader missed.
-const LEFT_TO_SYNAPSE: &[&str] = &["generic-api-key"];
-
 /// Adds a span for every secret a catalogue rule finds in `text`.
 pub(super) fn scan(text: &str, spans: &mut Vec<Span>) {
-    let cat = catalogue();
     let bytes = text.as_bytes();
-    let mut run = vec![false; cat.rules.len()];
-    for i in &cat.always {
-        run.get_mut(*i).into_iter().for_each(|r| *r = true);
-    }
-    cat.keywords.find(bytes, |k| {
-        for i in cat.by_keyword.get(k).into_iter().flatten() {
-            run.get_mut(*i).into_iter().for_each(|r| *r = true);
+    let mut run = vec![false; RULES.len()];
+    let mut start = |rules: &[usize]| {
+        for &i in rules {
+            run.get_mut(i).into_iter().for_each(|r| *r = true);
         }
-    });
-    for (rule, _) in cat.rules.iter().zip(&run).filter(|(_, &on)| on) {
-        let Some(regex) = rule.regex.get_or_init(|| compile(rule.pattern)) else {
+    };
+    start(ALWAYS);
+    keywords(bytes, start);
+    for ((rule, regex), _) in RULES.iter().zip(&REGEXES).zip(&run).filter(|(_, &on)| on) {
+        let Some(regex) = regex.get_or_init(|| compile(rule.pattern)) else {
             continue;
         };
         for caps in regex.captures_iter(bytes) {
@@ -346,8 +198,8 @@ pub(super) fn scan(text: &str, spans: &mut Vec<Span>) {
                 .and_then(|b| b.iter().position(|&c| c == b'\n'))
                 .map_or(bytes.len(), |p| end + p);
             let line = bytes.get(line_start..line_end).unwrap_or_default();
-            if std::iter::once(&cat.global)
-                .chain(&rule.allowlists)
+            if std::iter::once(&GLOBAL)
+                .chain(rule.allowlists)
                 .any(|a| a.allows(secret, matched, line))
             {
                 continue;
@@ -357,99 +209,5 @@ pub(super) fn scan(text: &str, spans: &mut Vec<Span>) {
             }
             spans.push(Span::new(s, e, rule.id, RANK));
         }
-    }
-}
-
-/// The ids of the rules whose regex does not compile here, and how many rules were loaded.
-#[cfg(test)]
-pub(super) fn uncompiled() -> (Vec<&'static str>, usize) {
-    let cat = catalogue();
-    let bad = cat
-        .rules
-        .iter()
-        .filter(|r| compile(r.pattern).is_none())
-        .map(|r| r.id)
-        .collect();
-    (bad, cat.rules.len())
-}
-
-/// What the catalogue alone finds in `text`: each rule's id and the secret it read.
-#[cfg(test)]
-pub(super) fn findings(text: &str) -> Vec<(&'static str, &str)> {
-    let mut spans = Vec::new();
-    scan(text, &mut spans);
-    spans
-        .iter()
-        .filter_map(|s| Some((s.kind, text.get(s.start..s.end)?)))
-        .collect()
-}
-
-/// Which rules load and compile, gitleaks' filters, and vendor tokens only the catalogue knows
-/// (values invented, in each vendor's shape).
-#[cfg(test)]
-mod tests {
-    use rstest::rstest;
-
-    use super::{findings, uncompiled};
-    use crate::secrets::{mask, MARKER};
-
-    /// Every rule with a regex and no file path loads, and each one that does not compile is named
-    /// here with the reason, so that an update of the catalogue shows what it changed.
-    #[test]
-    fn every_rule_compiles_but_the_known() {
-        let (uncompiled, loaded) = uncompiled();
-        println!("catalogue: {loaded} rules loaded, uncompiled: {uncompiled:?}");
-        assert!(loaded >= 200, "{loaded} rules loaded");
-        assert_eq!(uncompiled, Vec::<&str>::new());
-    }
-
-    /// Tokens of vendors today's hand rules have no row for, in the assignment form each rule reads:
-    /// the catalogue finds them under the rule's id (the generic rule may too), its secret group
-    /// alone, and `mask` masks them.
-    #[rstest]
-    #[case::asana(
-        "asana-client-secret",
-        "ASANA_CLIENT_SECRET=",
-        "f6cx27g3sy12jdf0e8sx1xc7n60eaa6x"
-    )]
-    #[case::discord(
-        "discord-api-token",
-        "discord_bot_key: ",
-        "270ab50069791986f4681ee30872e4ab0342579f0594635d0b82175cea262916"
-    )]
-    #[case::flyio(
-        "flyio-access-token",
-        "FLY_API_TOKEN=",
-        "fo1_e4-sjFZmAiDh4cqtauOv_I5VLkoE_SFo6L_WSvZVUdo"
-    )]
-    #[case::sonar(
-        "sonar-api-token",
-        "sonar.login=",
-        "squ_ekgr4ogbhx9akv48e8esozpd05rk7b38nejp532x"
-    )]
-    #[case::dropbox("dropbox-short-lived-api-token", "dropbox_token = ", "sl.pkhjaq4vkji4cfb7ic7pqq9po5swz55z66e6ou5w9h71ek51zxsj3po12jsgy6dohftdcrpc5qywd9jfzku3mw3w7qm840w7wejz8757hkal6laon49esj35lak37u2tkh7i9y5")]
-    fn vendor_tokens_the_catalogue_knows(
-        #[case] rule: &str,
-        #[case] key: &str,
-        #[case] value: &str,
-    ) {
-        let text = format!("note for the deploy job\n{key}{value}\n");
-        let found = findings(&text);
-        assert!(found.contains(&(rule, value)), "{found:?}");
-        let out = mask(&text);
-        assert!(!out.text.contains(value), "{}", out.text);
-        assert!(out.text.contains(MARKER), "{}", out.text);
-    }
-
-    /// gitleaks' filters hold: the entropy floor (a run of one letter under a GitHub prefix), a
-    /// rule's allowlist (AWS's documented `...EXAMPLE` key id), the global allowlist (a `${VAR}`
-    /// reference) and a rule with no keyword in the text (no regex runs).
-    #[rstest]
-    #[case::entropy_floor("token ghp_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa")]
-    #[case::rule_allowlist("aws_access_key_id = AKIAIOSFODNN7EXAMPLE")]
-    #[case::global_allowlist("curl -u ${USER}:${PASS} https://example.com")]
-    #[case::no_keyword("a plain sentence with nothing to find")]
-    fn what_gitleaks_lets_through(#[case] text: &str) {
-        assert_eq!(findings(text), []);
     }
 }
