@@ -23,7 +23,8 @@ use regex::bytes::Regex;
 
 use super::{value, Span};
 
-/// A rule as `build.rs` writes it out: those of `gitleaks.toml` that read text.
+/// A rule of gitleaks v8.30.1's `config/gitleaks.toml` that reads text, as `build.rs` writes it
+/// out.
 struct Rule {
     id: &'static str,
     pattern: &'static str,
