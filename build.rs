@@ -8,11 +8,11 @@ use std::fmt::Write;
 
 use serde::Deserialize;
 
-const CATALOGUES: [&str; 1] = ["src/secrets/catalogue/gitleaks.toml"];
+const CATALOGUE: &str = "src/secrets/catalogue/gitleaks.toml";
 
 #[derive(Deserialize)]
 struct CatalogueFile {
-    allowlist: Option<AllowlistFile>,
+    allowlist: AllowlistFile,
     rules: Vec<RuleFile>,
 }
 
@@ -31,7 +31,7 @@ struct RuleFile {
     allowlists: Vec<AllowlistFile>,
 }
 
-#[derive(Deserialize, Default)]
+#[derive(Deserialize)]
 struct AllowlistFile {
     #[serde(default)]
     regexes: Vec<String>,
@@ -46,10 +46,11 @@ struct AllowlistFile {
     condition: Option<String>,
 }
 
-/// Rules Synapse leaves to its own reader (`secrets::keys`, `assignments`, `value`). gitleaks' `generic-api-key`
-/// takes any word with `key`, `auth` or `access` in it for a key, and on the development sets
-/// changed 8 look-alikes the reader keeps (publishable and site keys, an idempotency key's UUID,
-/// a digest under `DIGEST`, a lockfile hash) while masking no secret the reader missed.
+/// Rules Synapse leaves to its own reader (`secrets::keys`, `assignments`, `value`). gitleaks'
+/// `generic-api-key` takes any word with `key`, `auth` or `access` in it for a key, and on the
+/// development sets changed 8 look-alikes the reader keeps (publishable and site keys, an
+/// idempotency key's UUID, a digest under `DIGEST`, a lockfile hash) while masking no secret the
+/// reader missed.
 const LEFT_TO_SYNAPSE: &[&str] = &["generic-api-key"];
 
 /// An allowlist as `catalogue::Allowlist`; `n` numbers its lazily compiled regexes.
@@ -74,7 +75,7 @@ fn allowlist(a: &AllowlistFile, n: &mut usize) -> String {
     )
 }
 
-/// Two bytes as one number, lowercase, as `catalogue::pair` computes it.
+/// A lowercase keyword's first two bytes as one number, as `catalogue::pair` computes it.
 fn pair(word: &str) -> usize {
     match word.as_bytes() {
         [a, b, ..] => usize::from(*a) << 8 | usize::from(*b),
@@ -83,19 +84,14 @@ fn pair(word: &str) -> usize {
 }
 
 fn main() {
+    println!("cargo::rerun-if-changed={CATALOGUE}");
     println!("cargo::rerun-if-changed=build.rs");
-    let files: Vec<CatalogueFile> = CATALOGUES
-        .iter()
-        .map(|path| {
-            println!("cargo::rerun-if-changed={path}");
-            let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"));
-            toml::from_str(&text).unwrap_or_else(|e| panic!("{path}: {e}"))
-        })
-        .collect();
+    let text = std::fs::read_to_string(CATALOGUE).unwrap_or_else(|e| panic!("{CATALOGUE}: {e}"));
+    let file: CatalogueFile = toml::from_str(&text).unwrap_or_else(|e| panic!("{CATALOGUE}: {e}"));
     // A rule with a path applies to files of that name only; Synapse stores text, not files.
-    let rules: Vec<(&RuleFile, &str)> = files
+    let rules: Vec<(&RuleFile, &str)> = file
+        .rules
         .iter()
-        .flat_map(|f| &f.rules)
         .filter(|r| r.path.is_none() && !LEFT_TO_SYNAPSE.contains(&r.id.as_str()))
         .filter_map(|r| Some((r, r.regex.as_deref()?)))
         .collect();
@@ -138,8 +134,7 @@ fn main() {
         }
     }
     out.push_str("];\n");
-    let global = files.first().and_then(|f| f.allowlist.as_ref());
-    let global = allowlist(global.unwrap_or(&AllowlistFile::default()), &mut allowlists);
+    let global = allowlist(&file.allowlist, &mut allowlists);
     let mut starts = vec![0u64; 1024];
     for (p, _) in keywords.keys() {
         if let Some(bits) = starts.get_mut(p / 64) {
