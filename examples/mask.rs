@@ -35,6 +35,11 @@ const INPUTS: &[&str] = &[
     "key1 ",
     "Şifresi ",
     "Twilio 4be0c1d97a35f8e26b10d9c4a7e3f582 ",
+    // issue 37's one reader: its rules of synapse.toml and its new places
+    "redis-cli AUTH ",
+    "{\\\"password\\\":\\\"",
+    "name=\"api-key\" content=\"",
+    "kind: Secret\ndata:\n  a: b\n",
 ];
 
 fn median_time(text: &str) -> Duration {

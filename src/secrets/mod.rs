@@ -10,7 +10,10 @@
 //!   password by position; see `docs/secrets.md`.
 //! - [`reader`]: one assignment reader: a key that names a secret, a separator, a value
 //!   (`KEY=value`, `key: value`, `"key": "value"`, `key is value`, `--flag value`, `-p`,
-//!   `-u user:password`, `<key>value</key>`, `setKey("value")`, `f("KEY", "value")`).
+//!   `-u user:password`, `<key>value</key>`, `setKey("value")`, `f("KEY", "value")`); and
+//!   credential lines, Markdown tables and Kubernetes Secrets, whose place names the value.
+//! - [`positional`]: passwords known by where they stand: piped by `echo` into a command that
+//!   reads one, the lines of a credential file named before them, `user/password@host`.
 //! - [`prose`]: a value shaped like a password a few words after a word such as "password"
 //!   or "secret" in a sentence, in several languages and scripts; and bare passwords.
 //! - [`strength`]: one score of how surely a value is a secret, after the exclusions that
@@ -51,7 +54,7 @@ pub enum Secrets {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Found {
     /// What it looked like: a catalogue rule's id ("asana-client-secret", "private-key") or a
-    /// reader's name ("password", "api key", "url credentials").
+    /// reader's name ("password", "api key").
     pub kind: &'static str,
     /// Where its marker starts in the masked text (bytes).
     pub at: usize,
@@ -166,6 +169,33 @@ fn behind(b: &[u8], i: usize, f: impl Fn(u8) -> bool) -> usize {
         .rev()
         .take_while(|&&c| f(c))
         .count()
+}
+
+/// How far the line around a place is read each way: a longer line is read as this window, so
+/// that many places on one long line do not each read all of it.
+const LINE_REACH: usize = 512;
+
+/// The line around `start..end` (byte offsets), at most `LINE_REACH` bytes each way.
+fn line_around(text: &str, start: usize, end: usize) -> (usize, usize) {
+    let b = text.as_bytes();
+    let (from, to) = (
+        start.saturating_sub(LINE_REACH),
+        (end + LINE_REACH).min(b.len()),
+    );
+    let newline = |c: &u8| *c == b'\n';
+    let line = b.get(from..start).and_then(|h| h.iter().rposition(newline));
+    let mut s = line.map_or(from, |p| from + p + 1);
+    let mut e = b
+        .get(end..to)
+        .and_then(|t| t.iter().position(newline))
+        .map_or(to, |p| end + p);
+    while s < e && !text.is_char_boundary(s) {
+        s += 1;
+    }
+    while e > s && !text.is_char_boundary(e) {
+        e -= 1;
+    }
+    (s, e)
 }
 
 /// The byte before `i`, or 0 at the start.

@@ -7,7 +7,7 @@
 
 use super::reader::names_secret;
 use super::strength::{names_itself, placeholder, score, KEYED, PASSWORD};
-use super::{ahead, at, behind, Span};
+use super::{ahead, at, behind, line_around, Span};
 
 /// The shell words of `line` from `from`: (start, end) without their quotes.
 fn words(line: &str, from: usize) -> Vec<(usize, usize)> {
@@ -86,16 +86,9 @@ pub(super) fn scan(text: &str, spans: &mut Vec<Span>) {
     }
 }
 
-/// The line around byte `k`: where it starts, and its text.
+/// The line around byte `k` (see `line_around`): where it starts, and its text.
 fn line_at(text: &str, k: usize) -> (usize, &str) {
-    let start = text
-        .get(..k)
-        .and_then(|h| h.rfind('\n'))
-        .map_or(0, |p| p + 1);
-    let end = text
-        .get(k..)
-        .and_then(|t| t.find('\n'))
-        .map_or(text.len(), |p| k + p);
+    let (start, end) = line_around(text, k, k);
     (start, text.get(start..end).unwrap_or_default())
 }
 
@@ -129,7 +122,7 @@ pub(super) fn files(text: &str, spans: &mut Vec<Span>) {
             continue;
         }
         let rest = text.get(e..).unwrap_or_default();
-        let line_end = rest.find('\n').unwrap_or(rest.len());
+        let line_end = line_around(text, e, e).1 - e;
         let same = rest.get(..line_end).unwrap_or_default();
         let region = if let Some(open) = same
             .find('`')

@@ -525,7 +525,7 @@ fn assignment(
     } else if (dashes == 1 || switch) && matches!(key, b"p" | b"P" | b"w" | b"N") {
         // (MySQL's `-p` takes its password glued; after a space comes the database)
         let line = b
-            .get(..s)
+            .get(s.saturating_sub(64)..s)
             .unwrap_or_default()
             .rsplit(|&c| c == b'\n')
             .next();

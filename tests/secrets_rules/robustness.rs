@@ -157,6 +157,12 @@ fn random_bytes_do_not_panic() {
 #[case("<Password><Value>", 1)]
 #[case("PASSWORD=a_b_c ", 1)]
 #[case("contrasena: ", 1)]
+// issue 37's one reader: many places on one long line, each once reading the line around it
+#[case("echo x | sudo -S ", 1)]
+#[case("redis-cli AUTH ", 1)]
+#[case("{\\\"password\\\":\\\"", 1)]
+#[case("name=\"api-key\" content=\"", 1)]
+#[case("kind: Secret\ndata:\n  a: b\n", 1)]
 fn nothing_quadratic(#[case] unit: &str, #[case] mib: usize) {
     let text = unit.repeat((mib << 20) / unit.len());
     let out = mask(&text);

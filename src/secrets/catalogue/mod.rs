@@ -1,6 +1,7 @@
-//! Vendor secrets by the field's rule catalogue: gitleaks' `config/gitleaks.toml` (MIT, see
-//! `LICENSE` here), vendored as data; `build.rs` writes it out as static tables, with the index
-//! of its keywords. Which release, its checksum and how to update it: `docs/secrets.md`.
+//! Secrets by rules as data: the field's catalogue, gitleaks' `config/gitleaks.toml` (MIT, see
+//! `LICENSE` here), vendored unchanged, then Synapse's own rules in its format (`synapse.toml`);
+//! `build.rs` writes both out as static tables, with the index of their keywords. Which release,
+//! its checksum and how to update it: `docs/secrets.md`.
 //!
 //! gitleaks' semantics, minus what needs a file or a commit: one pass finds the rules'
 //! keywords (case-insensitive, [`keywords`]); only a rule whose keyword is in the text (or that has
@@ -20,14 +21,14 @@ use std::sync::OnceLock;
 
 use regex::bytes::Regex;
 
-use super::{strength, Span};
+use super::{line_around, strength, Span};
 
-/// A rule as `build.rs` writes it out: those of `gitleaks.toml` that read text, then
-/// `synapse.toml`'s.
+/// A rule as `build.rs` writes it out: those of gitleaks v8.30.1's `gitleaks.toml` that read
+/// text, then `synapse.toml`'s.
 struct Rule {
     id: &'static str,
-    /// Synapse's own rule (`synapse.toml`): its shapes are judged already, so only a
-    /// placeholder is let through, not what `excluded` rules out.
+    /// Synapse's own rule (`synapse.toml`): its regex already says what the value is, so only a
+    /// placeholder (or a value read by its place that names itself) is kept, not all `excluded`.
     own: bool,
     pattern: &'static str,
     secret_group: usize,
@@ -177,14 +178,7 @@ pub(super) fn scan(text: &str, spans: &mut Vec<Span>) {
             {
                 continue;
             }
-            let line_start = bytes
-                .get(..start)
-                .and_then(|b| b.iter().rposition(|&c| c == b'\n'))
-                .map_or(0, |p| p + 1);
-            let line_end = bytes
-                .get(end..)
-                .and_then(|b| b.iter().position(|&c| c == b'\n'))
-                .map_or(bytes.len(), |p| end + p);
+            let (line_start, line_end) = line_around(text, start, end);
             let line = bytes.get(line_start..line_end).unwrap_or_default();
             if std::iter::once(&GLOBAL)
                 .chain(rule.allowlists)
