@@ -372,7 +372,7 @@ pub(super) fn scan(text: &str, spans: &mut Vec<Span>) {
         seen = 0;
         if all && e >= start + 8 {
             let (mut vs, ve) = trim(text, start, e);
-            // (`backup%Tide7!Lantern`, `svc:Tide7!Lantern`: the user before it stays)
+            // (`user%Pass!w0rd`, `user:Pass!w0rd`: the user before it stays)
             let user = text
                 .get(vs..ve)
                 .and_then(|v| v.find(['%', ':']))

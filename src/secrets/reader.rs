@@ -508,7 +508,7 @@ fn assignment(
         && named(key, None).is_none()
     {
         let (vs, mut ve, quoted) = value_at(b, s + 2)?;
-        // (a glued value is read to the space: `-pHarbor.Light42.`)
+        // (a glued value is read to the space: `-pWord.Word42.`)
         ve += usize::from(!quoted && at(b, ve) == b'.' && space(at(b, ve + 1)));
         let v = text.get(vs..ve)?;
         let sc = score(v, true);
