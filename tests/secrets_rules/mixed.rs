@@ -537,6 +537,15 @@ fn logins_in_driver_calls_dsns_and_more_commands() {
         "127.0.0.1:6379> AUTH svc [secret]",
     );
     masks("redis-cli AUTH Tern-Gorse-83", "redis-cli AUTH [secret]");
+    // (a bug: the word after the password was taken for it, the password for a user)
+    masks(
+        "redis-cli -h cache01 AUTH Tern-Gorse-83 before FLUSHDB",
+        "redis-cli -h cache01 AUTH [secret] before FLUSHDB",
+    );
+    masks(
+        "redis-cli AUTH svc Tern-Gorse-83 && redis-cli PING",
+        "redis-cli AUTH svc [secret] && redis-cli PING",
+    );
     keeps("AUTH failed: WRONGPASS invalid username-password pair");
     masks(
         "ssh-keygen -t ed25519 -N 'Tern-Gorse-83' -f deploy_key",
