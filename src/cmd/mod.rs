@@ -36,6 +36,7 @@ mod read;
 mod recall;
 mod remember;
 mod restore;
+mod setup;
 mod share;
 mod status;
 mod statusline;
@@ -125,6 +126,9 @@ pub enum Command {
     Drift(drift::Args),
     /// Show where everything is (data, settings, log, hook binaries) and check it works.
     Doctor(doctor::Args),
+    /// Wire Synapse into a client (claude, codex, gemini): hooks and the MCP server; `--undo`
+    /// takes it back.
+    Setup(setup::Args),
     /// Share memories of this project with its team, through `.synapse/memories.jsonl`.
     Share(share::Args),
     /// Withdraw a shared memory from the team.
@@ -158,6 +162,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Import(args) => import::run(args, json),
         Command::Export(args) => export::run(args, json),
         Command::Eval(args) => eval::run(args, json),
+        Command::Setup(args) => setup::run(args, json),
         Command::Share(args) => share::run(args, json),
         Command::Unshare(args) => unshare::run(args, json),
         Command::Sync(args) => sync::run(args, json),
