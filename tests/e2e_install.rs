@@ -19,11 +19,11 @@ use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use common::http;
+use common::{http, release};
 use rstest::rstest;
 use serde_json::{json, Value};
 
@@ -32,15 +32,6 @@ const MODEL: &str = "claude-sonnet-4-5";
 const RUN_TIMEOUT: Duration = Duration::from_secs(60);
 /// How long the background download, check and install may take.
 const INSTALL_TIMEOUT: Duration = Duration::from_secs(60);
-/// The binaries the archive holds.
-const BINARIES: [&str; 6] = [
-    "synapse",
-    "synapse-mcp",
-    "synapse-session-start",
-    "synapse-prompt-submit",
-    "synapse-stop",
-    "synapse-compact",
-];
 const MEMORY: &str =
     "Integration tests: make test-int; they need the local Postgres on port 5433 (docker compose)";
 const PROMPT: &str = "the integration tests fail to connect to postgres, which port do they use?";
@@ -163,63 +154,15 @@ fn write_stream(out: &mut impl Write) -> std::io::Result<()> {
 // The archive, the client, the session
 // ---------------------------------------------------------------------------------------------
 
-/// The host's target triple, as bin/synapse-fetch names it from `uname`.
-fn target() -> &'static str {
-    match (std::env::consts::OS, std::env::consts::ARCH) {
-        ("linux", "x86_64") => "x86_64-unknown-linux-gnu",
-        ("linux", "aarch64") => "aarch64-unknown-linux-gnu",
-        ("macos", "x86_64") => "x86_64-apple-darwin",
-        ("macos", "aarch64") => "aarch64-apple-darwin",
-        other => panic!("no release archive is made for {other:?}"),
-    }
-}
-
-/// The release archive of the binaries cargo built, in dist's layout, and its `.sha256` text;
-/// packed once (stripped, quick compression: the test binaries carry debug information).
-fn archive() -> &'static (Vec<u8>, String) {
-    static ARCHIVE: OnceLock<(Vec<u8>, String)> = OnceLock::new();
-    ARCHIVE.get_or_init(|| {
-        let stage = tempfile::tempdir().unwrap();
-        let name = format!("synapse-{}", target());
-        let folder = stage.path().join(&name);
-        fs::create_dir_all(&folder).unwrap();
-        let built = Path::new(env!("CARGO_BIN_EXE_synapse")).parent().unwrap();
-        for bin in BINARIES {
-            let status = Command::new("strip")
-                .arg("-o")
-                .arg(folder.join(bin))
-                .arg(built.join(bin))
-                .status()
-                .expect("run strip");
-            assert!(status.success(), "strip {bin} failed");
-        }
-        let file = stage.path().join(format!("{name}.tar.xz"));
-        let status = Command::new("tar")
-            .env("XZ_OPT", "-0")
-            .arg("-cJf")
-            .arg(&file)
-            .arg("-C")
-            .arg(stage.path())
-            .arg(&name)
-            .status()
-            .expect("run tar");
-        assert!(status.success(), "tar failed");
-        let out = Command::new("sha256sum").arg(&file).output().unwrap();
-        let hash = String::from_utf8(out.stdout).unwrap();
-        let hash = hash.split_whitespace().next().unwrap().to_owned();
-        (fs::read(&file).unwrap(), format!("{hash} *{name}.tar.xz\n"))
-    })
-}
-
 /// Serve the archive under `prefix`, with one byte changed when `corrupt`.
 fn publish(server: &Server, prefix: &str, corrupt: bool) {
-    let (bytes, sum) = archive();
+    let (bytes, sum) = release::archive();
     let mut bytes = bytes.clone();
     if corrupt {
         let middle = bytes.len() / 2;
         bytes[middle] ^= 0x01;
     }
-    let name = format!("synapse-{}.tar.xz", target());
+    let name = release::name();
     server.put(&format!("{prefix}/{name}"), bytes);
     server.put(&format!("{prefix}/{name}.sha256"), sum.clone().into_bytes());
 }
@@ -412,7 +355,7 @@ fn the_first_session_downloads_and_a_later_one_injects(#[case] newest: bool) {
     );
     let data = machine.wait_for_install();
     let log = log_of(&data);
-    for bin in BINARIES {
+    for bin in release::BINARIES {
         assert!(
             data.join("bin").join(bin).is_file(),
             "{bin} not installed\n{log}"

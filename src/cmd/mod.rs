@@ -79,13 +79,13 @@ Environment variables:
   SYNAPSE_RELEASE_URL    Where the launchers download the release archives from when no binary
                          is found; default: the GitHub release of the plugin's version
   SYNAPSE_BUILD          source: the launchers build the binaries with cargo instead
-  CLAUDE_PLUGIN_DATA     The plugin's data folder (set by Claude Code): the binaries are
-                         installed into its bin/
   CLAUDE_PLUGIN_ROOT     The plugin's folder (set by Claude Code): the launchers look in its
                          target/release
   CLAUDE_PROJECT_DIR     The project synapse-mcp serves without --project (set by Claude Code)
   CLAUDE_CONFIG_DIR      Claude Code's folder (default ~/.claude), where Synapse reads the
                          user's CLAUDE.md, rules and the auto-memory folders
+  CODEX_HOME             Codex CLI's folder (default ~/.codex): `synapse setup codex` edits
+                         its config.toml
   CLAUDE_CODE_DISABLE_AUTO_MEMORY
                          1: Claude Code keeps no memory files, so Synapse's blocks ask for
                          \"remember:\" lines again (0: on, whatever the settings say)

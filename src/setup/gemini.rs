@@ -14,12 +14,13 @@ use super::Outcome;
 
 const NAME: &str = "synapse";
 
-/// The files the client's extension commands write, under `~/.gemini`.
+/// The config files the client's extension commands write, under `~/.gemini`. (Running the
+/// client also notes the folder it ran in among its projects, `projects.json`, as any run does:
+/// a register of folders, not a setting, which every later session changes.)
 fn records(gemini: &Path) -> Vec<PathBuf> {
     [
         "settings.json",
         "trustedFolders.json",
-        "projects.json",
         "extension_integrity.json",
         "extensions/extension-enablement.json",
         "extensions/synapse/.gemini-extension-install.json",

@@ -5,6 +5,7 @@
 
 pub mod claude_memory;
 pub mod http;
+pub mod release;
 pub mod tmux;
 
 use std::io::Write;
@@ -162,7 +163,8 @@ pub fn install_plugin(home: &Path, enabled: bool) {
             .join(launcher);
         std::fs::copy(from, root.join("bin").join(launcher)).unwrap();
     }
-    let bin = plugins.join("data/synapse-synapse/bin");
+    // Where the launchers install the binaries (`synapse_data` in bin/synapse-find).
+    let bin = home.join(".local/share/synapse-plugin/bin");
     std::fs::create_dir_all(&bin).unwrap();
     for name in [
         "synapse-session-start",
