@@ -171,6 +171,11 @@ fn publish(server: &Server, prefix: &str, corrupt: bool) {
 struct Machine {
     dir: tempfile::TempDir,
     claude: PathBuf,
+    /// The sessions' PATH.
+    path: String,
+    /// Whether the client loads the plugin from its folder for each run (`--plugin-dir`),
+    /// rather than as installed from a marketplace.
+    plugin_dir: bool,
     server: Server,
     release_url: String,
     runs: usize,
@@ -203,10 +208,35 @@ impl Machine {
         Machine {
             dir,
             claude: common::claude_client(newest),
+            path: PATH.to_owned(),
+            plugin_dir: true,
             server,
             release_url,
             runs: 0,
         }
+    }
+
+    /// Install the plugin as a person without Rust does: the client adds the copy of the
+    /// checkout as a marketplace and installs the plugin from it (the README's no-Rust line);
+    /// later sessions load it as installed.
+    fn install_from_marketplace(&mut self) {
+        let plugin = self.dir.path().join("plugin");
+        for args in [
+            vec!["plugin", "marketplace", "add", plugin.to_str().unwrap()],
+            vec!["plugin", "install", "synapse@synapse"],
+        ] {
+            let out = Command::new(&self.claude)
+                .args(&args)
+                .current_dir(self.repo())
+                .env_clear()
+                .env("HOME", self.home())
+                .env("PATH", &self.path)
+                .stdin(Stdio::null())
+                .output()
+                .unwrap();
+            assert!(out.status.success(), "claude {args:?}: {out:?}");
+        }
+        self.plugin_dir = false;
     }
 
     fn home(&self) -> PathBuf {
@@ -234,14 +264,18 @@ impl Machine {
         self.runs += 1;
         let before = self.server.calls().len();
         let start = Instant::now();
-        let mut child = Command::new(&self.claude)
-            .args(["-p", PROMPT, "--model", MODEL, "--output-format", "json"])
-            .arg("--plugin-dir")
-            .arg(self.dir.path().join("plugin"))
+        let mut command = Command::new(&self.claude);
+        command.args(["-p", PROMPT, "--model", MODEL, "--output-format", "json"]);
+        if self.plugin_dir {
+            command
+                .arg("--plugin-dir")
+                .arg(self.dir.path().join("plugin"));
+        }
+        let mut child = command
             .current_dir(self.repo())
             .env_clear()
             .env("HOME", self.home())
-            .env("PATH", PATH)
+            .env("PATH", &self.path)
             .env("SYNAPSE_DATA", self.dir.path().join("store"))
             .env("SYNAPSE_RELEASE_URL", &self.release_url)
             .env("ANTHROPIC_BASE_URL", self.server.url())
@@ -376,6 +410,88 @@ fn the_first_session_downloads_and_a_later_one_injects(#[case] newest: bool) {
         "install to the first injected memory: {:.2} s",
         elapsed.as_secs_f64()
     );
+}
+
+/// A plugin-only install on a machine without Rust, from a copy of the checkout added as a
+/// marketplace: the first session downloads the binaries once, into the launchers' one folder,
+/// and links `synapse` into ~/.local/bin (on the person's PATH), so `synapse doctor` runs from
+/// the person's shell and finds everything working; a slash command's shell line (which the
+/// client starts without the plugin's variables) runs the same binaries; one copy of them exists.
+#[rstest]
+#[case::pinned(false)]
+#[case::newest(true)]
+#[ignore = "runs the real Claude Code client; .ci/test runs it"]
+fn a_plugin_install_gives_the_person_synapse_and_one_copy_of_the_binaries(#[case] newest: bool) {
+    let server = Server::start();
+    publish(&server, "/release", false);
+    let url = format!("{}/release", server.url());
+    let mut machine = Machine::new(newest, server, url);
+    let local_bin = machine.home().join(".local/bin");
+    machine.path = format!("{}:{PATH}", local_bin.display());
+    machine.install_from_marketplace();
+    machine.remember();
+
+    let first = machine.session();
+    assert!(first.contains(DOWNLOADING), "first session: {first}");
+    assert!(
+        first.contains("The synapse command will be in ~/.local/bin."),
+        "first session: {first}"
+    );
+    let data = machine.wait_for_install();
+    let log = log_of(&data);
+    let second = machine.session();
+    assert!(
+        second.contains(MEMORY),
+        "the memory is injected: {second}
+{log}"
+    );
+
+    // The person's shell: `synapse doctor` in the project.
+    let out = Command::new("/bin/sh")
+        .args(["-c", "synapse doctor"])
+        .current_dir(machine.repo())
+        .env_clear()
+        .env("HOME", machine.home())
+        .env("PATH", &machine.path)
+        .env("SYNAPSE_DATA", machine.dir.path().join("store"))
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && said.contains("everything works"),
+        "synapse doctor from the shell: {out:?}
+{said}
+{log}"
+    );
+
+    // A slash command's line: the installed plugin's bin/ on PATH, no plugin variables.
+    let installed = machine.home().join(concat!(
+        ".claude/plugins/cache/synapse/synapse/",
+        env!("CARGO_PKG_VERSION")
+    ));
+    let launcher = [
+        installed.join("bin/synapse"),
+        machine.dir.path().join("plugin/bin/synapse"),
+    ]
+    .into_iter()
+    .find(|p| p.is_file())
+    .unwrap();
+    let out = Command::new(&launcher)
+        .arg("--version")
+        .env_clear()
+        .env("HOME", machine.home())
+        .env(
+            "PATH",
+            format!("{PATH}:{}", launcher.parent().unwrap().display()),
+        )
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{launcher:?} --version: {out:?}");
+
+    thread::sleep(Duration::from_secs(1));
+    let mut copies = Vec::new();
+    find(machine.dir.path(), "synapse-session-start", &mut copies);
+    assert_eq!(copies.len(), 1, "copies of the binaries: {copies:?}");
 }
 
 /// One byte changed in the archive: never installed, and the person is told once.
