@@ -549,3 +549,36 @@ fn write_response(out: &mut impl std::io::Write) -> std::io::Result<()> {
     }
     Ok(())
 }
+
+/// Setup's crates (`toml_edit`, `sha2`) and its code are linked into `synapse` only: a hook
+/// binary pays nothing for them.
+#[test]
+fn the_hook_binaries_link_none_of_setup() {
+    for hook in [
+        "synapse-session-start",
+        "synapse-prompt-submit",
+        "synapse-stop",
+        "synapse-compact",
+    ] {
+        let out = Command::new("nm")
+            .args(["--demangle", "--defined-only"])
+            .arg(common::binary(hook))
+            .output()
+            .expect("run nm");
+        assert!(out.status.success(), "nm {hook}: {out:?}");
+        let symbols = String::from_utf8_lossy(&out.stdout);
+        for from in ["toml_edit::", "sha2::", "synapse::setup::"] {
+            let count = symbols.lines().filter(|l| l.contains(from)).count();
+            assert_eq!(count, 0, "{hook} links {count} functions of {from}");
+        }
+    }
+    let out = Command::new("nm")
+        .args(["--demangle", "--defined-only"])
+        .arg(env!("CARGO_BIN_EXE_synapse"))
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("synapse::setup::"),
+        "the check looks for the wrong names"
+    );
+}
