@@ -582,3 +582,52 @@ fn the_hook_binaries_link_none_of_setup() {
         "the check looks for the wrong names"
     );
 }
+
+/// On a terminal, a Codex setup without `--trust` asks, and `y` records the trust; any other
+/// answer leaves the hooks untrusted and the one line saying how. (`script` gives the command a
+/// terminal; no client is needed: setup writes Codex's file itself.)
+#[test]
+fn on_a_terminal_codex_setup_asks_before_trusting() {
+    for (answer, trusted) in [("y\n", true), ("\n", false)] {
+        let machine = Machine::new(Path::new("/usr/bin/script"));
+        let line = format!(
+            "'{}' setup codex",
+            env!("CARGO_BIN_EXE_synapse").replace('\'', r"'\''")
+        );
+        let mut child = Command::new("script")
+            .args(["-qec", &line, "/dev/null"])
+            .env_clear()
+            .env("HOME", machine.home())
+            .env("PATH", SYSTEM_PATH)
+            .env("SYNAPSE_DATA", machine.dir.path().join("data"))
+            .current_dir(machine.checkout())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("run script (util-linux)");
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(answer.as_bytes())
+            .unwrap();
+        let out = child.wait_with_output().unwrap();
+        let said = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "{said}");
+        assert!(
+            said.contains("Trust Synapse's hooks in Codex now"),
+            "{said}"
+        );
+        let config = fs::read_to_string(machine.home().join(".codex/config.toml")).unwrap();
+        assert_eq!(
+            config.matches("trusted_hash = ").count(),
+            if trusted { 5 } else { 0 },
+            "answer {answer:?}: {said}\n{config}"
+        );
+        assert_eq!(
+            said.contains("trusted Synapse's 5 hooks"),
+            trusted,
+            "{said}"
+        );
+    }
+}
