@@ -186,14 +186,7 @@ const PATH: &str = "/usr/bin:/bin";
 
 impl Machine {
     fn new(newest: bool, server: Server, release_url: String) -> Machine {
-        for dir in PATH.split(':') {
-            for tool in ["cargo", "rustc"] {
-                assert!(
-                    !Path::new(dir).join(tool).exists(),
-                    "{dir}/{tool} exists: this test needs a PATH without Rust"
-                );
-            }
-        }
+        common::assert_no_rust(PATH);
         let dir = tempfile::tempdir().unwrap();
         common::copy_checkout(&common::PLUGIN_FOLDERS, &dir.path().join("plugin"));
         let repo = dir.path().join("repo");

@@ -33,14 +33,7 @@ impl Machine {
     /// A machine whose release server serves `files` (404 for anything else) or, without
     /// them, answers every request with 500.
     fn new(serve_files: bool) -> Machine {
-        for dir in SYSTEM_PATH.split(':') {
-            for tool in ["cargo", "rustc"] {
-                assert!(
-                    !Path::new(dir).join(tool).exists(),
-                    "{dir}/{tool} exists: this test needs a PATH without Rust"
-                );
-            }
-        }
+        common::assert_no_rust(SYSTEM_PATH);
         let dir = tempfile::tempdir().unwrap();
         common::copy_checkout(&common::PLUGIN_FOLDERS, &dir.path().join("plugin"));
         fs::create_dir_all(dir.path().join("home")).unwrap();

@@ -213,11 +213,7 @@ fn wire_server(doc: &mut DocumentMut, folder: &Path, outcome: &mut Outcome) -> R
     let ours = server_command(folder);
     let servers = doc
         .entry("mcp_servers")
-        .or_insert_with(|| {
-            let mut t = Table::new();
-            t.set_implicit(true);
-            Item::Table(t)
-        })
+        .or_insert_with(implicit_table)
         .as_table_like_mut()
         .context("mcp_servers in config.toml is not a table")?;
     match servers.get(SERVER) {
@@ -252,11 +248,7 @@ fn wire_hooks(
 ) -> Result<Vec<(&'static str, String, Option<usize>)>> {
     let hooks = doc
         .entry("hooks")
-        .or_insert_with(|| {
-            let mut t = Table::new();
-            t.set_implicit(true);
-            Item::Table(t)
-        })
+        .or_insert_with(implicit_table)
         .as_table_like_mut()
         .context("hooks in config.toml is not a table")?;
     let mut out = Vec::new();
@@ -330,11 +322,7 @@ fn trust(
         }
         let state = hooks
             .entry("state")
-            .or_insert_with(|| {
-                let mut t = Table::new();
-                t.set_implicit(true);
-                Item::Table(t)
-            })
+            .or_insert_with(implicit_table)
             .as_table_like_mut()
             .context("hooks.state in config.toml is not a table")?;
         match state.get_mut(&key).and_then(Item::as_table_like_mut) {
@@ -367,6 +355,13 @@ fn first_synapse_hook(groups: &Item) -> Option<String> {
     commands(groups)
         .into_iter()
         .find(|c| c.contains("synapse-hook"))
+}
+
+/// A table that prints no header of its own (`[hooks]` above `[[hooks.Stop]]`).
+fn implicit_table() -> Item {
+    let mut table = Table::new();
+    table.set_implicit(true);
+    Item::Table(table)
 }
 
 /// The command strings of every handler in an event's groups.

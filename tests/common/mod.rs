@@ -196,6 +196,19 @@ pub fn install_plugin(home: &Path, enabled: bool) {
     std::fs::write(&settings, value.to_string()).unwrap();
 }
 
+/// Fail unless no folder of `path` (a PATH) holds `cargo` or `rustc`: the tests of a machine
+/// without Rust need one.
+pub fn assert_no_rust(path: &str) {
+    for dir in path.split(':') {
+        for tool in ["cargo", "rustc"] {
+            assert!(
+                !Path::new(dir).join(tool).exists(),
+                "{dir}/{tool} exists: this test needs a PATH without Rust"
+            );
+        }
+    }
+}
+
 /// What a plugin install carries of this checkout (the client copies the folder; a copy of these
 /// stands for it without `target/`).
 pub const PLUGIN_FOLDERS: [&str; 4] = [".claude-plugin", "hooks", "commands", "bin"];
