@@ -26,6 +26,12 @@ pub struct Args {
 }
 
 pub fn run(args: Args, json: bool) -> Result<()> {
+    if args.trust && args.client != Client::Codex {
+        anyhow::bail!(
+            "--trust is for Codex, which runs a hook only once it is trusted; {} needs no such step",
+            args.client.name()
+        );
+    }
     let data = crate::config::data_dir()?;
     let cwd = super::here()?;
     let outcome = if args.undo {

@@ -62,6 +62,21 @@ pub fn setup(cwd: &Path, data: &Path) -> Result<Outcome> {
     let config = config_dir()?;
     let mut journal = Journal::begin(data, "claude", &records(&config)?)?;
     let mut outcome = Outcome::default();
+    // What was done is journaled even when a later step fails, so undo can take it back.
+    let done = install(&claude, &config, cwd, &mut journal, &mut outcome);
+    outcome.files = journal.finish(data)?;
+    done?;
+    Ok(outcome)
+}
+
+/// Add the marketplace and install the plugin, unless they are there.
+fn install(
+    claude: &Path,
+    config: &Path,
+    cwd: &Path,
+    journal: &mut Journal,
+    outcome: &mut Outcome,
+) -> Result<()> {
     let installed = read_json(&config.join("plugins/installed_plugins.json"));
     let ours = installed
         .get("plugins")
@@ -99,21 +114,20 @@ pub fn setup(cwd: &Path, data: &Path) -> Result<Outcome> {
             let source = super::checkout(cwd)
                 .map(|c| c.to_string_lossy().into_owned())
                 .unwrap_or_else(|| PUBLISHED.to_owned());
-            super::run(&claude, &["plugin", "marketplace", "add", &source], cwd)?;
+            super::run(claude, &["plugin", "marketplace", "add", &source], cwd)?;
             journal.did.insert("marketplace".into(), NAME.into());
             outcome
                 .changed
                 .push(format!("added the marketplace {NAME} ({source})"));
         }
         let id = format!("{NAME}@{NAME}");
-        super::run(&claude, &["plugin", "install", &id], cwd)?;
+        super::run(claude, &["plugin", "install", &id], cwd)?;
         journal.did.insert("plugin".into(), id.clone());
         outcome.changed.push(format!(
             "installed the plugin {id} (hooks, slash commands, MCP server), for every project"
         ));
     }
-    outcome.files = journal.finish(data)?;
-    Ok(outcome)
+    Ok(())
 }
 
 pub fn undo(journal: &Journal) -> Result<Outcome> {

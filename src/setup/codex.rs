@@ -94,9 +94,14 @@ pub fn setup(folder: &Path, options: super::Options, data: &Path) -> Result<Outc
     let home = codex_home()?;
     let config = home.join("config.toml");
     let mut journal = Journal::begin(data, "codex", std::slice::from_ref(&config))?;
-    journal
-        .did
-        .insert("folder".into(), folder.to_string_lossy().into_owned());
+    let here = folder.to_string_lossy().into_owned();
+    if let Some(earlier) = journal.did.get("folder").filter(|f| **f != here) {
+        anyhow::bail!(
+            "Codex is wired to the Synapse launchers in {earlier} already; `synapse setup --undo \
+             codex` first, then set it up from {here}"
+        );
+    }
+    journal.did.insert("folder".into(), here);
     let text = read(&config)?;
     let mut doc: DocumentMut = text
         .parse()

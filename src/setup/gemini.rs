@@ -36,6 +36,21 @@ pub fn setup(folder: &Path, data: &Path) -> Result<Outcome> {
     let extension = folder.join("gemini");
     let mut journal = Journal::begin(data, "gemini", &records(&gemini))?;
     let mut outcome = Outcome::default();
+    // The journal is kept whatever happens, so undo can put the files back.
+    let done = link(&program, &gemini, &extension, &mut journal, &mut outcome);
+    outcome.files = journal.finish(data)?;
+    done?;
+    Ok(outcome)
+}
+
+/// Link the extension unless one of its name is installed.
+fn link(
+    program: &Path,
+    gemini: &Path,
+    extension: &Path,
+    journal: &mut Journal,
+    outcome: &mut Outcome,
+) -> Result<()> {
     let install = gemini.join("extensions").join(NAME);
     if install.exists() {
         let record = std::fs::read(install.join(".gemini-extension-install.json"))
@@ -44,7 +59,7 @@ pub fn setup(folder: &Path, data: &Path) -> Result<Outcome> {
         let source = record
             .as_ref()
             .and_then(|r| r.get("source")?.as_str().map(PathBuf::from));
-        if source.as_deref() == Some(extension.as_path()) {
+        if source.as_deref() == Some(extension) {
             outcome.kept.push(format!(
                 "extension {NAME}: linked already ({})",
                 extension.display()
@@ -58,9 +73,9 @@ pub fn setup(folder: &Path, data: &Path) -> Result<Outcome> {
     } else {
         let at = extension.to_string_lossy();
         super::run(
-            &program,
+            program,
             &["extensions", "link", &at, "--consent"],
-            &extension,
+            extension,
         )?;
         journal.did.insert("extension".into(), NAME.into());
         journal.did.insert("folder".into(), at.clone().into_owned());
@@ -68,8 +83,7 @@ pub fn setup(folder: &Path, data: &Path) -> Result<Outcome> {
             "linked the extension {NAME} from {at} (hooks, MCP server)"
         ));
     }
-    outcome.files = journal.finish(data)?;
-    Ok(outcome)
+    Ok(())
 }
 
 pub fn undo(journal: &Journal) -> Result<Outcome> {
