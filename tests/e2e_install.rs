@@ -5,7 +5,8 @@
 //! packed here from the binaries cargo just built. The first session starts the download and
 //! says so; once the launcher has checked and installed the archive, a later session injects
 //! memories as usual. A corrupted archive is refused and reported once; an unreachable URL
-//! leaves every session working and is reported once.
+//! leaves every session working and is reported once. Installed from a marketplace instead, the
+//! plugin gives the person `synapse` on PATH and one copy of the binaries.
 //!
 //! Each test runs once per client, like tests/e2e_claude.rs (`pinned`: `SYNAPSE_CLAUDE` or
 //! `.ci/node`; `newest`: `SYNAPSE_CLAUDE_NEWEST` or `.ci/node-newest`). A plain `cargo test`
