@@ -31,6 +31,8 @@ pub mod recall;
 pub mod record;
 /// Secrets in memory text, masked by one detector on every write path.
 pub mod secrets;
+/// Wiring Synapse into a client's own config (`synapse setup`), and taking it back.
+pub mod setup;
 /// The task signal: branch, changed files and prompt, from git without reading file contents.
 pub mod signal;
 /// Claude Code's own memory and instruction files, read as sources and folded into the store.

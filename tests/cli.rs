@@ -1193,7 +1193,7 @@ fn doctor_checks_the_plugin_is_installed_enabled_and_answering() {
     // version than the binaries is a failure, never used silently.
     let plugins = home.join(".claude/plugins");
     std::fs::write(
-        plugins.join("data/synapse-synapse/bin/ORIGIN"),
+        home.join(".local/share/synapse-plugin/bin/ORIGIN"),
         "source=download\nurl=http://127.0.0.1:1/synapse-x.tar.xz\nsha256=abc\nversion=0.1.0\n",
     )
     .unwrap();
@@ -1245,7 +1245,7 @@ fn doctor_checks_the_plugin_is_installed_enabled_and_answering() {
     std::fs::write(&settings, value.to_string()).unwrap();
 
     // The binaries gone from where the launcher looks: each named, with the build to run.
-    std::fs::remove_dir_all(home.join(".claude/plugins/data/synapse-synapse/bin")).unwrap();
+    std::fs::remove_dir_all(home.join(".local/share/synapse-plugin/bin")).unwrap();
     let out = common::run_synapse_with(
         &env.data,
         env.root(),
@@ -1439,8 +1439,8 @@ fn every_manifest_and_the_launcher_name_the_crate_s_version() {
 #[test]
 fn the_launcher_passes_over_binaries_installed_for_another_version() {
     let dir = tempfile::tempdir().unwrap();
-    let data = dir.path().join("plugin-data");
-    let bin = data.join("bin");
+    // Where the launchers install the binaries (`synapse_data` in bin/synapse-find).
+    let bin = dir.path().join(".local/share/synapse-plugin/bin");
     std::fs::create_dir_all(&bin).unwrap();
     let hook = bin.join("synapse-session-start");
     std::fs::write(&hook, "#!/bin/sh\necho installed hook ran\n").unwrap();
@@ -1451,7 +1451,6 @@ fn the_launcher_passes_over_binaries_installed_for_another_version() {
             .env_clear()
             .env("PATH", "/usr/bin:/bin")
             .env("HOME", dir.path())
-            .env("CLAUDE_PLUGIN_DATA", &data)
             // A plugin folder without a checkout's target/release beside the launcher.
             .env("CLAUDE_PLUGIN_ROOT", dir.path())
             // Nothing to download from: the install this starts fails quickly, offline.

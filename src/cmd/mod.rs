@@ -36,6 +36,7 @@ mod read;
 mod recall;
 mod remember;
 mod restore;
+mod setup;
 mod share;
 mod status;
 mod statusline;
@@ -78,13 +79,13 @@ Environment variables:
   SYNAPSE_RELEASE_URL    Where the launchers download the release archives from when no binary
                          is found; default: the GitHub release of the plugin's version
   SYNAPSE_BUILD          source: the launchers build the binaries with cargo instead
-  CLAUDE_PLUGIN_DATA     The plugin's data folder (set by Claude Code): the binaries are
-                         installed into its bin/
   CLAUDE_PLUGIN_ROOT     The plugin's folder (set by Claude Code): the launchers look in its
                          target/release
   CLAUDE_PROJECT_DIR     The project synapse-mcp serves without --project (set by Claude Code)
   CLAUDE_CONFIG_DIR      Claude Code's folder (default ~/.claude), where Synapse reads the
                          user's CLAUDE.md, rules and the auto-memory folders
+  CODEX_HOME             Codex CLI's folder (default ~/.codex): `synapse setup codex` edits
+                         its config.toml
   CLAUDE_CODE_DISABLE_AUTO_MEMORY
                          1: Claude Code keeps no memory files, so Synapse's blocks ask for
                          \"remember:\" lines again (0: on, whatever the settings say)
@@ -125,6 +126,9 @@ pub enum Command {
     Drift(drift::Args),
     /// Show where everything is (data, settings, log, hook binaries) and check it works.
     Doctor(doctor::Args),
+    /// Wire Synapse into a client (claude, codex, gemini): hooks and the MCP server; `--undo`
+    /// takes it back.
+    Setup(setup::Args),
     /// Share memories of this project with its team, through `.synapse/memories.jsonl`.
     Share(share::Args),
     /// Withdraw a shared memory from the team.
@@ -158,6 +162,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Import(args) => import::run(args, json),
         Command::Export(args) => export::run(args, json),
         Command::Eval(args) => eval::run(args, json),
+        Command::Setup(args) => setup::run(args, json),
         Command::Share(args) => share::run(args, json),
         Command::Unshare(args) => unshare::run(args, json),
         Command::Sync(args) => sync::run(args, json),

@@ -6,8 +6,8 @@
 //! installed in `plugins/installed_plugins.json` under its configuration folder (`{"plugins":
 //! {"synapse@synapse": [{"installPath", "version", "scope", "projectPath"?}]}}`), and whether it
 //! is on in the `enabledPlugins` of the settings files (local, project, then the user's; the first
-//! that names it wins). A plugin's data folder is `plugins/data/` and its id with every character
-//! but ASCII letters, digits, `-` and `_` turned to `-`.
+//! that names it wins). The launchers install the binaries in one folder per user, whichever
+//! client runs them (`launcher_data`).
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -149,10 +149,10 @@ pub fn check(config: &Path, top: &Path) -> Vec<Check> {
         ));
         return checks;
     }
-    let data = config.join("plugins/data").join(data_key(&installed.id));
+    let data = launcher_data();
     let mut server = None;
     for name in BINARIES {
-        checks.push(match launcher_finds(&installed.root, &data, name) {
+        checks.push(match launcher_finds(&installed.root, name) {
             Ok(Some(path)) => {
                 let found = Check::ok("binary", format!("{name}: {}", path.display()));
                 if name == "synapse-mcp" {
@@ -184,7 +184,7 @@ pub fn check(config: &Path, top: &Path) -> Vec<Check> {
         checks.push(origin(server, &installed.root, &data, &installed.version));
     }
     if checks.iter().all(|c| c.ok) {
-        checks.push(match mcp_answers(&installed.root, &data) {
+        checks.push(match mcp_answers(&installed.root) {
             Ok(server) => Check::ok("mcp", format!("answers initialize: {server}")),
             Err(why) => Check::failed(
                 "mcp",
@@ -253,29 +253,23 @@ fn hooks_off(config: &Path, top: &Path) -> Option<PathBuf> {
         .and_then(|(path, off)| off.then_some(path))
 }
 
-/// A plugin id as the client names its data folder.
-fn data_key(id: &str) -> String {
-    id.chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
-                c
-            } else {
-                '-'
-            }
-        })
-        .collect()
+/// Where the plugin's launchers install the binaries (`synapse_data` in `bin/synapse-find`).
+fn launcher_data() -> PathBuf {
+    std::env::var_os("HOME")
+        .map(PathBuf::from)
+        .unwrap_or_default()
+        .join(".local/share/synapse-plugin")
 }
 
 /// Where the plugin's launcher at `root` finds the binary `name`: its own lookup
 /// (`bin/synapse-find`), run by `/bin/sh` with the paths as arguments, never in the script text.
-fn launcher_finds(root: &Path, data: &Path, name: &str) -> Result<Option<PathBuf>, String> {
+fn launcher_finds(root: &Path, name: &str) -> Result<Option<PathBuf>, String> {
     let script = r#"root=$1; here=$1/bin; . "$here/synapse-find" && synapse_find "$2" && printf %s "$found""#;
     let out = Command::new("/bin/sh")
         .args(["-c", script, "synapse-doctor"])
         .arg(root)
         .arg(name)
         .env("CLAUDE_PLUGIN_ROOT", root)
-        .env("CLAUDE_PLUGIN_DATA", data)
         .stdin(Stdio::null())
         .output()
         .map_err(|e| format!("could not run /bin/sh: {e}"))?;
@@ -367,11 +361,10 @@ fn describe_origin(file: &Path) -> String {
 
 /// Start the MCP server as the client does (the plugin's `bin/synapse-mcp`), ask `initialize`,
 /// and return the server's name and version.
-fn mcp_answers(root: &Path, data: &Path) -> Result<String, String> {
+fn mcp_answers(root: &Path) -> Result<String, String> {
     let launcher = root.join("bin/synapse-mcp");
     let mut child = Command::new(&launcher)
         .env("CLAUDE_PLUGIN_ROOT", root)
-        .env("CLAUDE_PLUGIN_DATA", data)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -439,18 +432,4 @@ fn mcp_answers(root: &Path, data: &Path) -> Result<String, String> {
         .ok_or_else(|| format!("the answer to initialize has no serverInfo: {line}"))?;
     let field = |key: &str| info.get(key).and_then(Value::as_str).unwrap_or("?");
     Ok(format!("{} {}", field("name"), field("version")))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_data_folder_key_keeps_only_safe_characters() {
-        assert_eq!(data_key("synapse@synapse"), "synapse-synapse");
-        assert_eq!(
-            data_key("synapse@my market.place"),
-            "synapse-my-market-place"
-        );
-    }
 }
