@@ -163,14 +163,19 @@ fn may_name(run: &[u8]) -> bool {
         (st, run.get(st..end).unwrap_or_default())
     };
     let (st, word) = last(run.len());
-    key_word(word).is_some() || (st > 1 && is(word, TAILS) && key_word(last(st - 1).1).is_some())
+    let tail = is(word, TAILS) || is(word, &["id"]);
+    key_word(word).is_some() || (st > 1 && tail && key_word(last(st - 1).1).is_some())
 }
 
 /// Whether the key `run` names a secret: (kind, strong). `prev` is the word before it.
 fn named(run: &[u8], prev: Option<&[u8]>) -> Option<(&'static str, bool)> {
     let words = words(run);
     let k = words.iter().rposition(|w| key_word(w).is_some())?;
-    if !words.iter().skip(k + 1).all(|w| is(w, TAILS)) {
+    // (`secret_id`: a Vault AppRole names its secret an id)
+    let secret_id = words.len() == k + 2
+        && words.get(k).is_some_and(|w| is(w, &["secret"]))
+        && words.last().is_some_and(|w| is(w, &["id"]));
+    if !secret_id && !words.iter().skip(k + 1).all(|w| is(w, TAILS)) {
         return None;
     }
     let (mut kind, mut strong) = key_word(words.get(k)?)?;
@@ -633,15 +638,49 @@ pub(super) fn scan(text: &str, spans: &mut Vec<Span>) {
             .and_then(|(ps, pe)| b.get(ps..pe));
         let gate =
             lead > 0 || before(b, s) == b'/' || may_name(b.get(s..trimmed_end).unwrap_or_default());
+        let found = spans.len();
         if let Some(next) = gate
             .then(|| assignment(text, s, trimmed_end, before_word, &mut user_flag, spans))
             .flatten()
         {
+            if spans.get(found).is_some_and(|sp| sp.kind == "secret") {
+                pair_id(text, b.get(s..trimmed_end).unwrap_or_default(), s, spans);
+            }
             i = i.max(next);
             prev = None;
             continue;
         }
         prev = Some((s, trimmed_end));
+    }
+}
+
+/// The id beside a secret masked under `key` (at `at`): `client_id` by `client_secret`,
+/// `appId` by `appSecret`, `consumer_key` by `consumer_secret`; the pair is what opens the door.
+fn pair_id(text: &str, key: &[u8], at: usize, spans: &mut Vec<Span>) {
+    let b = text.as_bytes();
+    let last = words(key).last().map_or(0, |w| w.len());
+    let stem = key.get(..key.len() - last).unwrap_or_default();
+    let from = at.saturating_sub(256);
+    let window = b.get(from..(at + 256).min(b.len())).unwrap_or_default();
+    for (k, _) in window
+        .windows(stem.len().max(3))
+        .enumerate()
+        .filter(|(_, w)| w.eq_ignore_ascii_case(stem))
+    {
+        let i = from + k + stem.len();
+        let n = ahead(b, i, |c| c.is_ascii_alphabetic());
+        if before(b, from + k).is_ascii_alphanumeric()
+            || !b.get(i..i + n).is_some_and(|w| is(w, &["id", "key"]))
+        {
+            continue;
+        }
+        let p = i + n + ahead(b, i + n, |c| matches!(c, b'"' | b'\'' | b' ' | b'=' | b':'));
+        let v = value_at(b, p).and_then(|(vs, ve, _)| Some((vs, text.get(vs..ve)?)));
+        if let Some((vs, v)) =
+            v.filter(|(_, v)| v.len() >= 8 && v.contains(|c: char| c.is_ascii_digit()))
+        {
+            spans.push(Span::new(vs, vs + v.len(), "client id", 3));
+        }
     }
 }
 
