@@ -455,8 +455,52 @@ fn names_an_id(r: &YamlRule) -> bool {
         || name.contains(" id ")
 }
 
+/// Synapse's own reader's word lists (`src/secrets/words.toml`) as constants, each named as its
+/// key in capitals: a list of words, of (word, kind) or of (word, kind, strong).
+fn write_words() {
+    let path = "src/secrets/words.toml";
+    println!("cargo::rerun-if-changed={path}");
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let lists: BTreeMap<String, Vec<toml::Value>> =
+        toml::from_str(&text).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let mut out = String::new();
+    for (name, items) in &lists {
+        let row = |v: &toml::Value| match v {
+            toml::Value::String(w) => format!("{w:?}"),
+            toml::Value::Array(parts) => {
+                let parts: Vec<String> = parts.iter().map(|p| p.to_string()).collect();
+                format!("({})", parts.join(", "))
+            }
+            other => panic!("{path}: {name}: {other} is not a word or a row"),
+        };
+        let ty = match items.first() {
+            Some(toml::Value::Array(parts)) if parts.len() == 3 => "(&str, &str, bool)",
+            Some(toml::Value::Array(_)) => "(&str, &str)",
+            _ => "&str",
+        };
+        let rows: Vec<String> = items.iter().map(row).collect();
+        // (the ASCII triggers are searched by halves)
+        assert!(
+            name != "ascii_triggers" || rows.windows(2).all(|w| w[0] < w[1]),
+            "{path}: {name} must be sorted"
+        );
+        let _ = writeln!(
+            out,
+            "pub(super) const {}: &[{ty}] = &[{}];",
+            name.to_uppercase(),
+            rows.join(", ")
+        );
+    }
+    let dest = format!(
+        "{}/words.rs",
+        std::env::var("OUT_DIR").expect("OUT_DIR is set")
+    );
+    std::fs::write(&dest, out).unwrap_or_else(|e| panic!("{dest}: {e}"));
+}
+
 fn main() {
     println!("cargo::rerun-if-changed=build.rs");
+    write_words();
     for (name, digest) in VENDORED {
         check_vendored(name, digest);
     }

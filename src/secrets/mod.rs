@@ -32,6 +32,10 @@ mod prose;
 mod reader;
 mod repeats;
 mod strength;
+/// The reader's word lists, as data: `words.toml`, written out by `build.rs`.
+mod words {
+    include!(concat!(env!("OUT_DIR"), "/words.rs"));
+}
 
 use serde::Serialize;
 

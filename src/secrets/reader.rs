@@ -15,69 +15,8 @@
 use super::strength::{
     entropy, identifier_like, key_shape, reference, score, KEYED, MAX_VALUE, PASSWORD, STRICT,
 };
+use super::words::{KEY_COPULAS, KEY_WORDS, NOT_PASS, NOT_SECRET, QUALIFIERS, SUFFIXES, TAILS};
 use super::{ahead, at, before, behind, Span};
-
-/// Key words: the word, what it names, and whether it names a secret alone (strong).
-#[rustfmt::skip]
-const KEY_WORDS: &[(&str, &str, bool)] = &[
-    ("password", "password", true), ("passwd", "password", true), ("passphrase", "passphrase", true),
-    ("passcode", "password", true), ("pass", "password", true), ("pwd", "password", true),
-    ("pw", "password", true), ("passwort", "password", true), ("kennwort", "password", true),
-    ("contrasena", "password", true), ("senha", "password", true), ("wachtwoord", "password", true),
-    ("haslo", "password", true), ("heslo", "password", true), ("salasana", "password", true),
-    ("losenord", "password", true), ("motdepasse", "password", true), ("secret", "secret", true),
-    ("token", "token", true), ("apikey", "api key", true), ("authorization", "credentials", true),
-    ("credential", "credentials", true), ("credentials", "credentials", true),
-    ("creds", "credentials", true), ("bearer", "bearer token", true), ("psk", "pre-shared key", true),
-    ("key", "api key", false), ("auth", "credentials", false), ("sig", "signature", false),
-    ("appid", "api key", false),
-];
-
-/// Endings that make a word a key word (`dbpass`, `clientsecret`, `authtoken`).
-#[rustfmt::skip]
-const SUFFIXES: &[&str] = &[
-    "password", "passwd", "pass", "pwd", "pw", "secret", "token", "apikey",
-];
-
-/// Words that end in `pass` and name no password.
-#[rustfmt::skip]
-const NOT_PASS: &[&str] = &[
-    "bypass", "compass", "overpass", "underpass", "surpass", "trespass", "encompass", "multipass",
-    "renderpass", "subpass", "getpass",
-];
-
-/// Words that may follow a key word in a key (`SECRET_KEY_BASE`, `password_b64`).
-#[rustfmt::skip]
-const TAILS: &[&str] = &[
-    "base", "value", "val", "b64", "base64", "hex", "raw", "plain", "plaintext", "str", "string",
-    "text", "enc", "encoded", "header",
-];
-
-/// Words before `key` that make it name a secret (`api key`, `secret_key`, `signingKey`).
-#[rustfmt::skip]
-pub(super) const QUALIFIERS: &[&str] = &[
-    "api", "secret", "private", "access", "signing", "license", "master", "admin", "app", "client",
-    "service", "account", "auth", "encryption", "hmac", "jwt", "session", "shared", "consumer",
-    "storage", "deploy", "root", "aes", "webhook", "server", "subscription", "integration", "ingest",
-    "management", "personal", "bot", "sas", "crypto", "otp", "totp", "mfa", "recovery", "sdk", "wifi",
-    "wpa", "developer", "x", "pragma",
-];
-
-/// Words before a key word that make it name something public or structural.
-#[rustfmt::skip]
-pub(super) const NOT_SECRET: &[&str] = &[
-    "public", "publishable", "pub", "cache", "foreign", "sort", "partition", "idempotency", "hash",
-    "routing", "lookup", "group", "row", "index", "unique", "primary", "map", "host", "known", "page",
-    "next", "prev", "continuation", "cancellation", "sync", "resume", "cursor", "max", "min", "input",
-    "output", "prompt", "completion", "total", "count", "num", "no", "forgot", "reset",
-    "old", "csrf", "site", "recaptcha",
-];
-
-/// Copulas that join a key and its value in a sentence or a directive.
-#[rustfmt::skip]
-const COPULAS: &[&str] = &[
-    "is", "was", "est", "ist", "es", "lautet", "are", "to", "jest", "je",
-];
 
 /// Flags that take `user:password` (`curl -u`, `http -a`, `--user`).
 const USER_FLAGS: &[&str] = &["u", "a", "user", "auth", "basic"];
@@ -399,7 +338,7 @@ fn separator(b: &[u8], s: usize, e: usize, strong: bool, flag: bool) -> Option<(
         .take(8)
         .take_while(|c| c.is_ascii_alphabetic())
         .count();
-    if b.get(p..word_end).is_some_and(|w| is(w, COPULAS)) && space(at(b, word_end)) {
+    if b.get(p..word_end).is_some_and(|w| is(w, KEY_COPULAS)) && space(at(b, word_end)) {
         return Some((skip_spaces(b, word_end), PASSWORD.max(need)));
     }
     // a flag's value, a directive line (`requirepass X`, `password X`), a quoted value, a

@@ -198,13 +198,9 @@ fn find(rule: &Rule, regex: &Regex, text: &str, spans: &mut Vec<Span>) {
     for caps in regex.captures_iter(bytes) {
         let Some(whole) = caps.get(0) else { continue };
         // gitleaks trims newlines off a match before it reads the secret in it.
-        let (mut start, mut end) = (whole.start(), whole.end());
-        while start < end && bytes.get(start) == Some(&b'\n') {
-            start += 1;
-        }
-        while end > start && bytes.get(end - 1) == Some(&b'\n') {
-            end -= 1;
-        }
+        let m = whole.as_bytes();
+        let start = whole.start() + m.iter().take_while(|&&c| c == b'\n').count();
+        let end = (whole.end() - m.iter().rev().take_while(|&&c| c == b'\n').count()).max(start);
         let mut groups: Vec<(usize, usize)> = caps
             .iter()
             .enumerate()
