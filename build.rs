@@ -286,22 +286,22 @@ fn without_comments(pattern: &str) -> String {
 /// The bytes a match may have here, lowercase (a class folded by case), if they are few: a
 /// literal byte, `(?i)k`, `[baprs]`.
 fn few_bytes(h: &Hir) -> Option<BTreeSet<u8>> {
+    // (17 code points are enough to tell a class too big)
+    let first = |points: &mut dyn Iterator<Item = u32>| points.take(17).collect::<Vec<u32>>();
     let all: Vec<u32> = match h.kind() {
         HirKind::Literal(l) if l.0.len() == 1 => l.0.iter().map(|&b| u32::from(b)).collect(),
-        HirKind::Class(Class::Bytes(b)) => b
-            .ranges()
-            .iter()
-            .flat_map(|r| r.start()..=r.end())
-            .take(17)
-            .map(u32::from)
-            .collect(),
-        HirKind::Class(Class::Unicode(u)) => u
-            .ranges()
-            .iter()
-            .flat_map(|r| r.start()..=r.end())
-            .take(17)
-            .map(u32::from)
-            .collect(),
+        HirKind::Class(Class::Bytes(b)) => first(
+            &mut b
+                .ranges()
+                .iter()
+                .flat_map(|r| (r.start()..=r.end()).map(u32::from)),
+        ),
+        HirKind::Class(Class::Unicode(u)) => first(
+            &mut u
+                .ranges()
+                .iter()
+                .flat_map(|r| (r.start()..=r.end()).map(u32::from)),
+        ),
         _ => return None,
     };
     let folded: BTreeSet<u8> = all
