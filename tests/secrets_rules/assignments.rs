@@ -481,11 +481,17 @@ fn a_bare_key_with_an_api_key_after_it_and_terraform_host_tokens() {
         "echo Rk4mT9vLx2ZpQ7wNc3bHd8fGs1jKa6eY | gh auth login --with-token",
         "echo [secret] | gh auth login --with-token",
     );
-    // a cache key and a commit under a bare `key` stay
+    // a cache key stays; 40 or 64 hex digits under a name that says key are a key, under
+    // `commit` or `sha256` a commit id or a digest
     cases.keeps(
         "key: node-modules-9f1c3e5a7b2d4f6e8a0c1b3d5f7e9a2c4b6d8f0e1a3c5e7b9d2f4a6c8e0b1d3f",
     );
-    cases.keeps("key: 3f2a9c5e7b1d2468ace0f3a9c5e7b1d2468ace0f");
+    cases.masks(
+        "key: 3f2a9c5e7b1d2468ace0f3a9c5e7b1d2468ace0f",
+        "key: [secret]",
+    );
+    cases.keeps("commit: 3f2a9c5e7b1d2468ace0f3a9c5e7b1d2468ace0f");
+    cases.keeps("sha256: 9f1c3e5a7b2d4f6e8a0c1b3d5f7e9a2c4b6d8f0e1a3c5e7b9d2f4a6c8e0b1d3f");
     cases.keeps("TF_TOKEN_ is followed by the host name with dots as underscores");
     cases.report();
 }
