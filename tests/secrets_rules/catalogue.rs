@@ -87,7 +87,9 @@ fn the_catalogue_keeps_its_filters() {
 }
 
 mod yaml {
-    // The loaded Nosey Parker and Kingfisher rules' own examples, written out by `build.rs`.
+    //! The loaded Nosey Parker and Kingfisher rules' own examples, written out by `build.rs`:
+    //! (id, pattern, whether it is the id of a pair, examples, negative examples).
+    #![allow(clippy::type_complexity)]
     include!(concat!(env!("OUT_DIR"), "/catalogue_examples.rs"));
 }
 
