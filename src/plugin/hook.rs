@@ -98,6 +98,16 @@ impl Answer {
             line: None,
         }
     }
+
+    /// The answer as the client gets it: whatever it quotes (a memory, a file's line, a page, a
+    /// branch's name) as text only (`text::visible`).
+    fn shown(self) -> Answer {
+        let shown = |text: String| crate::text::visible(&text).into_owned();
+        Answer {
+            context: self.context.map(shown),
+            line: self.line.map(shown),
+        }
+    }
 }
 
 /// The client that runs a hook: they send different payloads and take answers in different
@@ -208,7 +218,7 @@ fn run_process(event: Event) -> Result<()> {
 
 /// Handle one payload of Claude Code's: what the hook answers.
 pub fn run(event: Event, input: &str) -> Result<Answer> {
-    Ok(handle(event, Client::ClaudeCode, input)?.0)
+    Ok(handle(event, Client::ClaudeCode, input)?.0.shown())
 }
 
 /// Handle one payload, hand what the hook prints to `print`, then trim the store's log, and
@@ -220,6 +230,7 @@ fn respond(
     print: impl FnOnce(&str) -> Result<()>,
 ) -> Result<Option<Store>> {
     let (answer, store) = handle(event, client, input)?;
+    let answer = answer.shown();
     let printed = match client {
         Client::ClaudeCode => claude_output(event, answer),
         Client::Gemini => gemini::output(event, answer),

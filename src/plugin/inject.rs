@@ -3,7 +3,8 @@
 //! A block opens with what it is (notes from earlier sessions, advisory, possibly outdated), then
 //! each memory with its id, age and source, then how to read more and how to save a lesson, and
 //! one line on what was left out and why. Memory text is indented and cannot open or close the
-//! block's tags, so no memory can forge the framing. The whole block stays under `MAX_CHARS`
+//! block's tags, so no memory can forge the framing, and its control characters and direction
+//! overrides are shown as escapes (`text::visible`), counted in the block's size. The whole block stays under `MAX_CHARS`
 //! (Claude Code replaces hook output over 10,000 characters with a file path).
 //!
 //! The prompt block names the memories that only may bear on a prompt by a pointer (id, age, first
@@ -301,9 +302,11 @@ fn pointer(hit: &Hit, now: i64) -> String {
     format!("[{}] {age}: {}{more}\n", hit.id, defuse(cut))
 }
 
-/// Memory text with the block's tags broken, so it cannot end the block or start another.
+/// Memory text as a block shows it: its control characters and direction overrides as escapes
+/// (`text::visible`), and the block's tags broken, so it cannot end the block or start another.
 fn defuse(text: &str) -> String {
-    text.replace("<synapse-memories", "‹synapse-memories")
+    crate::text::visible(text)
+        .replace("<synapse-memories", "‹synapse-memories")
         .replace("</synapse-memories", "‹/synapse-memories")
 }
 
