@@ -1755,3 +1755,24 @@ fn an_error_shows_what_it_quotes_as_text() {
     assert!(!said.chars().any(synapse::text::hidden), "{said:?}");
     assert!(said.contains(r"missing\u{1b}]0;owned\u{7}.jsonl"), "{said}");
 }
+
+#[rstest]
+#[case::before_the_verb(&["--project", "p", "list"])]
+#[case::joined_before_the_verb(&["--project=p", "list"])]
+#[case::after_json(&["--json", "--project", "p", "list"])]
+#[case::after_the_verb(&["list", "--project", "p"])]
+fn project_may_come_before_or_after_the_verb(#[case] args: &[&str]) {
+    let env = Env::new();
+    let id = env.remember("Deploys go out on Tuesdays", "p");
+    let listed = env.json(args);
+    assert_eq!(ids(&listed, "memories"), [id], "{args:?}");
+}
+
+#[test]
+fn project_before_a_verb_that_takes_none_is_refused_by_that_verb() {
+    let env = Env::new();
+    let out = env.run(&["--project", "p", "doctor"]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(said.contains("--project"), "{said}");
+}

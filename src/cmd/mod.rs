@@ -94,7 +94,9 @@ Environment variables:
                          \"remember:\" lines again (0: on, whatever the settings say)
   HOME                   Where ~/.claude is, and how files under it are named
 
-The budget and the hooks' switches win over config.toml in the data folder.";
+The budget and the hooks' switches win over config.toml in the data folder.
+
+--project may come before the verb too: `synapse --project ~/app list`.";
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
@@ -143,6 +145,50 @@ pub enum Command {
     /// settle drift (`?` lists the keys).
     #[cfg(feature = "ui")]
     Ui(ui::Args),
+}
+
+/// The options every verb that works in a project takes, which may come before the verb too:
+/// `synapse --project X list` is `synapse list --project X` (`--json` is global already).
+const BEFORE_THE_VERB: &[&str] = &["--project"];
+
+impl Cli {
+    /// The command line of this process, parsed (`clap::Parser::parse`, which exits on an error or
+    /// `--help`), with the options of `BEFORE_THE_VERB` given before the verb moved after it
+    /// (`after_the_verb`).
+    pub fn from_args() -> Cli {
+        Cli::parse_from(after_the_verb(std::env::args_os().collect()))
+    }
+}
+
+/// `args` (the program's name first) with each option of `BEFORE_THE_VERB` that comes before the
+/// verb, and its value, moved to just after the verb, where the verb's own arguments read it (and
+/// a verb that takes no such option says so). Anything else is left for clap to judge.
+pub fn after_the_verb(args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString> {
+    let mut before = Vec::new();
+    let mut moved = Vec::new();
+    let mut rest = args.into_iter();
+    before.extend(rest.next());
+    while let Some(arg) = rest.next() {
+        let text = arg.to_string_lossy();
+        let option = text.split('=').next().unwrap_or_default();
+        if BEFORE_THE_VERB.contains(&option) {
+            let joined = text.contains('=');
+            moved.push(arg);
+            if !joined {
+                moved.extend(rest.next());
+            }
+        } else if text.starts_with('-') {
+            before.push(arg);
+        } else {
+            // The verb: what was moved goes right after it.
+            before.push(arg);
+            before.append(&mut moved);
+            before.extend(rest);
+            return before;
+        }
+    }
+    before.append(&mut moved);
+    before
 }
 
 /// Run one parsed command line.
