@@ -1776,3 +1776,27 @@ fn project_before_a_verb_that_takes_none_is_refused_by_that_verb() {
     let said = String::from_utf8_lossy(&out.stderr);
     assert!(said.contains("--project"), "{said}");
 }
+
+/// The ignore lists are long: doctor prints the one list once when drift and the task signal
+/// share it (the defaults do), and each apart when config.toml makes them differ.
+#[test]
+fn doctor_prints_a_shared_ignore_list_once() {
+    let env = Env::new();
+    env.json(&["remember", "kept for the doctor", "--project", "p"]);
+    let text = String::from_utf8(env.run(&["doctor"]).stdout).unwrap();
+    let listing = |text: &str| text.lines().filter(|l| l.contains("Cargo.lock")).count();
+    assert_eq!(listing(&text), 1, "{text}");
+    assert!(text.contains("for drift and the task signal"), "{text}");
+    std::fs::write(
+        env.data.join("config.toml"),
+        "[signal]\nignore = [\"*.lock\"]\n",
+    )
+    .unwrap();
+    let text = String::from_utf8(env.run(&["doctor"]).stdout).unwrap();
+    assert_eq!(listing(&text), 1, "{text}");
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("signal ignore (set in config.toml) *.lock")),
+        "{text}"
+    );
+}
