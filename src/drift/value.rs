@@ -99,7 +99,12 @@ pub fn changed(older: &Values, newer: &Values, rarity: &Rarity) -> Option<String
 /// find in the memory, never a stem cut mid-name (`src/webhooks/retry.r`).
 fn written<'a>(values: &'a Values, key: &'a str) -> &'a str {
     let of_key = values.words.iter().find(|w| w.key.as_deref() == Some(key));
-    let of_part = || values.words.iter().find(|w| w.parts.iter().any(|p| p == key));
+    let of_part = || {
+        values
+            .words
+            .iter()
+            .find(|w| w.parts.iter().any(|p| p == key))
+    };
     of_key.or_else(of_part).map_or(key, |w| w.lower.as_str())
 }
 
