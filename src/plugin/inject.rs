@@ -409,6 +409,7 @@ mod tests {
             bytes: text.len(),
             score: 1.0,
             coverage: 1,
+            coverage_at_length: 1.0,
             body: text.into(),
             mark: None,
         }
