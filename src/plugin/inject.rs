@@ -103,7 +103,12 @@ pub fn session_block(
     let header = "Notes from earlier sessions of this project (Synapse's memories, and Claude \
                   Code memory files this session has not loaded). They are advisory and may be \
                   outdated: check one against the code before relying on it.";
-    let closing = [left_out.map(str::to_owned), stale_said(stale)]
+    let stale = stale_said(stale);
+    if let (true, None, Some(stale)) = (hits.is_empty(), left_out, &stale) {
+        // Nothing else to say: the lines alone, framed, without a header for notes there are not.
+        return Some((format!("{OPEN}\n{}\n{CLOSE}\n", defuse(stale)), Vec::new()));
+    }
+    let closing = [left_out.map(str::to_owned), stale]
         .into_iter()
         .flatten()
         .reduce(|a, b| format!("{a}\n{b}"));
@@ -491,16 +496,20 @@ mod tests {
             ],
             unread: 0,
         };
+        let said = "CLAUDE.md:6 names docs/retry-policy.md, which is gone\n\
+                    CLAUDE.md:9 names src/a.rs, src/b.rs and src/c.rs, which are gone\n\
+                    </synapse-memories>\n";
         let (text, ids) =
+            session_block(&[hit(1, "a")], None, &stale, 0, Saving::ClientFiles).expect("a block");
+        assert_eq!(ids, [1]);
+        assert!(text.ends_with(said), "{text}");
+        let (alone, ids) =
             session_block(&[], None, &stale, 0, Saving::ClientFiles).expect("a block");
         assert!(ids.is_empty());
-        assert!(
-            text.contains(
-                "CLAUDE.md:6 names docs/retry-policy.md, which is gone\n\
-                 CLAUDE.md:9 names src/a.rs, src/b.rs and src/c.rs, which are gone\n\
-                 </synapse-memories>"
-            ),
-            "{text}"
+        assert_eq!(
+            alone,
+            format!("<synapse-memories>\n{said}"),
+            "no header for no notes"
         );
         stale.lines.extend([
             stale_line(".claude/rules/api.md", 2, &["api/v1.yaml"]),
