@@ -1102,8 +1102,8 @@ fn raw_hidden(printed: &Output) -> bool {
 }
 
 /// A memory's window-title sequence, colours and direction override reach the model (and the
-/// client's terminal) only as escapes: in the session's block, the prompt's block and the page
-/// `/synapse:read` gives.
+/// client's terminal) only as escapes: in the session's block, the prompt's block, the page
+/// `/synapse:read` gives and the results of `/synapse:recall`.
 #[test]
 fn a_memory_s_escape_sequences_reach_the_model_only_as_text() {
     let repo = Repo::new();
@@ -1118,9 +1118,13 @@ fn a_memory_s_escape_sequences_reach_the_model_only_as_text() {
     let read_payload = json!({"session_id": "s3", "cwd": repo.path,
         "prompt": format!("/synapse:read {id}"),
         "hook_event_name": "UserPromptSubmit", "transcript_path": "/dev/null"});
+    let recall_payload = json!({"session_id": "s4", "cwd": repo.path,
+        "prompt": "/synapse:recall webhook retries gave up",
+        "hook_event_name": "UserPromptSubmit", "transcript_path": "/dev/null"});
     let outputs = [
         repo.hook("synapse-prompt-submit", &prompt_payload, &[]),
         repo.hook("synapse-prompt-submit", &read_payload, &[]),
+        repo.hook("synapse-prompt-submit", &recall_payload, &[]),
     ];
     let mut contexts = vec![start.context];
     for out in outputs {
