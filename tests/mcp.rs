@@ -1061,7 +1061,7 @@ fn the_official_python_sdk_drives_the_server() {
         assert!(out.status.success(), "mode {mode}: {}\n{said}", out.status);
         assert!(
             said.contains(&format!(
-                "paged {} bytes of memory {id} exactly",
+                "paged {} bytes of memory {id} as text",
                 body.len()
             )),
             "mode {mode}: {said}"
