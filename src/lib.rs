@@ -41,7 +41,8 @@ pub mod sources;
 pub mod store;
 /// Team memory through git: the shared file of a repository, its events, sharing and folding.
 pub mod team;
-/// Text folding and stemming shared by query terms and coverage counting; English word frequencies.
+/// Text folding and stemming shared by query terms and coverage counting; English word
+/// frequencies; text made safe to show (control characters and direction overrides escaped).
 pub mod text;
 /// The terminal view (`synapse ui`, feature `ui`): browse, search, read and settle the memory.
 #[cfg(feature = "ui")]

@@ -1612,3 +1612,190 @@ fn forget_and_restore_take_several_ids_and_name_the_bad_ones() {
     );
     assert_eq!(listed(&env, "p", false), [a, b, c], "nothing changed");
 }
+
+/// A memory as a pasted log or an odd file brings it: a window-title sequence, colours, a C1
+/// control, a NUL, a lone carriage return and a direction override that disguises a file name.
+const SLY: &str = "Deploy notes \x1b]0;owned\x07 \x1b[31mred\x1b[0m \u{9b}2J nul\0end \
+                   over\rwritten user\u{202e}gpj.exe";
+
+/// Remember `SLY` (on standard input: an argument cannot hold a NUL) in `project`; its id.
+fn remember_sly(env: &Env, cwd: &Path, project: &str) -> i64 {
+    let stored = env.json_in(
+        cwd,
+        &["remember", "-", "--project", project],
+        SLY.as_bytes(),
+    );
+    stored["id"].as_i64().unwrap()
+}
+
+/// Whether `bytes` hold a character that would act on a terminal or disguise text.
+fn raw_hidden(bytes: &[u8]) -> bool {
+    String::from_utf8_lossy(bytes)
+        .chars()
+        .any(synapse::text::hidden)
+}
+
+/// What a person sees of a memory with escape sequences: every verb shows them as escapes, on
+/// standard output and in an error on standard error.
+#[rstest]
+#[case::list(&["list", "--project", "p"])]
+#[case::list_all(&["list", "--all", "--project", "p"])]
+#[case::read(&["read", "1", "--project", "p"])]
+#[case::recall(&["recall", "deploy", "notes", "--project", "p"])]
+#[case::recall_explained(&["recall", "deploy", "--explain", "--project", "p"])]
+fn a_memory_s_escape_sequences_reach_no_terminal_raw(#[case] args: &[&str]) {
+    let env = Env::new();
+    remember_sly(&env, env.root(), "p");
+    let out = env.run(args);
+    assert!(out.status.success(), "{args:?}: {out:?}");
+    assert!(
+        !raw_hidden(&out.stdout),
+        "{args:?} printed {:?}",
+        out.stdout
+    );
+    let shown = String::from_utf8_lossy(&out.stdout);
+    assert!(shown.contains(r"\u{1b}]0;owned\u{7}"), "{args:?}: {shown}");
+    assert!(shown.contains(r"\u{202e}gpj.exe"), "{args:?}: {shown}");
+}
+
+#[test]
+fn read_shows_every_control_character_and_raw_gives_the_exact_bytes() {
+    let env = Env::new();
+    let id = remember_sly(&env, env.root(), "p").to_string();
+    let out = env.run(&["read", &id, "--project", "p"]);
+    let shown = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        shown.starts_with(
+            r"Deploy notes \u{1b}]0;owned\u{7} \u{1b}[31mred\u{1b}[0m \u{9b}2J nul\u{0}end over\u{d}written user\u{202e}gpj.exe"
+        ),
+        "{shown}"
+    );
+    let raw = env.run(&["read", &id, "--raw", "--project", "p"]);
+    assert!(raw.status.success(), "{raw:?}");
+    assert_eq!(
+        raw.stdout,
+        SLY.as_bytes(),
+        "--raw gives the stored bytes alone"
+    );
+    let from = env.run(&["read", &id, "--raw", "--offset", "13", "--project", "p"]);
+    assert_eq!(from.stdout, SLY.as_bytes()[13..].to_vec());
+    let both = env.fail(&["read", &id, "--raw", "--json", "--project", "p"]);
+    assert!(both.contains("give one of them"), "{both}");
+}
+
+/// `--raw` writes a memory longer than any page whole, from the offset to its end.
+#[test]
+fn read_raw_writes_a_long_memory_to_its_end() {
+    let env = Env::new();
+    let body: String = (0..150_000).map(|i| format!("{i} é\u{1b}\n")).collect();
+    let out = env.run_in(
+        env.root(),
+        &["remember", "-", "--project", "p"],
+        body.as_bytes(),
+    );
+    assert!(out.status.success(), "{out:?}");
+    let raw = env.run(&["read", "1", "--raw", "--project", "p"]);
+    assert!(raw.stdout.len() > 1 << 20, "{} bytes", raw.stdout.len());
+    assert!(raw.stdout == body.as_bytes(), "the bytes differ");
+}
+
+/// JSON keeps each text exact for a program, and shows no control character or override raw:
+/// each is a JSON escape.
+#[rstest]
+#[case::list(&["list", "--project", "p"], "/memories/0/body")]
+#[case::read(&["read", "1", "--project", "p"], "/memory/body")]
+#[case::recall(&["recall", "deploy", "--project", "p"], "/results/0/text")]
+fn json_keeps_the_exact_text_with_control_characters_escaped(
+    #[case] args: &[&str],
+    #[case] field: &str,
+) {
+    let env = Env::new();
+    remember_sly(&env, env.root(), "p");
+    let mut with_json = args.to_vec();
+    with_json.push("--json");
+    let out = env.run(&with_json);
+    assert!(out.status.success(), "{args:?}: {out:?}");
+    assert!(
+        !raw_hidden(&out.stdout),
+        "{args:?} printed {:?}",
+        out.stdout
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains(r"\u001b]0;owned\u0007"), "{text}");
+    assert!(
+        text.contains(r"\u202egpj.exe") && text.contains(r"\u009b2J"),
+        "{text}"
+    );
+    let value: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(value.pointer(field), Some(&json!(SLY)), "{text}");
+}
+
+/// `synapse drift` names a finding's memories by their opening lines: shown as text too.
+#[test]
+fn drift_shows_a_finding_s_memories_as_text() {
+    let env = Env::new();
+    let app = env.root().join("app");
+    common::git_repo(&app, "main");
+    let note = format!("{SLY} (see docs/gone.md)");
+    let out = env.run_in(&app, &["remember", "-"], note.as_bytes());
+    assert!(out.status.success(), "{out:?}");
+    let out = env.run_in(&app, &["drift"], b"");
+    let shown = String::from_utf8_lossy(&out.stdout);
+    assert!(shown.contains("docs/gone.md"), "{shown}");
+    assert!(!raw_hidden(&out.stdout), "drift printed {:?}", out.stdout);
+    assert!(shown.contains(r"\u{1b}]0;owned"), "{shown}");
+}
+
+/// An error quoting what a person gave (a file name) shows it as text on standard error.
+#[test]
+fn an_error_shows_what_it_quotes_as_text() {
+    let env = Env::new();
+    let said = env.fail(&["import", "missing\x1b]0;owned\x07.jsonl"]);
+    assert!(!said.chars().any(synapse::text::hidden), "{said:?}");
+    assert!(said.contains(r"missing\u{1b}]0;owned\u{7}.jsonl"), "{said}");
+}
+
+#[rstest]
+#[case::before_the_verb(&["--project", "p", "list"])]
+#[case::joined_before_the_verb(&["--project=p", "list"])]
+#[case::after_json(&["--json", "--project", "p", "list"])]
+#[case::after_the_verb(&["list", "--project", "p"])]
+fn project_may_come_before_or_after_the_verb(#[case] args: &[&str]) {
+    let env = Env::new();
+    let id = env.remember("Deploys go out on Tuesdays", "p");
+    let listed = env.json(args);
+    assert_eq!(ids(&listed, "memories"), [id], "{args:?}");
+}
+
+#[test]
+fn project_before_a_verb_that_takes_none_is_refused_by_that_verb() {
+    let env = Env::new();
+    let out = env.run(&["--project", "p", "doctor"]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(said.contains("--project"), "{said}");
+}
+
+/// The ignore lists are long: doctor prints the one list once when drift and the task signal
+/// share it (the defaults do), and each apart when config.toml makes them differ.
+#[test]
+fn doctor_prints_a_shared_ignore_list_once() {
+    let env = Env::new();
+    env.json(&["remember", "kept for the doctor", "--project", "p"]);
+    let text = String::from_utf8(env.run(&["doctor"]).stdout).unwrap();
+    let listing = |text: &str| text.lines().filter(|l| l.contains("Cargo.lock")).count();
+    assert_eq!(listing(&text), 1, "{text}");
+    assert!(text.contains("for drift and the task signal"), "{text}");
+    std::fs::write(
+        env.data.join("config.toml"),
+        "[signal]\nignore = [\"*.lock\"]\n",
+    )
+    .unwrap();
+    let text = String::from_utf8(env.run(&["doctor"]).stdout).unwrap();
+    assert_eq!(listing(&text), 1, "{text}");
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("signal ignore (set in config.toml) *.lock")),
+        "{text}"
+    );
+}

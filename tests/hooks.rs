@@ -1093,3 +1093,69 @@ fn a_compaction_hook_given_a_bad_payload_exits_zero_silently_and_logs_one_line(
     assert_eq!(stdout(out), "");
     assert_eq!(repo.log_lines(), 1, "{input:?}");
 }
+
+/// Whether a hook's output holds a character that would act on a terminal or disguise text.
+fn raw_hidden(printed: &Output) -> bool {
+    String::from_utf8_lossy(&printed.stdout)
+        .chars()
+        .any(synapse::text::hidden)
+}
+
+/// A memory's window-title sequence, colours and direction override reach the model (and the
+/// client's terminal) only as escapes: in the session's block, the prompt's block, the page
+/// `/synapse:read` gives and the results of `/synapse:recall`.
+#[test]
+fn a_memory_s_escape_sequences_reach_the_model_only_as_text() {
+    let repo = Repo::new();
+    let id = repo.remember(
+        "Webhook retries log \x1b]0;owned\x07 \x1b[31mgave up\x1b[0m after 3 attempts, see \
+         src/webhooks/retry.rs; user\u{202e}gpj.exe \u{9b}2J",
+    );
+    let start = repo.start_printed("s1", "startup");
+    let prompt_payload = json!({"session_id": "s2", "cwd": repo.path,
+        "prompt": "why do webhook retries give up after 3 attempts?",
+        "hook_event_name": "UserPromptSubmit", "transcript_path": "/dev/null"});
+    let read_payload = json!({"session_id": "s3", "cwd": repo.path,
+        "prompt": format!("/synapse:read {id}"),
+        "hook_event_name": "UserPromptSubmit", "transcript_path": "/dev/null"});
+    let recall_payload = json!({"session_id": "s4", "cwd": repo.path,
+        "prompt": "/synapse:recall webhook retries gave up",
+        "hook_event_name": "UserPromptSubmit", "transcript_path": "/dev/null"});
+    let outputs = [
+        repo.hook("synapse-prompt-submit", &prompt_payload, &[]),
+        repo.hook("synapse-prompt-submit", &read_payload, &[]),
+        repo.hook("synapse-prompt-submit", &recall_payload, &[]),
+    ];
+    let mut contexts = vec![start.context];
+    for out in outputs {
+        assert!(!raw_hidden(&out), "{:?}", out.stdout);
+        contexts.push(printed(out).context);
+    }
+    for context in &contexts {
+        assert!(context.contains(&format!("{id}")), "{context}");
+        assert!(!context.chars().any(synapse::text::hidden), "{context:?}");
+        assert!(
+            context.contains(r"\u{1b}]0;owned\u{7}") && context.contains(r"\u{202e}gpj.exe"),
+            "{context}"
+        );
+    }
+    assert!(
+        contexts[2].contains("control characters shown as"),
+        "{}",
+        contexts[2]
+    );
+}
+
+/// The person's line names the branch: a direction override in its name is shown, not obeyed.
+#[test]
+fn the_person_s_line_shows_a_branch_s_override_as_text() {
+    let repo = Repo::committed(&["src/a.rs"], "fix/\u{202e}gpj.exe");
+    std::fs::write(repo.path.join("src/a.rs"), "changed\n").unwrap();
+    repo.remember("The a.rs module parses the config, see src/a.rs");
+    let payload = json!({"session_id": "s1", "cwd": repo.path, "source": "startup",
+        "hook_event_name": "SessionStart", "transcript_path": "/dev/null"});
+    let out = repo.hook("synapse-session-start", &payload, &[]);
+    assert!(!raw_hidden(&out), "{:?}", out.stdout);
+    let line = printed(out).line.expect("a person's line");
+    assert!(line.contains(r"fix/\u{202e}gpj.exe"), "{line}");
+}

@@ -223,6 +223,38 @@ fn newest_first(members: &[i64], links: &[(i64, i64)]) -> Vec<i64> {
     out
 }
 
+/// A line of one of Claude Code's files that names paths drift is certain are gone: how a
+/// session is told of an instruction it was given that points nowhere (`stale_lines`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StaleLine {
+    pub place: FileLine,
+    /// The gone paths, as the line writes them.
+    pub paths: Vec<String>,
+}
+
+/// The stale findings among `findings` that are about a line of a file, one `StaleLine` per
+/// line (a line naming two gone paths is one), by file and line.
+pub fn stale_lines(findings: &[Finding]) -> Vec<StaleLine> {
+    let mut lines: Vec<StaleLine> = Vec::new();
+    for f in findings.iter().filter(|f| f.kind == Kind::Stale) {
+        let Some(place) = &f.source else {
+            continue;
+        };
+        match lines.iter_mut().find(|l| l.place == *place) {
+            Some(line) => line.paths.extend(f.paths.iter().cloned()),
+            None => lines.push(StaleLine {
+                place: place.clone(),
+                paths: f.paths.clone(),
+            }),
+        }
+    }
+    for line in &mut lines {
+        line.paths.dedup();
+    }
+    lines.sort_by(|a, b| (&a.place.file, a.place.line).cmp(&(&b.place.file, b.place.line)));
+    lines
+}
+
 /// What a hook leaves out of the memories it is about to inject, and why.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct LeftOut {

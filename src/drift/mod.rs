@@ -35,7 +35,8 @@ use crate::store::{Memory, Scope, Store};
 use crate::text::{duplicate, words, WordStemmer};
 use findings::Inferred;
 pub use findings::{
-    arrange, chains, leave_out, Arranged, Certainty, FileLine, Finding, Kind, LeftOut, Mark,
+    arrange, chains, leave_out, stale_lines, Arranged, Certainty, FileLine, Finding, Kind, LeftOut,
+    Mark, StaleLine,
 };
 use origin::Origins;
 pub use origin::{line_in_piece, line_in_text};
@@ -327,6 +328,30 @@ pub fn check(
     origins.annotate(&mut findings);
     drop_dismissed(store, scope, &mut findings)?;
     findings.sort_by_key(|f| (f.kind, f.id, f.newer));
+    Ok(findings)
+}
+
+/// The stale findings on `memories` alone (a path each names that is gone), a piece of one of
+/// Claude Code's files at the line that names the path, as `check` finds them, without looking
+/// for pairs: what a session is told of the files the client loads into it.
+pub fn stale_among(store: &Store, scope: &Scope, memories: &[Memory]) -> Result<Vec<Finding>> {
+    let home = home();
+    let ignore = &store.settings()?.drift.ignore;
+    let gone: Vec<(&Memory, Vec<Gone>)> = memories
+        .iter()
+        .map(|m| (m, gone_in(m, home.as_deref(), ignore)))
+        .filter(|(_, gone)| !gone.is_empty())
+        .collect();
+    if gone.is_empty() {
+        return Ok(Vec::new());
+    }
+    let ids: Vec<i64> = gone.iter().map(|(m, _)| m.id).collect();
+    let origins = Origins::of(store, scope, &ids)?;
+    let mut findings = Vec::new();
+    for (m, named) in gone {
+        findings.extend(origins.stale(m, named, home.as_deref()));
+    }
+    drop_dismissed(store, scope, &mut findings)?;
     Ok(findings)
 }
 

@@ -98,6 +98,16 @@ impl Answer {
             line: None,
         }
     }
+
+    /// The answer as the client gets it: whatever it quotes (a memory, a file's line, a page, a
+    /// branch's name) as text only (`text::visible`).
+    fn shown(self) -> Answer {
+        let shown = |text: String| crate::text::visible(&text).into_owned();
+        Answer {
+            context: self.context.map(shown),
+            line: self.line.map(shown),
+        }
+    }
 }
 
 /// The client that runs a hook: they send different payloads and take answers in different
@@ -208,7 +218,7 @@ fn run_process(event: Event) -> Result<()> {
 
 /// Handle one payload of Claude Code's: what the hook answers.
 pub fn run(event: Event, input: &str) -> Result<Answer> {
-    Ok(handle(event, Client::ClaudeCode, input)?.0)
+    Ok(handle(event, Client::ClaudeCode, input)?.0.shown())
 }
 
 /// Handle one payload, hand what the hook prints to `print`, then trim the store's log, and
@@ -220,6 +230,7 @@ fn respond(
     print: impl FnOnce(&str) -> Result<()>,
 ) -> Result<Option<Store>> {
     let (answer, store) = handle(event, client, input)?;
+    let answer = answer.shown();
     let printed = match client {
         Client::ClaudeCode => claude_output(event, answer),
         Client::Gemini => gemini::output(event, answer),
@@ -583,18 +594,20 @@ fn session_start(
             },
         )?;
     }
+    // Lines of the files the client loads that name a path that is gone, said at the start (a
+    // resumed session was told at its start, and the transcript has it).
+    let stale = match source {
+        "resume" => sources::Stale::default(),
+        _ => known.stale_lines(store, scope)?,
+    };
     if signal.is_empty() {
         if source == "resume" {
             return Ok((None, None));
         }
         let memories = store.count_live(scope)?;
-        return Ok((
-            Some(format!(
-                "{}\n",
-                inject::status_line(memories, known.saving())
-            )),
-            Some(notice::waiting(memories)),
-        ));
+        let status = inject::status_line(memories, known.saving(), &stale);
+        let line = notice::waiting(memories, stale.lines.len());
+        return Ok((Some(format!("{status}\n")), Some(line)));
     }
     let mut hits = rules_for_files(store, scope, &known, &signal.files)?;
     let loaded = known.loaded_memories(store)?;
@@ -603,18 +616,18 @@ fn session_start(
     hits.extend(found.into_iter().filter(|h| !ruled.contains(&h.id)));
     let most = budget.max_results();
     let branch = signal.branch.clone();
-    let offered = offer(
-        store,
-        scope,
-        payload,
-        (hits, &known),
-        Frame::Session { most, team },
-    )?;
+    let frame = Frame::Session {
+        most,
+        team,
+        stale: &stale,
+    };
+    let offered = offer(store, scope, payload, (hits, &known), frame)?;
     // On resume the session was given its notes before: a line only when there is news.
     if source == "resume" && offered.text.is_none() {
         return Ok((None, None));
     }
-    let line = notice::session(offered.shown.len(), branch.as_deref(), &offered.left);
+    let (shown, left, gone) = (offered.shown.len(), &offered.left, stale.lines.len());
+    let line = notice::session(shown, branch.as_deref(), left, gone);
     Ok((offered.text, Some(line)))
 }
 
@@ -657,10 +670,15 @@ struct Offered {
 }
 
 /// The block a hook frames its offer in.
-enum Frame {
+enum Frame<'a> {
     /// SessionStart's: up to `most` memories, and the memories a teammate's newer one replaced
-    /// (found when the team's file was folded) on the same line as what drift left out.
-    Session { most: usize, team: Vec<String> },
+    /// (found when the team's file was folded) on the same line as what drift left out, then the
+    /// loaded lines that name gone paths.
+    Session {
+        most: usize,
+        team: Vec<String>,
+        stale: &'a sources::Stale,
+    },
     /// UserPromptSubmit's: up to `PROMPT_MEMORIES`, those in `whole` with their text, the
     /// others as pointers.
     Prompt {
@@ -677,11 +695,12 @@ fn offer(
     scope: &Scope,
     payload: &Payload,
     (hits, known): (Vec<Hit>, &Known),
-    frame: Frame,
+    frame: Frame<'_>,
 ) -> Result<Offered> {
-    let (most, also_left_out, whole) = match frame {
-        Frame::Session { most, team } => (most, team, None),
-        Frame::Prompt { whole } => (PROMPT_MEMORIES, Vec::new(), Some(whole)),
+    let nothing_stale = sources::Stale::default();
+    let (most, also_left_out, whole, stale) = match frame {
+        Frame::Session { most, team, stale } => (most, team, None, stale),
+        Frame::Prompt { whole } => (PROMPT_MEMORIES, Vec::new(), Some(whole), &nothing_stale),
     };
     let session = &payload.session_id;
     let given = store.injected(session)?;
@@ -715,7 +734,7 @@ fn offer(
     let left = offer.left.line();
     let (hits, left, saving) = (&offer.hits, left.as_deref(), known.saving());
     let shown = match &whole {
-        None => inject::session_block(hits, left, now, saving),
+        None => inject::session_block(hits, left, stale, now, saving),
         Some(whole) => inject::prompt_block(hits, whole, left, now, saving),
     };
     let Some((text, shown)) = shown else {

@@ -198,9 +198,18 @@ fn read(store: &Store, scope: &Scope, args: &str, budget: Budget) -> Result<Stri
         Some(next) => format!("more: /synapse:read {id} {next}"),
         None => "the end".to_owned(),
     };
+    let escaped = if page.body.chars().any(crate::text::hidden) {
+        "; control characters shown as \\u{..} escapes"
+    } else {
+        ""
+    };
     Ok(format!(
-        "memory {id}, bytes {}..{end} of {}, exactly as stored (source: {}):\n{}\n--- {more}",
-        page.offset, page.total, page.source, page.body
+        "memory {id}, bytes {}..{end} of {}, exactly as stored (source: {}{escaped}):\n{}\n--- \
+         {more}",
+        page.offset,
+        page.total,
+        page.source,
+        crate::text::visible(&page.body)
     ))
 }
 

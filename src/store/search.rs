@@ -92,6 +92,11 @@ pub struct Within {
 }
 
 impl Within {
+    /// The average memory's length in the word index, in tokens (`index::Size::words`).
+    pub fn average_words(&self) -> f64 {
+        self.average(Lane::Words)
+    }
+
     /// The average row length in `lane`, in tokens.
     fn average(&self, lane: Lane) -> f64 {
         let tokens = match lane {

@@ -144,7 +144,7 @@ pub fn git_repo(dir: &Path, branch: &str) {
 
 /// Record this checkout as Claude Code's installed plugin `synapse@synapse` in the home folder
 /// `home`, the way `claude plugin install` does (the records `synapse doctor` reads:
-/// src/plugin/wiring.rs): a copy of its launchers in the client's plugin cache, and the built
+/// src/cmd/doctor/wiring.rs): a copy of its launchers in the client's plugin cache, and the built
 /// binaries in the plugin's data folder, where `bin/synapse-build` puts them. `enabled` is what
 /// `enabledPlugins` says.
 pub fn install_plugin(home: &Path, enabled: bool) {

@@ -1,4 +1,7 @@
-//! `synapse doctor`: where everything is, and whether it works.
+//! `synapse doctor`: where everything is, and whether it works; whether Claude Code runs the
+//! plugin is `wiring`'s to check.
+
+pub mod wiring;
 
 use std::path::{Path, PathBuf};
 
@@ -82,7 +85,7 @@ pub fn run(_args: Args, json: bool) -> Result<()> {
     });
     // Whether Claude Code runs the plugin: installed, enabled, binaries found, MCP answering.
     let top = place.top.clone().unwrap_or_else(|| cwd.clone());
-    let wiring = crate::plugin::wiring::check(&place.client.config, &top);
+    let wiring = wiring::check(&place.client.config, &top);
     for check in wiring.iter().filter(|c| !c.ok) {
         problems.push(format!(
             "{}: {}; fix: {}",
@@ -149,8 +152,15 @@ pub fn run(_args: Args, json: bool) -> Result<()> {
             on(settings.hooks.compact),
             settings.hooks.notice
         );
-        outln!("drift ignore  {}", ignore_text(&settings.drift.ignore));
-        outln!("signal ignore {}", ignore_text(&settings.signal.ignore));
+        let (drift, files) = (&settings.drift.ignore, &settings.signal.ignore);
+        // One list when both are the same (the defaults are), not the same long line twice.
+        if drift.patterns() == files.patterns() && drift.is_default() == files.is_default() {
+            let both = ignore_text(drift, ", for drift and the task signal");
+            outln!("ignore        {both}");
+        } else {
+            outln!("drift ignore  {}", ignore_text(drift, ""));
+            outln!("signal ignore {}", ignore_text(files, ""));
+        }
         outln!(
             "project       {} ({here} memories visible here, {total} global)",
             scope.key().unwrap_or("-")
@@ -225,8 +235,8 @@ fn ignore_json(ignore: &Ignore) -> serde_json::Value {
     json!({"patterns": ignore.patterns(), "default": ignore.is_default()})
 }
 
-/// An `ignore` list on one line: whose it is, then its patterns.
-fn ignore_text(ignore: &Ignore) -> String {
+/// An `ignore` list on one line: whose it is (and `what_for`), then its patterns.
+fn ignore_text(ignore: &Ignore, what_for: &str) -> String {
     let whose = if ignore.is_default() {
         "the defaults"
     } else {
@@ -234,9 +244,9 @@ fn ignore_text(ignore: &Ignore) -> String {
     };
     let patterns = ignore.patterns();
     if patterns.is_empty() {
-        return format!("nothing ({whose})");
+        return format!("nothing ({whose}{what_for})");
     }
-    format!("({whose}) {}", patterns.join(" "))
+    format!("({whose}{what_for}) {}", patterns.join(" "))
 }
 
 fn on(flag: bool) -> &'static str {

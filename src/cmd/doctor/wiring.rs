@@ -7,7 +7,8 @@
 //! {"synapse@synapse": [{"installPath", "version", "scope", "projectPath"?}]}}`), and whether it
 //! is on in the `enabledPlugins` of the settings files (local, project, then the user's; the first
 //! that names it wins). The launchers install the binaries in one folder per user, whichever
-//! client runs them (`launcher_data`).
+//! client runs them (`launcher_data`). A plugin of a marketplace added from a folder runs in place,
+//! from that folder (`in_place`), not from the copy its record names.
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -225,14 +226,52 @@ fn installed(config: &Path, top: &Path) -> Result<Option<Installed>, String> {
         });
         if let Some(install) = here {
             let text = |key: &str| install.get(key).and_then(Value::as_str).unwrap_or("");
+            let root = in_place(config, id).unwrap_or_else(|| PathBuf::from(text("installPath")));
             return Ok(Some(Installed {
                 id: id.clone(),
-                root: PathBuf::from(text("installPath")),
+                root,
                 version: text("version").to_owned(),
             }));
         }
     }
     Ok(None)
+}
+
+/// The folder the client runs the plugin `id` from when its marketplace was added from a folder
+/// (`claude plugin marketplace add PATH`: `"source": "directory"` in
+/// `plugins/known_marketplaces.json`): the plugin's folder in that marketplace, as its
+/// `marketplace.json` names it. The client runs such a plugin in place, although its install
+/// record names a copy in the plugin cache (measured with 2.1.197 and 2.1.332:
+/// `CLAUDE_PLUGIN_ROOT` is the marketplace's folder; docs/claude-code.md). `None` for any other
+/// marketplace, whose plugins run from the recorded `installPath`.
+fn in_place(config: &Path, id: &str) -> Option<PathBuf> {
+    let (name, market) = id.split_once('@')?;
+    let known = std::fs::read(config.join("plugins/known_marketplaces.json")).ok()?;
+    let known: Value = serde_json::from_slice(&known).ok()?;
+    let entry = known.get(market)?;
+    if entry.pointer("/source/source")?.as_str()? != "directory" {
+        return None;
+    }
+    let folder = entry
+        .get("installLocation")
+        .or_else(|| entry.pointer("/source/path"))?
+        .as_str()?;
+    let folder = Path::new(folder);
+    let listing = std::fs::read(folder.join(".claude-plugin/marketplace.json")).ok()?;
+    let listing: Value = serde_json::from_slice(&listing).ok()?;
+    let source = listing
+        .get("plugins")?
+        .as_array()?
+        .iter()
+        .find(|p| p.get("name").and_then(Value::as_str) == Some(name))?
+        .get("source")?
+        .as_str()?;
+    let root: PathBuf = folder
+        .join(source)
+        .components()
+        .filter(|c| !matches!(c, std::path::Component::CurDir))
+        .collect();
+    Some(root)
 }
 
 /// Whether the settings a session in `top` reads turn the plugin `id` on: the first of them that
@@ -432,4 +471,71 @@ fn mcp_answers(root: &Path) -> Result<String, String> {
         .ok_or_else(|| format!("the answer to initialize has no serverInfo: {line}"))?;
     let field = |key: &str| info.get(key).and_then(Value::as_str).unwrap_or("?");
     Ok(format!("{} {}", field("name"), field("version")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `claude plugin marketplace add PATH` then `claude plugin install synapse@synapse`, as the
+    /// client records them: the install names a copy in the cache, the marketplace its folder.
+    fn installed_from_a_folder(config: &Path, market: &Path, source: &str) {
+        std::fs::create_dir_all(config.join("plugins")).unwrap();
+        std::fs::create_dir_all(market.join(".claude-plugin")).unwrap();
+        let cache = config.join("plugins/cache/synapse/synapse/0.1.0");
+        let record = serde_json::json!({"version": 2, "plugins": {"synapse@synapse": [
+            {"scope": "user", "installPath": cache, "version": "0.1.0"}]}});
+        std::fs::write(
+            config.join("plugins/installed_plugins.json"),
+            record.to_string(),
+        )
+        .unwrap();
+        let known = serde_json::json!({"synapse": {
+            "source": {"source": "directory", "path": market},
+            "installLocation": market}});
+        std::fs::write(
+            config.join("plugins/known_marketplaces.json"),
+            known.to_string(),
+        )
+        .unwrap();
+        let listing = serde_json::json!({"name": "synapse", "plugins": [
+            {"name": "synapse", "source": source}]});
+        std::fs::write(
+            market.join(".claude-plugin/marketplace.json"),
+            listing.to_string(),
+        )
+        .unwrap();
+    }
+
+    #[test]
+    fn a_plugin_of_a_folder_marketplace_runs_in_place_not_from_the_cache() {
+        let dir = tempfile::tempdir().unwrap();
+        let (config, market) = (dir.path().join(".claude"), dir.path().join("checkout"));
+        installed_from_a_folder(&config, &market, "./");
+        let found = installed(&config, dir.path()).unwrap().unwrap();
+        assert_eq!(found.root, market);
+        installed_from_a_folder(&config, &market, "./plugins/synapse");
+        let found = installed(&config, dir.path()).unwrap().unwrap();
+        assert_eq!(found.root, market.join("plugins/synapse"));
+    }
+
+    #[test]
+    fn a_plugin_of_another_marketplace_runs_from_its_install_path() {
+        let dir = tempfile::tempdir().unwrap();
+        let (config, market) = (dir.path().join(".claude"), dir.path().join("checkout"));
+        installed_from_a_folder(&config, &market, "./");
+        let github = serde_json::json!({"synapse": {
+            "source": {"source": "github", "repo": "example/synapse"},
+            "installLocation": config.join("plugins/marketplaces/synapse")}});
+        std::fs::write(
+            config.join("plugins/known_marketplaces.json"),
+            github.to_string(),
+        )
+        .unwrap();
+        let found = installed(&config, dir.path()).unwrap().unwrap();
+        assert_eq!(
+            found.root,
+            config.join("plugins/cache/synapse/synapse/0.1.0")
+        );
+    }
 }
