@@ -695,6 +695,70 @@ fn a_reply_replacing_another_project_s_memory_is_refused_logged_and_the_lesson_k
     assert!(!log.contains("Webhook"), "the log quotes no lesson: {log}");
 }
 
+/// A session was shown a topic file's memory; the file was removed (its memory deleted) and a
+/// note remembered after it took the freed id, so the reply's `replaces #N`, meant for the
+/// topic file, superseded the unrelated note. Ids are never given again now, and a reply
+/// replaces only what its session was shown.
+#[test]
+fn a_reply_replacing_a_deleted_memory_never_hides_a_memory_written_since() {
+    let repo = Repo::new();
+    let key = common::claude_memory::project_key(repo.path.to_str().unwrap());
+    let folder = common::test_home(&repo.data)
+        .join(".claude/projects")
+        .join(key)
+        .join("memory");
+    std::fs::create_dir_all(&folder).unwrap();
+    let topic = folder.join("webhook-retries.md");
+    std::fs::write(
+        &topic,
+        "---\nname: Webhook retries\ndescription: how often webhooks are retried\n---\n\
+         Webhook deliveries are retried at most 5 attempts.\n",
+    )
+    .unwrap();
+    let block = repo.prompt("s1", "how many times are webhook deliveries retried?");
+    let shown: i64 = block
+        .split('[')
+        .nth(1)
+        .and_then(|rest| rest.split(']').next())
+        .and_then(|id| id.parse().ok())
+        .unwrap_or_else(|| panic!("no memory shown: {block}"));
+
+    std::fs::remove_file(&topic).unwrap();
+    let out = common::run_synapse(&repo.data, &repo.path, &["sync"], b"");
+    assert!(out.status.success(), "{out:?}");
+    let note = repo.remember("Deploys go out on Fridays after the freeze");
+    assert_ne!(note, shown, "the note took the deleted memory's id");
+
+    let reply = format!("remember (replaces #{shown}): Webhook deliveries are retried 8 times");
+    repo.stop("s1", &reply).unwrap();
+    assert!(supersedes_of(&repo, note, None).is_empty());
+    assert!(repo
+        .bodies()
+        .contains(&"Deploys go out on Fridays after the freeze".to_owned()));
+    let log = log_text(&repo);
+    assert!(log.contains(&format!("replaces {shown} refused")), "{log}");
+}
+
+/// A reply names an id its session was never shown: the lesson is stored as new, and the log
+/// says why.
+#[test]
+fn a_reply_replacing_a_memory_its_session_was_never_shown_is_refused() {
+    let repo = Repo::new();
+    let old = repo.remember("Webhook retry limit is 5 attempts");
+    repo.prompt("s1", "what is the webhook retry limit?");
+    let reply = format!("remember (replaces #{old}): Webhook retries: 8 attempts");
+    repo.stop("s2", &reply).unwrap();
+    assert!(supersedes_of(&repo, old, None).is_empty());
+    assert_eq!(repo.bodies().len(), 2);
+    let log = log_text(&repo);
+    assert!(
+        log.contains(&format!(
+            "replaces {old} refused: this session was never shown"
+        )),
+        "{log}"
+    );
+}
+
 /// The next block names a memory the session was given that it replaced since (here through the
 /// CLI with the session's label, as the Stop hook writes it), once; a replacement someone else
 /// wrote, or of a memory the session was not given, is not this line's to tell.

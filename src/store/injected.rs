@@ -50,6 +50,25 @@ impl Store {
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
+    /// Of `ids`, those shown to `session`: given to it (what a hook or a slash command put in its
+    /// context by text or by id, `injected`), or written by its own replies (a source label
+    /// starting with `own`, as the Stop hook labels a session's lessons). What a session may
+    /// replace with `remember (replaces #N): ...`.
+    pub fn shown_to(&self, session: &str, own: &str, ids: &[i64]) -> Result<HashSet<i64>> {
+        let mut stmt = self.conn().prepare_cached(
+            "SELECT EXISTS (SELECT 1 FROM injected WHERE session = ?1 AND memory_id = ?2) \
+             OR EXISTS (SELECT 1 FROM memories WHERE id = ?2 \
+                        AND substr(source, 1, length(?3)) = ?3)",
+        )?;
+        let mut shown = HashSet::default();
+        for &id in ids {
+            if stmt.query_row(rusqlite::params![session, id, own], |r| r.get(0))? {
+                shown.insert(id);
+            }
+        }
+        Ok(shown)
+    }
+
     /// Note that `ids` were injected into `session`. An id no longer stored (a fold deleted its
     /// memory after the hook read it) is left out, and said in one line of the log: the session
     /// was given a memory that is gone, and nothing is left to note.
