@@ -695,6 +695,109 @@ fn a_reply_replacing_another_project_s_memory_is_refused_logged_and_the_lesson_k
     assert!(!log.contains("Webhook"), "the log quotes no lesson: {log}");
 }
 
+/// The auto-memory folder Claude Code keeps for `repo`.
+fn memory_folder(repo: &Repo) -> PathBuf {
+    let key = common::claude_memory::project_key(repo.path.to_str().unwrap());
+    let folder = common::test_home(&repo.data)
+        .join(".claude/projects")
+        .join(key)
+        .join("memory");
+    std::fs::create_dir_all(&folder).unwrap();
+    folder
+}
+
+/// Write the topic file `name` with `body`, last modified `days` ago.
+fn topic_file(folder: &std::path::Path, name: &str, body: &str, days: u64) {
+    let path = folder.join(name);
+    std::fs::write(
+        &path,
+        format!("---\nname: {name}\ndescription: webhook delivery retries\n---\n{body}\n"),
+    )
+    .unwrap();
+    let when = std::time::SystemTime::now() - std::time::Duration::from_secs(days * 86_400);
+    std::fs::File::options()
+        .write(true)
+        .open(&path)
+        .unwrap()
+        .set_modified(when)
+        .unwrap();
+}
+
+/// The id of the memory whose text holds `text`, among those `repo`'s project sees.
+fn id_of(repo: &Repo, text: &str) -> i64 {
+    let out = common::run_synapse(&repo.data, &repo.path, &["list", "--json"], b"");
+    let list: Value = serde_json::from_slice(&out.stdout).unwrap();
+    list["memories"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["body"].as_str().unwrap().contains(text))
+        .unwrap_or_else(|| panic!("no memory holds {text:?}: {list}"))["id"]
+        .as_i64()
+        .unwrap()
+}
+
+/// Two topic files folded in the opposite order to their dates: the newer file (8 attempts,
+/// written 2 days ago) is folded first and holds the smaller id. Newer means written later, so
+/// the prompt block, recall and the audit all name the 8 the newer memory; by ids, the block
+/// injected the 5 alone and recall saw no drift, while the audit reported the conflict.
+#[test]
+fn files_folded_against_their_dates_are_newer_by_date_everywhere() {
+    let repo = Repo::new();
+    let folder = memory_folder(&repo);
+    topic_file(
+        &folder,
+        "retry-count.md",
+        "Webhook deliveries are retried 8 attempts before they are dropped.",
+        2,
+    );
+    repo.start("fold", "startup");
+    topic_file(
+        &folder,
+        "retry-count-old.md",
+        "Webhook deliveries are retried at most 5 attempts before they are dropped.",
+        10,
+    );
+    repo.start("fold", "startup");
+    let (eight, five) = (id_of(&repo, "8 attempts"), id_of(&repo, "5 attempts"));
+    assert!(eight < five, "the newer file was folded first");
+
+    // The newer first; the older, if shown, after it (and marked older where a block shows
+    // marks), or left out.
+    let block = repo.prompt("s1", "how many times do webhooks retry?");
+    let at = |id: i64| block.find(&format!("[{id}]"));
+    let (newer_at, older_at) = (at(eight).expect(&block), at(five));
+    assert!(older_at.is_none_or(|o| o > newer_at), "{block}");
+    assert!(!header(&block, eight).contains("older"), "{block}");
+    let block = repo.start("s2", "startup");
+    assert!(!header(&block, eight).contains("older"), "{block}");
+    if block.contains(&format!("[{five}]")) {
+        let line = header(&block, five);
+        assert!(line.contains(&format!("older; #{eight}")), "{block}");
+    }
+    let said_newer = |findings: &Value| {
+        findings
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["kind"] == "conflict")
+            .map(|f| (f["id"].as_i64().unwrap(), f["newer"].as_i64().unwrap()))
+            .collect::<Vec<_>>()
+    };
+    let args = ["recall", "--json", "how many times do webhooks retry?"];
+    let out = common::run_synapse(&repo.data, &repo.path, &args, b"");
+    let recalled: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(recalled["results"][0]["id"], eight, "{recalled}");
+    assert_eq!(
+        said_newer(&recalled["drift"]),
+        [(five, eight)],
+        "{recalled}"
+    );
+    let out = common::run_synapse(&repo.data, &repo.path, &["drift", "--json"], b"");
+    let audit: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(said_newer(&audit["conflict"]), [(five, eight)], "{audit}");
+}
+
 /// A session was shown a topic file's memory; the file was removed (its memory deleted) and a
 /// note remembered after it took the freed id, so the reply's `replaces #N`, meant for the
 /// topic file, superseded the unrelated note. Ids are never given again now, and a reply
@@ -702,12 +805,7 @@ fn a_reply_replacing_another_project_s_memory_is_refused_logged_and_the_lesson_k
 #[test]
 fn a_reply_replacing_a_deleted_memory_never_hides_a_memory_written_since() {
     let repo = Repo::new();
-    let key = common::claude_memory::project_key(repo.path.to_str().unwrap());
-    let folder = common::test_home(&repo.data)
-        .join(".claude/projects")
-        .join(key)
-        .join("memory");
-    std::fs::create_dir_all(&folder).unwrap();
+    let folder = memory_folder(&repo);
     let topic = folder.join("webhook-retries.md");
     std::fs::write(
         &topic,
