@@ -739,8 +739,9 @@ fn id_of(repo: &Repo, text: &str) -> i64 {
 
 /// Two topic files folded in the opposite order to their dates: the newer file (8 attempts,
 /// written 2 days ago) is folded first and holds the smaller id. Newer means written later, so
-/// the prompt block, recall and the audit all name the 8 the newer memory; by ids, the block
-/// injected the 5 alone and recall saw no drift, while the audit reported the conflict.
+/// the blocks, recall and the audit all name the 8 the newer memory. By ids, a check of the 5
+/// found no newer memory (only larger ids were looked at): recall returning the 5 said no drift,
+/// while the audit reported the conflict.
 #[test]
 fn files_folded_against_their_dates_are_newer_by_date_everywhere() {
     let repo = Repo::new();
@@ -748,30 +749,30 @@ fn files_folded_against_their_dates_are_newer_by_date_everywhere() {
     topic_file(
         &folder,
         "retry-count.md",
-        "Webhook deliveries are retried 8 attempts before they are dropped.",
+        "Webhook retries: 8 attempts before a delivery is dropped.",
         2,
     );
     repo.start("fold", "startup");
     topic_file(
         &folder,
         "retry-count-old.md",
-        "Webhook deliveries are retried at most 5 attempts before they are dropped.",
+        "Webhook retries: at most 5 attempts before a delivery is dropped.",
         10,
     );
     repo.start("fold", "startup");
     let (eight, five) = (id_of(&repo, "8 attempts"), id_of(&repo, "5 attempts"));
     assert!(eight < five, "the newer file was folded first");
 
-    // The newer first; the older, if shown, after it (and marked older where a block shows
-    // marks), or left out.
+    // The newer first; the older, if shown, after it and marked older where a block shows
+    // marks.
     let block = repo.prompt("s1", "how many times do webhooks retry?");
-    let at = |id: i64| block.find(&format!("[{id}]"));
-    let (newer_at, older_at) = (at(eight).expect(&block), at(five));
+    let at = |block: &str, id: i64| block.find(&format!("[{id}]"));
+    let (newer_at, older_at) = (at(&block, eight).expect(&block), at(&block, five));
     assert!(older_at.is_none_or(|o| o > newer_at), "{block}");
     assert!(!header(&block, eight).contains("older"), "{block}");
     let block = repo.start("s2", "startup");
     assert!(!header(&block, eight).contains("older"), "{block}");
-    if block.contains(&format!("[{five}]")) {
+    if at(&block, five).is_some() {
         let line = header(&block, five);
         assert!(line.contains(&format!("older; #{eight}")), "{block}");
     }
@@ -784,15 +785,26 @@ fn files_folded_against_their_dates_are_newer_by_date_everywhere() {
             .map(|f| (f["id"].as_i64().unwrap(), f["newer"].as_i64().unwrap()))
             .collect::<Vec<_>>()
     };
-    let args = ["recall", "--json", "how many times do webhooks retry?"];
+    // Recall returning only the older finds the newer one and quotes it.
+    let args = [
+        "recall",
+        "--json",
+        "--limit",
+        "1",
+        "webhook retries at most",
+    ];
     let out = common::run_synapse(&repo.data, &repo.path, &args, b"");
     let recalled: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(recalled["results"][0]["id"], eight, "{recalled}");
+    assert_eq!(recalled["results"][0]["id"], five, "{recalled}");
     assert_eq!(
         said_newer(&recalled["drift"]),
         [(five, eight)],
         "{recalled}"
     );
+    let quoted = recalled["drift"][0]["newer_text"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(quoted.contains("8 attempts"), "{recalled}");
     let out = common::run_synapse(&repo.data, &repo.path, &["drift", "--json"], b"");
     let audit: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(said_newer(&audit["conflict"]), [(five, eight)], "{audit}");
