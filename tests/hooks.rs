@@ -697,30 +697,19 @@ fn a_reply_replacing_another_project_s_memory_is_refused_logged_and_the_lesson_k
 
 /// The auto-memory folder Claude Code keeps for `repo`.
 fn memory_folder(repo: &Repo) -> PathBuf {
-    let key = common::claude_memory::project_key(repo.path.to_str().unwrap());
-    let folder = common::test_home(&repo.data)
-        .join(".claude/projects")
-        .join(key)
-        .join("memory");
-    std::fs::create_dir_all(&folder).unwrap();
-    folder
+    common::claude_memory::memory_folder(&common::test_home(&repo.data), &repo.path)
 }
 
 /// Write the topic file `name` with `body`, last modified `days` ago.
 fn topic_file(folder: &std::path::Path, name: &str, body: &str, days: u64) {
-    let path = folder.join(name);
-    std::fs::write(
-        &path,
-        format!("---\nname: {name}\ndescription: webhook delivery retries\n---\n{body}\n"),
-    )
-    .unwrap();
-    let when = std::time::SystemTime::now() - std::time::Duration::from_secs(days * 86_400);
-    std::fs::File::options()
-        .write(true)
-        .open(&path)
-        .unwrap()
-        .set_modified(when)
-        .unwrap();
+    let when = common::claude_memory::days_ago(days);
+    common::claude_memory::write_topic(
+        &folder.join(name),
+        name,
+        "webhook delivery retries",
+        body,
+        when,
+    );
 }
 
 /// The id of the memory whose text holds `text`, among those `repo`'s project sees.
@@ -819,12 +808,12 @@ fn a_reply_replacing_a_deleted_memory_never_hides_a_memory_written_since() {
     let repo = Repo::new();
     let folder = memory_folder(&repo);
     let topic = folder.join("webhook-retries.md");
-    std::fs::write(
-        &topic,
-        "---\nname: Webhook retries\ndescription: how often webhooks are retried\n---\n\
-         Webhook deliveries are retried at most 5 attempts.\n",
-    )
-    .unwrap();
+    topic_file(
+        &folder,
+        "webhook-retries.md",
+        "Webhook deliveries are retried at most 5 attempts.",
+        0,
+    );
     let block = repo.prompt("s1", "how many times are webhook deliveries retried?");
     let shown: i64 = block
         .split('[')

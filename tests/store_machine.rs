@@ -25,7 +25,6 @@ mod common;
 
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::time::{Duration, SystemTime};
 
 use proptest::prelude::*;
 use proptest::test_runner::RngSeed;
@@ -153,9 +152,7 @@ impl World {
         let repo = repo.canonicalize().unwrap();
         let data = dir.path().join("data");
         let home = common::test_home(&data);
-        let key = common::claude_memory::project_key(repo.to_str().unwrap());
-        let memory = home.join(".claude/projects").join(key).join("memory");
-        std::fs::create_dir_all(&memory).unwrap();
+        let memory = common::claude_memory::memory_folder(&home, &repo);
         // The hooks read both from the environment; this file's one test sets them.
         std::env::set_var("SYNAPSE_DATA", &data);
         std::env::set_var("HOME", &home);
@@ -243,23 +240,18 @@ impl World {
         match step {
             Step::WriteTopic { file, days } => {
                 self.version += 1;
-                let path = self.memory.join(format!("retry-{file}.md"));
-                std::fs::write(
-                    &path,
-                    format!(
-                        "---\nname: retry {file}\ndescription: webhook retries {file}\n---\n\
-                         Webhook retries of queue {file}: mark t{file}v{}, at most {} attempts.\n",
-                        self.version,
-                        self.version % 9 + 2
-                    ),
-                )
-                .unwrap();
-                let when = SystemTime::now() - Duration::from_secs(u64::from(*days) * 86_400);
-                std::fs::File::options()
-                    .write(true)
-                    .open(&path)
-                    .and_then(|f| f.set_modified(when))
-                    .unwrap();
+                let body = format!(
+                    "Webhook retries of queue {file}: mark t{file}v{}, at most {} attempts.",
+                    self.version,
+                    self.version % 9 + 2
+                );
+                common::claude_memory::write_topic(
+                    &self.memory.join(format!("retry-{file}.md")),
+                    &format!("retry {file}"),
+                    &format!("webhook retries {file}"),
+                    &body,
+                    common::claude_memory::days_ago(u64::from(*days)),
+                );
                 self.topics.insert(*file, self.version);
             }
             Step::DeleteTopic { file } => {
