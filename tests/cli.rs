@@ -1289,6 +1289,41 @@ fn doctor_shows_where_everything_is_and_fails_on_bad_settings() {
     assert!(message.contains("config.toml"), "{message}");
 }
 
+/// Doctor says what waits in the spool, which of it no longer applies (a memory given to a
+/// session and deleted since), and, when the spool cannot be drained at all, that writes go on
+/// without it; every write then still succeeds.
+#[test]
+fn doctor_says_what_waits_in_the_spool_and_whether_it_can_drain() {
+    let env = Env::new();
+    common::install_plugin(&common::test_home(&env.data), true);
+    let id = env.json(&["remember", "kept for the doctor", "--project", "p"])["id"]
+        .as_i64()
+        .unwrap();
+    let spool = env.data.join("spool.jsonl");
+    let line = |key: &str, ids: &[i64]| {
+        json!({"key": key, "op": "injected", "session": "s1", "ids": ids}).to_string() + "\n"
+    };
+    std::fs::write(&spool, line("k1", &[id]) + &line("k2", &[id, 9_999])).unwrap();
+    let report = env.json(&["doctor"]);
+    let said = report["warnings"].to_string();
+    assert!(
+        said.contains("2 writes") && said.contains("the next write stores them"),
+        "{said}"
+    );
+    assert!(said.contains("1 of them no longer apply"), "{said}");
+    assert_eq!(report["spool"]["stale"], 1, "{report}");
+
+    std::fs::remove_file(&spool).unwrap();
+    std::fs::create_dir(&spool).unwrap();
+    let report = env.json(&["doctor"]);
+    let said = report["warnings"].to_string();
+    assert!(
+        said.contains("cannot be drained") && said.contains("Writes go on without it"),
+        "{said}"
+    );
+    env.json(&["remember", "written all the same", "--project", "p"]);
+}
+
 /// `synapse list | head -1`: the reader goes away after one line, and synapse stops quietly
 /// with exit 0 instead of panicking on the closed pipe.
 #[rstest]

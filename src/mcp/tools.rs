@@ -360,11 +360,15 @@ pub fn remember(
         Shared::Failed(why) => Some(("not_shared", why)),
     };
     said.extend(found.iter().map(|f| f.about_new(id)));
-    said.extend(similar.iter().map(|near| {
-        near.line(&format!(
+    said.extend(similar.iter().map(|near| match near.newer {
+        true => near.line(&format!(
+            "it is newer: if it replaces memory {id}: supersede with old {id} and new {}",
+            near.id
+        )),
+        false => near.line(&format!(
             "if memory {id} replaces it: supersede with old {} and new {id}",
             near.id
-        ))
+        )),
     }));
     let mut answer = json!({
         "about": said.join("\n"),

@@ -372,8 +372,10 @@ fn handle(event: Event, client: Client, input: &str) -> Result<(Answer, Option<S
     let signal = || pending.map_or_else(Signal::default, |p| p.wait(SIGNAL_WAIT));
     let answer = match (event, &command) {
         (Event::UserPromptSubmit, Some(command)) => {
-            slash::run(&mut store, &scope, command, budget, checkout.as_deref())
-                .map(|text| Answer::context(Some(text)))
+            let (text, shown) =
+                slash::run(&mut store, &scope, command, budget, checkout.as_deref())?;
+            mark_given(&mut store, &payload, shown)?;
+            Ok::<_, anyhow::Error>(Answer::context(Some(text)))
         }
         (Event::SessionStart, _) => {
             let team = fold_team(&mut store, &scope, checkout.as_deref());
@@ -426,7 +428,8 @@ fn handle(event: Event, client: Client, input: &str) -> Result<(Answer, Option<S
         }
         (Event::Stop | Event::Compact, _) => {
             let lessons = lessons_of(&scope, &payload);
-            let (recorded, failed) = stop(&mut store, &scope, lessons, checkout.as_deref())?;
+            let (recorded, failed) =
+                stop(&mut store, &scope, &payload, lessons, checkout.as_deref())?;
             if !failed.is_empty() {
                 log_failure(event, &anyhow::anyhow!("{}", failed.join("; ")));
             }
@@ -781,6 +784,7 @@ fn mark_given(store: &mut Store, payload: &Payload, ids: Vec<i64>) -> Result<()>
 fn stop(
     store: &mut Store,
     scope: &Scope,
+    payload: &Payload,
     lessons: Vec<(NewMemory, Vec<i64>)>,
     checkout: Option<&Path>,
 ) -> Result<(Vec<Recorded>, Vec<String>)> {
@@ -791,7 +795,7 @@ fn stop(
             failed.push(format!("lesson {lesson}: {e:#}"));
             continue;
         }
-        let (replaced, refused) = replaceable(store, scope, &replaces)?;
+        let (replaced, refused) = replaceable(store, scope, payload, &replaces)?;
         let kept = keep_lesson(store, scope, memory, &replaced, checkout);
         // A memory this very lesson replaced already is no refusal: the same reply, seen again.
         let stored = match &kept {
@@ -874,12 +878,27 @@ struct Refused {
 }
 
 /// Of the memories a lesson says it replaces, those this session may replace: visible from its
-/// scope and live. The rest are refused: a reply may name an id it never saw (another
-/// project's), and it must not hide that memory.
-fn replaceable(store: &Store, scope: &Scope, ids: &[i64]) -> Result<(Vec<i64>, Vec<Refused>)> {
+/// scope, live, and shown to this session (`Store::shown_to`: given by a hook or a slash
+/// command, or written by its own replies). The rest are refused: a reply may name an id it
+/// never saw (another project's, a guess, or an id it read before that memory was deleted), and
+/// it must not hide that memory.
+fn replaceable(
+    store: &Store,
+    scope: &Scope,
+    payload: &Payload,
+    ids: &[i64],
+) -> Result<(Vec<i64>, Vec<Refused>)> {
     let (mut replaceable, mut refused) = (Vec::new(), Vec::new());
+    let shown = store.shown_to(&payload.session_id, &lesson_label(payload), ids)?;
     for &id in ids {
         match store.get(id, scope)? {
+            Some(m) if m.is_live() && !shown.contains(&id) => refused.push(Refused {
+                why: format!(
+                    "replaces {id} refused: this session was never shown memory {id}, so the \
+                     lesson is stored as new"
+                ),
+                by: None,
+            }),
             Some(m) if m.is_live() => replaceable.push(id),
             Some(m) => refused.push(Refused {
                 why: format!(
@@ -934,10 +953,10 @@ fn keep_typed(
             break;
         }
         let source = format!("prompt {short} {day}");
-        let (lines, outcome) = slash::keep(store, scope, &text, source, checkout)?;
-        said.push(format!("line {}: {}", n + 1, lines.join("; ")));
-        if let Some(outcome) = outcome {
-            given.push(outcome.id);
+        let kept = slash::keep(store, scope, &text, source, checkout)?;
+        said.push(format!("line {}: {}", n + 1, kept.lines.join("; ")));
+        given.extend(kept.shown);
+        if let Some(outcome) = kept.outcome {
             recorded.push(Recorded::Stored {
                 outcome,
                 shared: Shared::No,
@@ -1011,6 +1030,10 @@ mod tests {
         }
     }
 
+    fn payload(session: &str) -> Payload {
+        serde_json::from_value(serde_json::json!({"session_id": session, "cwd": "/p"})).unwrap()
+    }
+
     fn supersedes_of(store: &Store, id: i64, scope: &Scope) -> Vec<Option<i64>> {
         let history = store.history(id, scope).unwrap();
         history
@@ -1043,10 +1066,12 @@ mod tests {
         let theirs = note("Another project's retry note", "q");
         let theirs = store.remember(&theirs, &[], &there).unwrap().id;
 
+        store.mark_injected("s1", &[old, theirs]).unwrap();
         let lesson = note("Webhook retries: 8 attempts", "p");
         let (recorded, failed) = stop(
             &mut store,
             &here,
+            &payload("s1"),
             vec![(lesson, vec![old, theirs, old])],
             None,
         )
@@ -1061,6 +1086,37 @@ mod tests {
         assert!(store.get(theirs, &there).unwrap().unwrap().is_live());
     }
 
+    /// A reply may name an id its session was never shown (a guess, or an id that named
+    /// another memory when it was read): the lesson is stored as new and the refusal logged.
+    #[test]
+    fn a_lesson_replaces_only_what_its_session_was_shown_or_wrote() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(dir.path()).unwrap();
+        let here = Scope::project("p");
+        let unseen = store.remember(&note("Deploys go out on Fridays", "p"), &[], &here);
+        let unseen = unseen.unwrap().id;
+        let own = NewMemory {
+            source: format!("{}2026-12-01", lesson_label(&payload("s1"))),
+            ..note("Webhook retries: 5 attempts", "p")
+        };
+        let own = store.remember(&own, &[], &here).unwrap().id;
+        let lessons = vec![
+            (note("Deploys go out on Tuesdays", "p"), vec![unseen]),
+            (note("Webhook retries: 8 attempts", "p"), vec![own]),
+        ];
+        let (recorded, failed) = stop(&mut store, &here, &payload("s1"), lessons, None).unwrap();
+        assert_eq!(recorded.len(), 2);
+        let err = failed.join("; ");
+        assert!(
+            err.contains(&format!(
+                "replaces {unseen} refused: this session was never shown"
+            )),
+            "{err}"
+        );
+        assert!(store.get(unseen, &here).unwrap().unwrap().is_live());
+        assert!(!store.get(own, &here).unwrap().unwrap().is_live());
+    }
+
     #[test]
     fn a_lesson_that_cannot_hide_a_global_memory_is_kept_without_replacing() {
         let dir = tempfile::tempdir().unwrap();
@@ -1072,9 +1128,16 @@ mod tests {
         };
         let global = store.remember(&global, &[], &Scope::global()).unwrap().id;
 
+        store.mark_injected("s1", &[global]).unwrap();
         let lesson = note("Deploys need one approval", "p");
-        let (recorded, failed) =
-            stop(&mut store, &here, vec![(lesson, vec![global])], None).unwrap();
+        let (recorded, failed) = stop(
+            &mut store,
+            &here,
+            &payload("s1"),
+            vec![(lesson, vec![global])],
+            None,
+        )
+        .unwrap();
         assert_eq!(recorded.len(), 1);
         let err = failed.join("; ");
         assert!(err.contains("kept without replacing"), "{err}");

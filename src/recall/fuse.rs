@@ -40,7 +40,7 @@ pub struct Fused {
 }
 
 /// Fuse two ranked lanes by reciprocal rank: score = sum of 1 / (K + rank). Best first; ties go
-/// to the newer id.
+/// to the later arrival, until recall reads the candidates and breaks its ties by time.
 ///
 /// The trigram lane's order votes only when the word lane found nothing (a question in a script
 /// written without spaces, or only of fragments of identifiers). Otherwise its candidates join

@@ -434,10 +434,11 @@ fn candidates(
             .is_none_or(|f| f.passes(&c.held, c.counted));
         c.passes = floor.passes(*covered, *words) && over_coverage;
     }
+    // Ties go to the memory written later (`Memory::written`).
     candidates.sort_by(|a, b| {
         b.fused
             .total_cmp(&a.fused)
-            .then(b.memory.id.cmp(&a.memory.id))
+            .then(b.memory.written().cmp(&a.memory.written()))
     });
     Ok((candidates, df))
 }

@@ -61,13 +61,12 @@ pub fn run(_args: Args, json: bool) -> Result<()> {
         .and_then(|l| l.lines().last().map(str::to_owned));
     let claude = find("claude");
     let mut warnings: Vec<String> = crate::files::dir_warning(&dir).into_iter().collect();
-    let spooled =
-        std::fs::metadata(dir.join(crate::store::spool::SPOOL_FILE)).map_or(0, |m| m.len());
-    if spooled > 0 {
-        warnings.push(format!(
-            "{spooled} bytes of writes wait in the spool (a hook could not get the store's lock); \
-             the next write stores them"
-        ));
+    let spool = match &store {
+        Ok(store) => crate::store::spool::waiting(store)?,
+        Err(_) => None,
+    };
+    if let Some(spool) = &spool {
+        warnings.push(spool_warning(spool));
     }
     // Claude Code's memory files of this folder, as the hooks read them (`sources`).
     let checkout = crate::team::checkout(&cwd);
@@ -127,6 +126,7 @@ pub fn run(_args: Args, json: bool) -> Result<()> {
             "plugin": wiring,
             "log": log,
             "last_log_line": last_log,
+            "spool": spool,
             "warnings": warnings,
             "problems": problems,
         }))?;
@@ -228,6 +228,37 @@ pub fn run(_args: Args, json: bool) -> Result<()> {
         bail!("{}", problems.join("\n"));
     }
     Ok(())
+}
+
+/// What doctor says of a spool that holds writes: how many, whether the next write stores them,
+/// and what happens to those that no longer apply or when it cannot be drained at all.
+fn spool_warning(spool: &crate::store::spool::Waiting) -> String {
+    let mut said = format!(
+        "{} writes ({} bytes) wait in the spool (a hook could not get the store's lock in time)",
+        spool.lines, spool.bytes
+    );
+    match &spool.blocked {
+        Some(why) => said.push_str(&format!(
+            "; it cannot be drained: {why}. Writes go on without it, each logging `spool not \
+             drained`, and its writes wait until it can be read and emptied (fix its \
+             permissions; moving it away drops them)"
+        )),
+        None => said.push_str("; the next write stores them"),
+    }
+    if spool.stale > 0 {
+        said.push_str(&format!(
+            "; {} of them no longer apply (memories deleted since, or no memory's text) and are \
+             left out then, each with a line in synapse.log",
+            spool.stale
+        ));
+    }
+    if spool.unreadable > 0 {
+        said.push_str(&format!(
+            "; {} lines were cut short by a killed writer and are skipped",
+            spool.unreadable
+        ));
+    }
+    said
 }
 
 /// An `ignore` list for `--json`: its patterns, and whether they are the defaults.
