@@ -6,7 +6,8 @@
 //! a lesson, the hook appends it to `spool.jsonl` in the data folder (0600), one JSON object a
 //! line, each with a key of its own. Every `Store::write` first drains the spool: in one
 //! transaction it applies, in order, each line whose key it has not applied before, records the
-//! keys (table `drained`), commits, and only then empties the file. A crash between the commit
+//! keys (table `drained`), commits, and only then empties the file (or leaves it whole when lines
+//! were appended meanwhile: the next drain skips the applied ones). A crash between the commit
 //! and the emptying leaves lines whose keys are recorded, so the next drain skips them: every
 //! line is applied exactly once.
 //!
@@ -135,15 +136,19 @@ pub fn drain(store: &mut Store) -> Result<Drained> {
     // The store's write lock first, then the file's: the file is locked only while this process
     // holds the store, so an appender or another drainer never waits on a drainer that is
     // itself waiting for the store (which, with writers queued, can take longer than `FILE_WAIT`).
-    let drained = store.write_only(|conn| {
+    // The file is locked only to read it and to empty it, never while its lines are applied:
+    // applying can outlast an appender's `FILE_WAIT` on a busy machine, and an appender that
+    // gives up loses its write.
+    let (drained, read) = store.write_only(|conn| {
         lock(&file, &path)?;
         let mut bytes = Vec::new();
         file.read_to_end(&mut bytes)
             .with_context(|| format!("could not read the spool {}", path.display()))?;
-        apply(conn, &String::from_utf8_lossy(&bytes))
+        file.unlock()
+            .with_context(|| format!("could not unlock the spool {}", path.display()))?;
+        Ok((apply(conn, &String::from_utf8_lossy(&bytes))?, bytes.len()))
     })?;
-    file.set_len(0)
-        .with_context(|| format!("could not empty the spool {}", path.display()))?;
+    empty_unless_grown(&file, &path, read)?;
     let mut lines: Vec<String> = drained
         .dropped
         .iter()
@@ -161,6 +166,23 @@ pub fn drain(store: &mut Store) -> Result<Drained> {
             .with_context(|| format!("could not log to {}", store.dir().display()))?;
     }
     Ok(drained)
+}
+
+/// Empty the spool after its first `read` bytes were applied and committed, unless lines were
+/// appended since: then it is left whole, and the next drain skips the applied lines by their
+/// keys and applies the new ones (emptying only part of it in place could lose an appender's
+/// line to a kill half way).
+fn empty_unless_grown(file: &File, path: &Path, read: usize) -> Result<()> {
+    lock(file, path)?;
+    let len = file
+        .metadata()
+        .with_context(|| format!("could not read the spool {}", path.display()))?
+        .len();
+    if usize::try_from(len).is_ok_and(|len| len == read) {
+        file.set_len(0)
+            .with_context(|| format!("could not empty the spool {}", path.display()))?;
+    }
+    Ok(())
 }
 
 fn apply(conn: &Connection, text: &str) -> Result<Drained> {
@@ -423,6 +445,37 @@ pub(crate) mod tests {
         let again = drain(&mut store).unwrap();
         assert_eq!((again.applied, again.repeated), (0, 2));
         assert_eq!(bodies(&store).len(), 2);
+    }
+
+    /// A line appended while a drain applies what it read is neither lost nor applied twice:
+    /// the file is left whole, and the next drain applies only the new line.
+    #[test]
+    fn a_line_appended_during_a_drain_is_kept_for_the_next() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(dir.path()).unwrap();
+        append(dir.path(), lesson("first lesson")).unwrap();
+        append(dir.path(), lesson("second lesson")).unwrap();
+        let read = std::fs::read_to_string(path(dir.path())).unwrap();
+        let applied = store.write_only(|conn| apply(conn, &read)).unwrap();
+        assert_eq!(applied.applied, 2);
+        append(dir.path(), lesson("third lesson")).unwrap();
+        let file = File::options()
+            .read(true)
+            .write(true)
+            .open(path(dir.path()))
+            .unwrap();
+        empty_unless_grown(&file, &path(dir.path()), read.len()).unwrap();
+        drop(file);
+        assert!(std::fs::read_to_string(path(dir.path()))
+            .unwrap()
+            .contains("third lesson"));
+        let next = drain(&mut store).unwrap();
+        assert_eq!((next.applied, next.repeated), (1, 2));
+        assert_eq!(
+            bodies(&store),
+            ["first lesson", "second lesson", "third lesson"]
+        );
+        assert_eq!(std::fs::metadata(path(dir.path())).unwrap().len(), 0);
     }
 
     #[test]
