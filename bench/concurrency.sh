@@ -15,4 +15,4 @@ cd "$(dirname "$0")/.."
 SYNAPSE_STRESS_SECS=${SECS:-30} \
 SYNAPSE_STRESS_WRITERS=${WRITERS:-8} \
 SYNAPSE_STRESS_HOOKS=${HOOKS:-8} \
-    cargo test --release --locked --test concurrency -- --nocapture
+    cargo test --release --locked --test integration -- --nocapture concurrency::

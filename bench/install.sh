@@ -11,8 +11,8 @@ RUNS=${RUNS:-3}
 for client in pinned newest; do
     figures=()
     for _ in $(seq "$RUNS"); do
-        out=$(cargo test --quiet --test e2e_install -- --ignored --nocapture --exact \
-            "the_first_session_downloads_and_a_later_one_injects::case_$([ $client = pinned ] && echo 1_pinned || echo 2_newest)" 2>&1) ||
+        out=$(cargo test --quiet --test integration -- --ignored --nocapture --exact \
+            "e2e_install::the_first_session_downloads_and_a_later_one_injects::case_$([ $client = pinned ] && echo 1_pinned || echo 2_newest)" 2>&1) ||
             { echo "$out" >&2; echo "bench/install.sh: the test failed" >&2; exit 2; }
         figure=$(sed -n 's/^install to the first injected memory: \([0-9.]*\) s$/\1/p' <<<"$out")
         [ -n "$figure" ] || { echo "$out" >&2; echo "bench/install.sh: no figure printed" >&2; exit 2; }

@@ -1,4 +1,4 @@
-//! Issue 38's measurement: would a static-embedding lane help recall? (docs/relevance.md)
+//! A measurement: would a static-embedding lane help recall? (docs/relevance.md)
 //!
 //! `cargo run --release --example static_lane -- SET_DIR VECTORS [--half dev|test|all] [--k 60]
 //! [--depth 40] [--weight 1]`

@@ -10,7 +10,7 @@
 //!   ranks the memories with recall, and the frame drawn after it;
 //! - `redraw`: a frame drawn with nothing changed.
 //!
-//! Targets (issue 36): open under 100 ms, a keystroke's redraw under 16 ms. It prints one JSON
+//! Targets: open under 100 ms, a keystroke's redraw under 16 ms. It prints one JSON
 //! object with the medians; it never touches the user's store.
 
 mod common;

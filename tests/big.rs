@@ -3,7 +3,7 @@
 //! byte. The largest memory is refused with an error naming the limit. (How fast: `bench/big.sh`;
 //! no test here times anything.)
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 use std::process::Output;

@@ -3,7 +3,7 @@
 //! lists, in order, with the memories each replaces. The rules were written from the `dev` half;
 //! the `test` half is held to the same bar.
 //!
-//! `cargo test --test capture -- --nocapture` prints how many replies of each half are right.
+//! `cargo test --test integration -- --nocapture capture::` prints how many replies of each half are right.
 
 use rstest::rstest;
 use serde::Deserialize;

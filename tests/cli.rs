@@ -1,6 +1,6 @@
 //! The `synapse` command line end to end: the real binary over a temporary data folder.
 
-mod common;
+use crate::common;
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -305,7 +305,7 @@ fn supersedes_hides_the_old_memory_until_restored() {
     assert_eq!(found, [old, new]);
 }
 
-/// Issue 33: a write names the live memories close to it, so the writer can replace the older
+/// A write names the live memories close to it, so the writer can replace the older
 /// in the same step.
 #[test]
 fn remembering_a_new_value_names_the_older_memory_as_similar() {
@@ -766,8 +766,8 @@ fn import_from_an_instruction_file_splits_at_items_with_file_line_sources(
     );
 }
 
-/// `synapse import CLAUDE.md` used to list every line as bad JSON: a Markdown file or a folder
-/// without `--from` is refused with the command that reads it, and nothing is stored.
+/// A Markdown file or a folder given to `synapse import` without `--from` is refused with the
+/// command that reads it (not listed line by line as bad JSON), and nothing is stored.
 #[rstest]
 #[case::markdown("CLAUDE.md", "--from markdown")]
 #[case::agents_md("AGENTS.md", "--from agents-md")]
@@ -1521,7 +1521,7 @@ fn the_launcher_passes_over_binaries_installed_for_another_version() {
     assert!(!again.contains("the plugin was updated"), "{again}");
 }
 
-/// Issue 36: a verb that only reads creates no data folder and no store where there is none; it
+/// A verb that only reads creates no data folder and no store where there is none; it
 /// finds no memories and names the folder it looked in. A write still creates both.
 #[rstest]
 #[case::list(&["list"])]
@@ -1568,7 +1568,7 @@ fn listing_a_missing_data_folder_says_where_it_looked() {
     assert!(env.data.join("synapse.db").is_file());
 }
 
-/// Issue 36: an empty list names the project it looked at and the data folder it looked in.
+/// An empty list names the project it looked at and the data folder it looked in.
 #[test]
 fn an_empty_list_names_its_project_and_data_folder() {
     let env = Env::new();
@@ -1593,7 +1593,7 @@ fn an_empty_list_names_its_project_and_data_folder() {
     );
 }
 
-/// Issue 36: `forget` and `restore` take several ids, as `share` does: each is reported, and a bad
+/// `forget` and `restore` take several ids, as `share` does: each is reported, and a bad
 /// one is named while the others are done and it changes nothing.
 #[test]
 fn forget_and_restore_take_several_ids_and_name_the_bad_ones() {

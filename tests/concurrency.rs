@@ -9,7 +9,7 @@
 //!
 //! `SYNAPSE_STRESS_SECS` (default 3), `SYNAPSE_STRESS_WRITERS` (8), `SYNAPSE_STRESS_HOOKS` (8).
 
-mod common;
+use crate::common;
 
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;

@@ -3,7 +3,7 @@
 //! integrity check, and holds every write that was acknowledged before the kill; a spooled
 //! lesson is stored exactly once however often its drain is cut short.
 
-mod common;
+use crate::common;
 
 use std::collections::HashMap;
 use std::io::Write;

@@ -4,7 +4,7 @@
 //! The whole fixture goes into one project store, so a finding that pairs memories of two
 //! different entries counts against precision, as it would for a user.
 
-mod common;
+use crate::common;
 
 use std::collections::{BTreeSet, HashMap};
 use std::path::PathBuf;
@@ -223,9 +223,7 @@ fn assert_thresholds(loaded: &Loaded, findings: &[Finding], label: &str) {
     // Floors, not goals. These fixtures put every labeled pair into one store, so pairs of
     // unrelated entries that share two words and a different value ("Redis runs on port 6379",
     // "the webpack dev server runs on port 8080") count against precision: the changed-value rule
-    // (`drift::value`, tuned on the corpus's dev half) costs it here (0.975 before that rule,
-    // 0.61 / 0.71 / 0.79 after, 0.67 / 0.73 / 0.80 since the rules of issue 12's third pass,
-    // 0.65 / 0.75 / 0.80 since the one-value rule of the fourth).
+    // (`drift::value`, tuned on the corpus's dev half) costs it here.
     // `tests/drift_corpus.rs` measures the detector; these pin it.
     assert!(
         cp >= 0.65 && cr >= 0.85,
@@ -260,7 +258,7 @@ fn audit_meets_the_thresholds_on_the_fixture() {
 fn audit_meets_the_thresholds_on_the_second_fixture() {
     let loaded = load_from("tests/fixtures/drift_holdout.toml");
     let findings = drift::audit(&loaded.store, &loaded.scope).unwrap();
-    // Once held out, now read while tuning: a second fixture, no longer a held-out measure.
+    // A second fixture, read while tuning: not a held-out measure.
     assert_thresholds(&loaded, &findings, "second fixture audit");
 }
 
@@ -598,7 +596,7 @@ fn a_note_on_another_subject_is_no_version_in_a_chain() {
     assert!(pairs.contains(&(five, eight)), "{audit}");
 }
 
-/// Issue 36: a memory naming three gone paths is reported for all three, not the first only: in
+/// A memory naming three gone paths is reported for all three, not the first only: in
 /// JSON as `paths` beside `why`, and in the text a person reads.
 #[test]
 fn every_gone_path_of_a_memory_is_reported() {

@@ -3,9 +3,7 @@
 //! CLI, its checkout made with the paths it lists, and `synapse drift --json` judged against the
 //! labels. Rules are tuned on the `dev` half; the `test` half is measured for the report.
 //!
-//! `cargo test --release --test drift_corpus -- --nocapture` prints both halves.
-
-mod common;
+//! `cargo test --release --test integration -- --nocapture drift_corpus::` prints both halves.
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::fmt::Write as _;

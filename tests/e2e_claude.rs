@@ -12,7 +12,7 @@
 //! depends on the model and client version, so the checks look for substrings in the text of
 //! `messages`, never at fixed positions.
 
-mod common;
+use crate::common;
 
 use std::collections::VecDeque;
 use std::fs::{self, File};
@@ -1431,7 +1431,7 @@ fn a_plugin_path_with_a_space_runs_the_hooks_the_drift_command_and_the_mcp_serve
     );
 }
 
-/// Write-time replacement in the real client (issue 33): a reply's `remember (replaces #N): ...`
+/// Write-time replacement in the real client: a reply's `remember (replaces #N): ...`
 /// line supersedes memory N exactly once, through the Stop hook.
 #[rstest]
 #[case::pinned(Client::Pinned)]
@@ -1487,7 +1487,7 @@ fn the_remember_tool_replaces_the_memory_it_names(#[case] client: Client) {
 /// What the client answers, in `-p` mode, for a tool the user has not allowed (both clients).
 const NOT_GRANTED: &str = "but you haven't granted it yet";
 
-/// Reading needs no grant (issue 34): the PreToolUse hook in plugin.json allows `recall`,
+/// Reading needs no grant: the PreToolUse hook in plugin.json allows `recall`,
 /// `readmemory` and `drift`, so with no `--allowedTools` and no settings the model's calls of
 /// them run (where a call that needs a grant is refused in `-p` mode, as a prompt would ask in a
 /// terminal). `remember` writes, so it still needs the user's grant: refused, nothing stored. And
@@ -1786,7 +1786,7 @@ fn session_block(run: &Run) -> String {
     text[at..].to_owned()
 }
 
-/// Issue 36: the person sees Synapse's line (stream-json carries what the SessionStart hook
+/// The person sees Synapse's line (stream-json carries what the SessionStart hook
 /// printed, and the newest client shows the Stop hook's message), while the model is given
 /// the same block, byte for byte, as with `notice = "off"`, when the hook prints it as plain
 /// text as before; and a Stop hook's line makes no second model call.
@@ -1858,7 +1858,7 @@ fn the_person_sees_a_line_and_the_model_the_same_block(#[case] client: Client) {
     }
 }
 
-/// Issue 36: before a compaction the summary is asked for the session's lessons (the client
+/// Before a compaction the summary is asked for the session's lessons (the client
 /// adds a PreCompact hook's plain output to the summary's instructions), and after it the
 /// `remember:` lines of the summary are kept.
 #[rstest]
@@ -1907,7 +1907,7 @@ fn a_compaction_asks_the_summary_for_lessons_and_keeps_them(#[case] client: Clie
     }
 }
 
-/// Issue 36: in the interactive client, as a person runs it, Synapse's lines are on the screen:
+/// In the interactive client, as a person runs it, Synapse's lines are on the screen:
 /// the session start's, and the one saying a `remember:` line typed in a prompt was saved.
 /// tmux runs the client in a terminal, with onboarding and the folder's trust already answered
 /// in a fresh HOME, against the fake API.

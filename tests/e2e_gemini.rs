@@ -12,7 +12,7 @@
 //! `<hook_context>...</hook_context>` and a blank line; BeforeAgent's is a text of its own after
 //! the prompt, in the same wrapper.
 
-mod common;
+use crate::common;
 
 use std::collections::VecDeque;
 use std::fs::{self, File};

@@ -12,7 +12,7 @@
 //! `.ci/node`; `newest`: `SYNAPSE_CLAUDE_NEWEST` or `.ci/node-newest`). A plain `cargo test`
 //! lists them as ignored; the README's test command (`.ci/test`) runs them.
 
-mod common;
+use crate::common;
 
 use std::collections::HashMap;
 use std::fs;

@@ -9,7 +9,7 @@
 //! (`SYNAPSE_GEMINI`), Codex CLI from `.ci/codex` (`SYNAPSE_CODEX`). A plain `cargo test` lists
 //! these tests as ignored; the README's test command (`.ci/test`) runs them.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::fs;

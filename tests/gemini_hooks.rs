@@ -3,7 +3,7 @@
 //! client: what they print is Gemini's JSON or nothing, what they record, and what they make of
 //! Claude Code's files. tests/e2e_gemini.rs runs them in the real client.
 
-mod common;
+use crate::common;
 
 use std::fs;
 use std::path::{Path, PathBuf};

@@ -1,7 +1,7 @@
 //! The hook binaries, run as Claude Code runs them: a JSON payload on stdin, in a git
 //! repository with a branch and changed files, against a real store on disk.
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 use std::process::Output;
@@ -634,9 +634,8 @@ fn log_text(repo: &Repo) -> String {
     std::fs::read_to_string(repo.data.join("synapse.log")).unwrap_or_default()
 }
 
-/// Issue 33: `remember (replaces #N): ...` in a reply replaces N once, recorded as a supersede,
-/// and the next block tells the session what it replaced, once. The reply syntax is parsed by
-/// `lessons::marked` (issue 33's capture work): until it is, this test fails.
+/// `remember (replaces #N): ...` in a reply replaces N once, recorded as a supersede, and the
+/// next block tells the session what it replaced, once.
 #[test]
 fn a_reply_replaces_a_memory_the_session_was_given_once_and_the_next_block_says_so() {
     let repo = Repo::new();
@@ -665,9 +664,8 @@ fn a_reply_replaces_a_memory_the_session_was_given_once_and_the_next_block_says_
         .contains(&said));
 }
 
-/// Issue 33: a reply naming a memory the session cannot see (another project's) replaces
-/// nothing; the refusal is logged and the lesson kept. Fails until `lessons::marked` parses the
-/// reply syntax, as above.
+/// A reply naming a memory the session cannot see (another project's) replaces nothing; the
+/// refusal is logged and the lesson kept.
 #[test]
 fn a_reply_replacing_another_project_s_memory_is_refused_logged_and_the_lesson_kept() {
     let repo = Repo::new();
@@ -1080,8 +1078,9 @@ fn hooks_can_be_switched_off() {
     assert_eq!(repo.bodies().len(), 1);
 }
 
-/// A reply whose lesson put a multibyte character where the old masker cut bytes made the Stop
-/// hook panic (exit 101, the secret in the panic message, the later lessons lost).
+/// A secret with a multibyte character in a reply's lesson is masked on character boundaries:
+/// the Stop hook does not panic (exit 101, the secret in the panic message, the later lessons
+/// lost).
 #[test]
 fn a_multibyte_secret_in_a_lesson_is_masked_and_the_next_lesson_kept() {
     let repo = Repo::new();
@@ -1132,7 +1131,7 @@ fn a_panic_in_a_hook_is_silent_and_logged_without_the_payload(
     assert!(!log.contains("hunter2"), "{log}");
 }
 
-/// Issue 36: at a session's start the person sees one line of what the model was given and
+/// At a session's start the person sees one line of what the model was given and
 /// what was left out and why; `notice = "off"` prints the model's context alone, as plain text,
 /// byte for byte the context the line's JSON carries.
 #[test]

@@ -4,7 +4,7 @@
 //! archive packed from where cargo built. A copy of the plugin's files stands for an installed
 //! plugin (no `target/`), on a PATH without Rust; release files are served on 127.0.0.1.
 
-mod common;
+use crate::common;
 
 use std::collections::HashMap;
 use std::fs;

@@ -6,7 +6,7 @@
 //! by a plain `cargo test`; `.ci/test` runs them, and without the clients they fail and say so:
 //! they are never skipped.
 
-mod common;
+use crate::common;
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -609,7 +609,7 @@ fn supersedes_of(fx: &Fixture, id: i64) -> Vec<Value> {
         .collect()
 }
 
-/// Issue 33: the tool names the live memories close to a new one, and replaces one id or a list
+/// The tool names the live memories close to a new one, and replaces one id or a list
 /// of them in the same call, each once.
 #[test]
 fn remember_names_similar_memories_and_supersedes_one_id_or_a_list() {

@@ -1,6 +1,6 @@
 //! Exact reading (DESIGN §8): pages of a memory's stored bytes, through the library and the CLI.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::Output;

@@ -13,9 +13,8 @@
 //! when they were last measured (a floor against regressions, not a target to tune for), and
 //! held-out misses are printed by kind only.
 
-mod common;
-#[path = "fixtures/secrets/corpus.rs"]
-mod secrets_corpus;
+use crate::common;
+use crate::secrets_corpus;
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};

@@ -1,9 +1,9 @@
 //! Claude Code's own memory files as Synapse's sources, through the real hook binaries over a
-//! real store: the fixture of issue 32 (tests/common/claude_memory.rs), folded as the hooks find
+//! real store: the fixture of tests/common/claude_memory.rs, folded as the hooks find
 //! it, injected where the client would not show it, never where it does, and followed as it is
 //! edited and deleted.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

@@ -1,4 +1,4 @@
-//! Drift over Claude Code's own files (issue 32): a fixture home and repository, folded by
+//! Drift over Claude Code's own files: a fixture home and repository, folded by
 //! `synapse drift FILE`, audited through the real CLI with `HOME` and `SYNAPSE_DATA` of its own.
 
 use std::path::{Path, PathBuf};

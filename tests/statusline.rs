@@ -1,6 +1,6 @@
 //! `synapse statusline` end to end: the real binary fed Claude Code's status-line input.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::Output;

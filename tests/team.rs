@@ -1,7 +1,7 @@
 //! Team memory through git, with real repositories: two clones of one bare remote, each with its
 //! own store, sharing through `.synapse/memories.jsonl` and the real hook binaries.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

@@ -1,8 +1,8 @@
-//! Tidying from the command line (issue 36): `supersede` with several ids, `list` with its
+//! Tidying from the command line: `supersede` with several ids, `list` with its
 //! source, age, filters and pages, and drift findings settled one by one or in bulk. The real
 //! binary over a temporary data folder.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::Output;
@@ -366,7 +366,7 @@ fn list_pages_through_everything_and_says_what_is_next() {
             &json!("synapse list --limit 3 --page 3 --json")
         )
     );
-    // A script that asks for no page gets every memory, as before pages.
+    // A script that asks for no page gets every memory.
     let whole = env.json(&["list"]);
     assert_eq!(whole["memories"].as_array().unwrap().len(), 7);
     assert!(whole["next"].is_null() && whole["limit"].is_null());

@@ -5,7 +5,7 @@
 //! It needs tmux, so a plain `cargo test` lists it as ignored; the README's test command
 //! (`.ci/test`) installs tmux and runs it. Without tmux it fails and says so.
 
-mod common;
+use crate::common;
 
 use common::tmux::Tmux;
 

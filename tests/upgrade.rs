@@ -4,7 +4,7 @@
 //! The old files are made here from the schema as those versions wrote it (copied, frozen, into
 //! this file), not by undoing today's migrations.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::Output;

@@ -374,9 +374,9 @@ fn a_key_ending_in_auth_names_credentials() {
     cases.report();
 }
 
-/// Forms a fifth development set (`dev5.toml`) found unread: each was a leak before.
+/// Forms of the development set `dev5.toml`: each is masked.
 #[test]
-fn forms_of_the_fifth_set() {
+fn forms_of_dev5() {
     let cases = Cases::default();
     // Make's conditional and appending assignments
     cases.masks("DB_PASS ?= Kv7.mQ2x", "DB_PASS ?= [secret]");

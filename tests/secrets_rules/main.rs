@@ -20,11 +20,10 @@ mod mixed;
 mod pem;
 mod prose;
 mod robustness;
-#[path = "../fixtures/secrets/corpus.rs"]
-mod secrets_corpus;
 mod tokens;
 mod urls;
 
+use crate::secrets_corpus;
 use synapse::secrets::{mask, Found, MARKER};
 
 /// Every `Found::at` is a marker, and every marker in the text was found (the text itself
