@@ -88,18 +88,7 @@ impl Place {
     pub fn json_in(&self, cwd: &Path, args: &[&str], stdin: &[u8]) -> Value {
         let mut args = args.to_vec();
         args.push("--json");
-        let out = self.synapse_in(cwd, &args, stdin);
-        assert!(
-            out.status.success(),
-            "synapse {args:?} failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-            panic!(
-                "synapse {args:?} printed no JSON ({e}): {}",
-                String::from_utf8_lossy(&out.stdout)
-            )
-        })
+        json_of(&args, &self.synapse_in(cwd, &args, stdin))
     }
 
     /// Run `synapse args` in the repository, expect exit 1 and a `synapse: ` message; the
@@ -129,4 +118,19 @@ impl Place {
         );
         String::from_utf8(out.stdout).unwrap()
     }
+}
+
+/// What `synapse args` printed as JSON, failing unless it succeeded.
+pub fn json_of(args: &[&str], out: &Output) -> Value {
+    assert!(
+        out.status.success(),
+        "synapse {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "synapse {args:?} printed no JSON ({e}): {}",
+            String::from_utf8_lossy(&out.stdout)
+        )
+    })
 }
