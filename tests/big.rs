@@ -4,11 +4,9 @@
 //! no test here times anything.)
 
 use crate::common;
+use common::place::Place;
 
-use std::path::PathBuf;
-use std::process::Output;
-
-use serde_json::{json, Value};
+use serde_json::json;
 
 const MIB: usize = 1 << 20;
 
@@ -40,55 +38,9 @@ fn log(n: usize, bytes: usize) -> String {
     text
 }
 
-struct Place {
-    _dir: tempfile::TempDir,
-    repo: PathBuf,
-    data: PathBuf,
-}
-
-impl Place {
-    fn new() -> Place {
-        let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
-        let repo = dir.path().join("repo");
-        common::git_repo(&repo, "deploy-canary");
-        Place {
-            data: dir.path().join("data"),
-            repo: repo.canonicalize().unwrap(),
-            _dir: dir,
-        }
-    }
-
-    fn synapse(&self, args: &[&str], stdin: &[u8]) -> Output {
-        common::run_synapse(&self.data, &self.repo, args, stdin)
-    }
-
-    fn json(&self, args: &[&str], stdin: &[u8]) -> Value {
-        let mut args = args.to_vec();
-        args.push("--json");
-        let out = self.synapse(&args, stdin);
-        assert!(
-            out.status.success(),
-            "synapse {args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        serde_json::from_slice(&out.stdout).unwrap()
-    }
-
-    fn hook(&self, name: &str, payload: &Value) -> String {
-        let out = common::run_hook(name, &self.data, payload.to_string().as_bytes(), &[]);
-        assert!(out.status.success() && out.stderr.is_empty(), "{out:?}");
-        assert!(
-            !self.data.join("synapse.log").exists(),
-            "{name} failed: {}",
-            std::fs::read_to_string(self.data.join("synapse.log")).unwrap()
-        );
-        String::from_utf8(out.stdout).unwrap()
-    }
-}
-
 #[test]
 fn memories_of_many_mebibytes_are_handed_over_abridged_and_read_back_whole() {
-    let place = Place::new();
+    let place = Place::new("deploy-canary");
     let sizes = [MIB, 2 * MIB, 4 * MIB, 8 * MIB];
     let mut ids = Vec::new();
     for (n, &size) in sizes.iter().enumerate() {
@@ -175,7 +127,7 @@ fn memories_of_many_mebibytes_are_handed_over_abridged_and_read_back_whole() {
 
 #[test]
 fn a_memory_over_the_limit_is_refused_and_nothing_changes() {
-    let place = Place::new();
+    let place = Place::new("deploy-canary");
     place.json(&["remember", "kept"], b"");
     let huge = "x".repeat(16 * MIB + 1);
     let out = place.synapse(&["remember", "-"], huge.as_bytes());
@@ -258,7 +210,7 @@ fn other_notes() -> String {
 /// A log is still reachable, after them.
 #[test]
 fn a_pasted_log_wins_no_place_over_a_short_note_that_matches_as_well() {
-    let place = Place::new();
+    let place = Place::new("deploy-canary");
     let file = place.repo.join("../notes.jsonl");
     std::fs::write(&file, other_notes()).unwrap();
     place.json(&["import", file.to_str().unwrap()], b"");

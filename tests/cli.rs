@@ -40,18 +40,7 @@ impl Env {
     fn json_in(&self, cwd: &Path, args: &[&str], stdin: &[u8]) -> Value {
         let mut args = args.to_vec();
         args.push("--json");
-        let out = self.run_in(cwd, &args, stdin);
-        assert!(
-            out.status.success(),
-            "synapse {args:?} failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-            panic!(
-                "synapse {args:?} printed no JSON ({e}): {}",
-                String::from_utf8_lossy(&out.stdout)
-            )
-        })
+        common::place::json_of(&args, &self.run_in(cwd, &args, stdin))
     }
 
     fn json(&self, args: &[&str]) -> Value {

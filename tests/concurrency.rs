@@ -9,11 +9,9 @@
 //!
 //! `SYNAPSE_STRESS_SECS` (default 3), `SYNAPSE_STRESS_WRITERS` (8), `SYNAPSE_STRESS_HOOKS` (8).
 
-use crate::common;
+use crate::common::place::Place;
 
 use std::collections::{HashMap, HashSet};
-use std::path::PathBuf;
-use std::process::Output;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -24,34 +22,6 @@ fn setting(name: &str, default: u64) -> u64 {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(default)
-}
-
-/// A git repository (the hooks' project) and a data folder.
-struct Place {
-    _dir: tempfile::TempDir,
-    repo: PathBuf,
-    data: PathBuf,
-}
-
-impl Place {
-    fn new() -> Place {
-        let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
-        let repo = dir.path().join("repo");
-        common::git_repo(&repo, "feature/webhook-retries");
-        Place {
-            data: dir.path().join("data"),
-            repo: repo.canonicalize().unwrap(),
-            _dir: dir,
-        }
-    }
-
-    fn synapse(&self, args: &[&str]) -> Output {
-        common::run_synapse(&self.data, &self.repo, args, b"")
-    }
-
-    fn hook(&self, name: &str, payload: &Value) -> Output {
-        common::run_hook(name, &self.data, payload.to_string().as_bytes(), &[])
-    }
 }
 
 /// What the threads saw acknowledged, and what failed.
@@ -93,7 +63,7 @@ fn writer(place: &Place, w: u64, until: Instant, ledger: &Mutex<Ledger>) {
         let mut full = args.clone();
         full.push("--json".into());
         let refs: Vec<&str> = full.iter().map(String::as_str).collect();
-        let out = place.synapse(&refs);
+        let out = place.synapse(&refs, b"");
         let mut ledger = ledger.lock().unwrap();
         if !out.status.success() {
             ledger.failures.push(format!(
@@ -147,7 +117,7 @@ fn hooks(place: &Place, h: u64, until: Instant, ledger: &Mutex<Ledger>) {
                 )
             }
         };
-        let out = place.hook(name, &payload);
+        let out = place.hook_output(name, &payload);
         let mut ledger = ledger.lock().unwrap();
         ledger.hook_runs += 1;
         // Stop gives the model nothing: at most the person's line of what it saved.
@@ -172,12 +142,15 @@ fn writers_and_hooks_at_once_lose_nothing() {
     let secs = setting("SYNAPSE_STRESS_SECS", 3);
     let writers = setting("SYNAPSE_STRESS_WRITERS", 8);
     let hook_threads = setting("SYNAPSE_STRESS_HOOKS", 8);
-    let place = Place::new();
+    let place = Place::new("feature/webhook-retries");
     for i in 0..20 {
-        let out = place.synapse(&[
-            "remember",
-            &format!("seed {i}: webhook retries back off exponentially from 200 ms"),
-        ]);
+        let out = place.synapse(
+            &[
+                "remember",
+                &format!("seed {i}: webhook retries back off exponentially from 200 ms"),
+            ],
+            b"",
+        );
         assert!(out.status.success(), "{out:?}");
     }
     let ledger = Mutex::new(Ledger::default());
@@ -193,11 +166,11 @@ fn writers_and_hooks_at_once_lose_nothing() {
         }
     });
     // One more write drains whatever the hooks spooled.
-    let out = place.synapse(&["remember", "the last write of the run"]);
+    let out = place.synapse(&["remember", "the last write of the run"], b"");
     assert!(out.status.success(), "{out:?}");
 
     let ledger = ledger.into_inner().unwrap();
-    let listed = place.synapse(&["list", "--all", "--json"]);
+    let listed = place.synapse(&["list", "--all", "--json"], b"");
     let listed: Value = serde_json::from_slice(&listed.stdout).unwrap();
     let rows: HashMap<i64, &Value> = listed["memories"]
         .as_array()

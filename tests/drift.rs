@@ -4,10 +4,9 @@
 //! The whole fixture goes into one project store, so a finding that pairs memories of two
 //! different entries counts against precision, as it would for a user.
 
-use crate::common;
+use crate::common::place::Place;
 
 use std::collections::{BTreeSet, HashMap};
-use std::path::PathBuf;
 
 use serde::Deserialize;
 use serde_json::Value;
@@ -316,45 +315,6 @@ fn hooks_leave_out_only_the_stale_and_the_older_repeat() {
 
 // --- the CLI wiring, end to end -------------------------------------------------------------
 
-struct Cli {
-    _dir: tempfile::TempDir,
-    data: PathBuf,
-    project: PathBuf,
-}
-
-impl Cli {
-    fn new() -> Cli {
-        let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
-        let project = dir.path().join("project");
-        std::fs::create_dir_all(project.join("src")).unwrap();
-        std::fs::write(project.join("src/live.rs"), "fn main() {}").unwrap();
-        git2::Repository::init(&project).unwrap();
-        Cli {
-            data: dir.path().join("data"),
-            project: project.canonicalize().unwrap(),
-            _dir: dir,
-        }
-    }
-
-    fn json(&self, args: &[&str]) -> Value {
-        let mut all = vec!["--json"];
-        all.extend_from_slice(args);
-        let out = common::run_synapse(&self.data, &self.project, &all, b"");
-        assert!(
-            out.status.success(),
-            "{args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        serde_json::from_slice(&out.stdout).unwrap()
-    }
-
-    fn text(&self, args: &[&str]) -> String {
-        let out = common::run_synapse(&self.data, &self.project, args, b"");
-        assert!(out.status.success(), "{args:?}");
-        String::from_utf8(out.stdout).unwrap()
-    }
-}
-
 fn ids(value: &Value) -> Vec<i64> {
     value
         .as_array()
@@ -366,14 +326,17 @@ fn ids(value: &Value) -> Vec<i64> {
 
 #[test]
 fn remember_reports_what_it_contradicts_and_repeats_and_still_stores() {
-    let cli = Cli::new();
-    let first = cli.json(&[
-        "remember",
-        "Payment webhooks retry 3 times with jittered backoff.",
-    ]);
+    let cli = Place::with_live_file();
+    let first = cli.json(
+        &[
+            "remember",
+            "Payment webhooks retry 3 times with jittered backoff.",
+        ],
+        b"",
+    );
     let old = first["id"].as_i64().unwrap();
 
-    let second = cli.json(&["remember", "Payment webhooks now retry 5 times."]);
+    let second = cli.json(&["remember", "Payment webhooks now retry 5 times."], b"");
     let new = second["id"].as_i64().unwrap();
     assert_ne!(new, old, "a contradicting memory is still stored");
     let drift = &second["drift"];
@@ -389,7 +352,7 @@ fn remember_reports_what_it_contradicts_and_repeats_and_still_stores() {
         .unwrap()
         .contains("3 times vs 5 times"));
 
-    let third = cli.json(&["remember", "payment webhooks now retry 5 times"]);
+    let third = cli.json(&["remember", "payment webhooks now retry 5 times"], b"");
     assert_ne!(third["id"], new, "a folded repeat is stored but reported");
     assert!(third["drift"]
         .as_array()
@@ -397,13 +360,13 @@ fn remember_reports_what_it_contradicts_and_repeats_and_still_stores() {
         .iter()
         .any(|f| f["kind"] == "duplicate" && f["certainty"] == "certain" && f["id"] == new));
 
-    let exact = cli.json(&["remember", "payment webhooks now retry 5 times"]);
+    let exact = cli.json(&["remember", "payment webhooks now retry 5 times"], b"");
     assert_eq!(
         exact["duplicate_of"], third["id"],
         "an exact repeat is not stored"
     );
 
-    let text = cli.text(&["remember", "Payment webhooks retry 7 times."]);
+    let text = cli.text(&["remember", "Payment webhooks retry 7 times."], b"");
     assert!(
         text.contains("contradicts") && text.contains("; likely)"),
         "{text}"
@@ -412,18 +375,21 @@ fn remember_reports_what_it_contradicts_and_repeats_and_still_stores() {
 
 #[test]
 fn recall_returns_everything_and_quotes_a_newer_contradiction_it_did_not_match() {
-    let cli = Cli::new();
-    let old = cli.json(&[
-        "remember",
-        "Payment webhooks retry 3 times with jittered backoff.",
-    ])["id"]
+    let cli = Place::with_live_file();
+    let old = cli.json(
+        &[
+            "remember",
+            "Payment webhooks retry 3 times with jittered backoff.",
+        ],
+        b"",
+    )["id"]
         .as_i64()
         .unwrap();
-    let new = cli.json(&["remember", "Payment webhooks now retry 5 times."])["id"]
+    let new = cli.json(&["remember", "Payment webhooks now retry 5 times."], b"")["id"]
         .as_i64()
         .unwrap();
 
-    let found = cli.json(&["recall", "jittered backoff"]);
+    let found = cli.json(&["recall", "jittered backoff"], b"");
     assert_eq!(ids(&found["results"]), [old], "{found}");
     let finding = &found["drift"][0];
     assert_eq!(finding["kind"], "conflict", "{found}");
@@ -433,7 +399,7 @@ fn recall_returns_everything_and_quotes_a_newer_contradiction_it_did_not_match()
     );
     assert_eq!(finding["newer_text"], "Payment webhooks now retry 5 times.");
 
-    let both = cli.json(&["recall", "payment webhooks retry"]);
+    let both = cli.json(&["recall", "payment webhooks retry"], b"");
     assert_eq!(
         ids(&both["results"]).len(),
         2,
@@ -441,22 +407,29 @@ fn recall_returns_everything_and_quotes_a_newer_contradiction_it_did_not_match()
     );
     assert!(both["drift"][0].get("newer_text").is_none(), "{both}");
 
-    let text = cli.text(&["recall", "jittered backoff"]);
+    let text = cli.text(&["recall", "jittered backoff"], b"");
     assert!(text.contains("newer") && text.contains("5 times"), "{text}");
 }
 
 #[test]
 fn drift_audits_a_folder_grouped_by_kind() {
-    let cli = Cli::new();
-    let stale = cli.json(&["remember", "The parser lives in src/gone.rs:40 now."])["id"].clone();
-    cli.json(&["remember", "The entry point is src/live.rs."]);
-    cli.json(&["remember", "Staging API listens on port 8080."]);
-    cli.json(&["remember", "Staging API listens on port 8081."]);
-    cli.json(&["remember", "Use ripgrep, not grep."]);
-    cli.json(&["remember", "use ripgrep not grep"]);
-    cli.json(&["remember", "Build logs go to /tmp/build-logs/latest.txt."]);
+    let cli = Place::with_live_file();
+    let stale = cli.json(
+        &["remember", "The parser lives in src/gone.rs:40 now."],
+        b"",
+    )["id"]
+        .clone();
+    cli.json(&["remember", "The entry point is src/live.rs."], b"");
+    cli.json(&["remember", "Staging API listens on port 8080."], b"");
+    cli.json(&["remember", "Staging API listens on port 8081."], b"");
+    cli.json(&["remember", "Use ripgrep, not grep."], b"");
+    cli.json(&["remember", "use ripgrep not grep"], b"");
+    cli.json(
+        &["remember", "Build logs go to /tmp/build-logs/latest.txt."],
+        b"",
+    );
 
-    let audit = cli.json(&["drift", cli.project.to_str().unwrap()]);
+    let audit = cli.json(&["drift", cli.repo.to_str().unwrap()], b"");
     assert_eq!(audit["stale"].as_array().unwrap().len(), 1, "{audit}");
     assert_eq!(audit["stale"][0]["id"], stale);
     assert!(audit["stale"][0]["why"]
@@ -470,7 +443,7 @@ fn drift_audits_a_folder_grouped_by_kind() {
         .contains("8080 vs 8081"));
     assert_eq!(audit["duplicate"].as_array().unwrap().len(), 1, "{audit}");
 
-    let text = cli.text(&["drift"]);
+    let text = cli.text(&["drift"], b"");
     for word in [
         "stale",
         "conflict",
@@ -482,23 +455,23 @@ fn drift_audits_a_folder_grouped_by_kind() {
     }
     let elsewhere = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
     git2::Repository::init(elsewhere.path()).unwrap();
-    let none = cli.json(&["drift", elsewhere.path().to_str().unwrap()]);
+    let none = cli.json(&["drift", elsewhere.path().to_str().unwrap()], b"");
     assert_eq!(none["count"], 0, "another folder sees nothing: {none}");
 }
 
 #[test]
 fn relative_paths_are_checked_only_for_project_memories() {
-    let cli = Cli::new();
+    let cli = Place::with_live_file();
     let text = "My notes template is docs/template.md.";
-    cli.json(&["remember", "--global", text]);
-    let audit = cli.json(&["drift"]);
+    cli.json(&["remember", "--global", text], b"");
+    let audit = cli.json(&["drift"], b"");
     assert_eq!(
         audit["count"], 0,
         "a global memory has no checkout: {audit}"
     );
 
-    let project = cli.json(&["remember", &format!("In this repo: {text}")])["id"].clone();
-    let audit = cli.json(&["drift"]);
+    let project = cli.json(&["remember", &format!("In this repo: {text}")], b"")["id"].clone();
+    let audit = cli.json(&["drift"], b"");
     assert_eq!(ids(&audit["stale"]), [project.as_i64().unwrap()], "{audit}");
 }
 
@@ -527,13 +500,13 @@ fn ignored_paths_are_never_stale(
     #[case] memory: &str,
     #[case] stale: bool,
 ) {
-    let cli = Cli::new();
+    let cli = Place::with_live_file();
     if let Some(config) = config {
         std::fs::create_dir_all(&cli.data).unwrap();
         std::fs::write(cli.data.join("config.toml"), config).unwrap();
     }
-    cli.json(&["remember", memory]);
-    let audit = cli.json(&["drift"]);
+    cli.json(&["remember", memory], b"");
+    let audit = cli.json(&["drift"], b"");
     assert_eq!(
         audit["stale"].as_array().unwrap().len(),
         usize::from(stale),
@@ -544,26 +517,29 @@ fn ignored_paths_are_never_stale(
 /// A value updated again and again is one chain in `synapse drift`, newest first, shown once.
 #[test]
 fn drift_shows_a_chain_once_newest_first() {
-    let cli = Cli::new();
+    let cli = Place::with_live_file();
     let ids: Vec<i64> = (2..=5)
         .map(|n| {
-            cli.json(&[
-                "remember",
-                &format!("Webhook retries: {n} attempts before giving up."),
-            ])["id"]
+            cli.json(
+                &[
+                    "remember",
+                    &format!("Webhook retries: {n} attempts before giving up."),
+                ],
+                b"",
+            )["id"]
                 .as_i64()
                 .unwrap()
         })
         .collect();
-    cli.json(&["remember", "Use ripgrep, not grep."]);
-    let audit = cli.json(&["drift"]);
+    cli.json(&["remember", "Use ripgrep, not grep."], b"");
+    let audit = cli.json(&["drift"], b"");
     let newest_first: Vec<i64> = ids.iter().rev().copied().collect();
     assert_eq!(
         audit["chains"],
         serde_json::json!([newest_first]),
         "{audit}"
     );
-    let text = cli.text(&["drift"]);
+    let text = cli.text(&["drift"], b"");
     assert_eq!(text.matches("chain: 4 updates").count(), 1, "{text}");
     assert!(
         !text.contains("(older) vs"),
@@ -580,12 +556,12 @@ fn drift_shows_a_chain_once_newest_first() {
 /// needs every two of its members to conflict.
 #[test]
 fn a_note_on_another_subject_is_no_version_in_a_chain() {
-    let cli = Cli::new();
-    let id = |text: &str| cli.json(&["remember", text])["id"].as_i64().unwrap();
+    let cli = Place::with_live_file();
+    let id = |text: &str| cli.json(&["remember", text], b"")["id"].as_i64().unwrap();
     let five = id("Webhook retries: at most 5 attempts before a delivery is dropped");
     id("Failed webhook deliveries are queued for retry in the webhook_retries table");
     let eight = id("Webhook retries: 8 attempts before a delivery is dropped");
-    let audit = cli.json(&["drift"]);
+    let audit = cli.json(&["drift"], b"");
     assert_eq!(audit["chains"], serde_json::json!([]), "{audit}");
     let pairs: Vec<(i64, i64)> = audit["conflict"]
         .as_array()
@@ -600,7 +576,7 @@ fn a_note_on_another_subject_is_no_version_in_a_chain() {
 /// JSON as `paths` beside `why`, and in the text a person reads.
 #[test]
 fn every_gone_path_of_a_memory_is_reported() {
-    let cli = Cli::new();
+    let cli = Place::with_live_file();
     let gone = [
         "src/first_gone.rs",
         "src/second_gone.rs",
@@ -610,15 +586,15 @@ fn every_gone_path_of_a_memory_is_reported() {
         "The parser moved: see {}, {} and {}; src/live.rs stays.",
         gone[0], gone[1], gone[2]
     );
-    let id = cli.json(&["remember", &text])["id"].clone();
+    let id = cli.json(&["remember", &text], b"")["id"].clone();
 
-    let audit = cli.json(&["drift"]);
+    let audit = cli.json(&["drift"], b"");
     let stale = audit["stale"].as_array().unwrap();
     assert_eq!(stale.len(), 1, "one finding for the memory: {audit}");
     assert_eq!(stale[0]["id"], id);
     assert_eq!(stale[0]["paths"], serde_json::json!(gone), "{audit}");
     let why = stale[0]["why"].as_str().unwrap();
-    let said = cli.text(&["drift"]);
+    let said = cli.text(&["drift"], b"");
     for path in gone {
         assert!(why.contains(path), "{path} missing from why: {why}");
         assert!(said.contains(path), "{path} missing from:\n{said}");

@@ -7,6 +7,7 @@
 //! they are never skipped.
 
 use crate::common;
+use common::place::Place;
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -18,7 +19,6 @@ use std::time::Duration;
 use common::MCP_TOOLS;
 use rstest::rstest;
 use serde_json::{json, Value};
-use tempfile::TempDir;
 
 /// How long one answer may take before the test fails (never reached by a working server).
 const ANSWER_WITHIN: Duration = Duration::from_secs(20);
@@ -206,9 +206,10 @@ impl Server {
     }
 }
 
-/// A data folder and two projects (git repositories) with their own memories.
+/// A place (its repository, `project`, and its data folder) and a second project (`other`, a
+/// git repository beside it), each with their own memories.
 struct Fixture {
-    _dir: TempDir,
+    place: Place,
     data: PathBuf,
     project: PathBuf,
     other: PathBuf,
@@ -216,31 +217,23 @@ struct Fixture {
 
 impl Fixture {
     fn new() -> Fixture {
-        let dir = tempfile::tempdir().unwrap();
-        let data = dir.path().join("data");
-        let project = dir.path().join("payments");
-        let other = dir.path().join("website");
-        common::git_repo(&project, "main");
+        let place = Place::new("main");
+        let other = place.root.join("website");
         common::git_repo(&other, "main");
         Fixture {
-            data,
-            project,
+            data: place.data.clone(),
+            project: place.repo.clone(),
             other,
-            _dir: dir,
+            place,
         }
     }
 
     /// `synapse remember` from `cwd` with `text` on stdin; the new id.
     fn remember_in(&self, cwd: &Path, text: &str) -> i64 {
-        let out = common::run_synapse(
-            &self.data,
-            cwd,
-            &["remember", "--json", "--source", "test"],
-            text.as_bytes(),
-        );
-        assert!(out.status.success(), "remember: {out:?}");
-        let value: Value = serde_json::from_slice(&out.stdout).unwrap();
-        value["id"].as_i64().unwrap()
+        let args = ["remember", "--source", "test"];
+        self.place.json_in(cwd, &args, text.as_bytes())["id"]
+            .as_i64()
+            .unwrap()
     }
 
     fn server(&self) -> Server {
@@ -596,11 +589,7 @@ fn remember_reports_duplicates_contradictions_missing_paths_and_masks_secrets() 
 
 /// The supersede actions recorded for memory `id`, each with the memory that replaced it.
 fn supersedes_of(fx: &Fixture, id: i64) -> Vec<Value> {
-    let args = ["history", &id.to_string(), "--json"];
-    let out = common::run_synapse(&fx.data, &fx.project, &args, b"");
-    assert!(out.status.success(), "history: {out:?}");
-    let history: Value = serde_json::from_slice(&out.stdout).unwrap();
-    history["history"]
+    fx.place.json(&["history", &id.to_string()], b"")["history"]
         .as_array()
         .unwrap()
         .iter()

@@ -1,8 +1,10 @@
 //! Drift over Claude Code's own files: a fixture home and repository, folded by
 //! `synapse drift FILE`, audited through the real CLI with `HOME` and `SYNAPSE_DATA` of its own.
 
+use crate::common::place::Place;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 use std::time::{Duration, SystemTime};
 
 use serde_json::Value;
@@ -41,37 +43,28 @@ const MEMORY_MD: &str = "- [Retries](retries.md): the HTTP client's retry limit
 ";
 
 struct Fixture {
-    _dir: tempfile::TempDir,
+    place: Place,
     home: PathBuf,
-    data: PathBuf,
     repo: PathBuf,
     memory: PathBuf,
 }
 
 impl Fixture {
     fn new() -> Fixture {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().canonicalize().unwrap();
-        let (home, data, repo) = (root.join("home"), root.join("data"), root.join("repo"));
+        let place = Place::new("main");
         for existing in ["scripts/deploy.sh", "src/api/handlers.rs", "docs/setup.md"] {
-            write(&repo.join(existing), "x");
+            place.write(existing, "x");
         }
-        let init = Command::new("git")
-            .args(["init", "-q"])
-            .current_dir(&repo)
-            .output()
-            .unwrap();
-        assert!(init.status.success(), "{init:?}");
-        write(&repo.join("CLAUDE.md"), CLAUDE_MD);
-        let key = synapse::sources::client::folder_key(&repo.to_string_lossy());
+        place.write("CLAUDE.md", CLAUDE_MD);
+        let home = place.home();
+        let key = synapse::sources::client::folder_key(&place.repo.to_string_lossy());
         let memory = home.join(".claude/projects").join(key).join("memory");
         write(&memory.join("MEMORY.md"), MEMORY_MD);
         Fixture {
-            _dir: dir,
             home,
-            data,
-            repo,
+            repo: place.repo.clone(),
             memory,
+            place,
         }
     }
 
@@ -93,15 +86,7 @@ impl Fixture {
     }
 
     fn synapse(&self, args: &[&str]) -> Output {
-        Command::new(env!("CARGO_BIN_EXE_synapse"))
-            .args(args)
-            .env("HOME", &self.home)
-            .env("SYNAPSE_DATA", &self.data)
-            .env_remove("CLAUDE_CONFIG_DIR")
-            .env_remove("CLAUDE_CODE_DISABLE_AUTO_MEMORY")
-            .current_dir(&self.repo)
-            .output()
-            .unwrap()
+        self.place.synapse(args, b"")
     }
 
     fn json(&self, args: &[&str]) -> Value {

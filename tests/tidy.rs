@@ -3,100 +3,35 @@
 //! binary over a temporary data folder.
 
 use crate::common;
+use common::place::Place;
 
-use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use serde_json::{json, Value};
-use tempfile::TempDir;
+use serde_json::json;
 
-/// A temporary folder holding the data folder (`data/`) and a git checkout (`project/`, with
-/// `src/live.rs`) that the commands run in. Under the build's own temporary folder: a checkout
-/// under /tmp would be exempt from stale checks.
-struct Env {
-    _dir: TempDir,
-    data: PathBuf,
-    project: PathBuf,
+/// What these tests ask of a place beyond running commands.
+trait Tidying {
+    /// Remember `text` in `project` (more options in `extra`) and return its id.
+    fn remember(&self, text: &str, project: &str, extra: &[&str]) -> i64;
+    /// The ids `list --json` gives with `args`, here (the project's and the global memories).
+    fn listed_here(&self, args: &[&str]) -> Vec<i64>;
+    /// A memory's history: each action and the other memory it names.
+    fn history(&self, id: i64) -> Vec<(String, Option<i64>)>;
 }
 
-impl Env {
-    fn new() -> Env {
-        let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
-        let project = dir.path().join("project");
-        std::fs::create_dir_all(project.join("src")).unwrap();
-        std::fs::write(project.join("src/live.rs"), "fn main() {}").unwrap();
-        common::git_repo(&project, "main");
-        Env {
-            data: dir.path().join("data"),
-            project: project.canonicalize().unwrap(),
-            _dir: dir,
-        }
-    }
-
-    fn root(&self) -> &Path {
-        &self.project
-    }
-
-    /// The project's key, as `--project` takes it.
-    fn key(&self) -> &str {
-        self.project.to_str().unwrap()
-    }
-
-    fn run_with(&self, args: &[&str], stdin: &[u8]) -> Output {
-        common::run_synapse(&self.data, self.root(), args, stdin)
-    }
-
-    /// Run, expect success, and return standard output.
-    fn ok(&self, args: &[&str]) -> String {
-        self.ok_with(args, b"")
-    }
-
-    fn ok_with(&self, args: &[&str], stdin: &[u8]) -> String {
-        let out = self.run_with(args, stdin);
-        assert!(
-            out.status.success(),
-            "synapse {args:?} failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8(out.stdout).unwrap()
-    }
-
-    /// Run with `--json`, expect success, and parse standard output.
-    fn json(&self, args: &[&str]) -> Value {
-        let mut args = args.to_vec();
-        args.push("--json");
-        let out = self.ok(&args);
-        serde_json::from_str(&out)
-            .unwrap_or_else(|e| panic!("synapse {args:?} printed no JSON ({e}): {out}"))
-    }
-
-    /// Run, expect exit 1 and a `synapse: ` message; return the message.
-    fn fail(&self, args: &[&str]) -> String {
-        self.fail_with(args, b"")
-    }
-
-    fn fail_with(&self, args: &[&str], stdin: &[u8]) -> String {
-        let out = self.run_with(args, stdin);
-        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-        assert_eq!(out.status.code(), Some(1), "synapse {args:?}: {stderr}");
-        assert!(stderr.starts_with("synapse: "), "message: {stderr}");
-        stderr
-    }
-
-    /// Remember `text` in `project` (more options in `extra`) and return its id.
+impl Tidying for Place {
     fn remember(&self, text: &str, project: &str, extra: &[&str]) -> i64 {
         let mut args = vec!["remember", text, "--project", project];
         args.extend(extra);
-        let out = self.json(&args);
+        let out = self.json(&args, b"");
         assert!(out["duplicate_of"].is_null(), "{out}");
         out["id"].as_i64().unwrap()
     }
 
-    /// The ids `list --json` gives with `args`, here (the project's and the global memories).
     fn listed_here(&self, args: &[&str]) -> Vec<i64> {
         let mut all = vec!["list"];
         all.extend(args);
-        self.json(&all)["memories"]
+        self.json(&all, b"")["memories"]
             .as_array()
             .unwrap()
             .iter()
@@ -105,7 +40,7 @@ impl Env {
     }
 
     fn history(&self, id: i64) -> Vec<(String, Option<i64>)> {
-        self.json(&["history", &id.to_string()])["history"]
+        self.json(&["history", &id.to_string()], b"")["history"]
             .as_array()
             .unwrap()
             .iter()
@@ -125,12 +60,12 @@ fn s(id: i64) -> String {
 
 #[test]
 fn supersede_replaces_several_old_memories_by_the_last_id() {
-    let env = Env::new();
+    let env = Place::with_live_file();
     let key = env.key();
     let a = env.remember("The cache lives in Redis", key, &[]);
     let b = env.remember("The cache is Redis 6", key, &[]);
     let new = env.remember("The cache lives in Memcached", key, &[]);
-    let said = env.ok(&["supersede", &s(a), &s(b), &s(new)]);
+    let said = env.text(&["supersede", &s(a), &s(b), &s(new)], b"");
     assert_eq!(
         said,
         format!(
@@ -146,39 +81,39 @@ fn supersede_replaces_several_old_memories_by_the_last_id() {
             &("supersede".to_owned(), Some(new))
         );
     }
-    env.ok(&["restore", &s(a), &s(b)]);
-    let out = env.json(&["supersede", &s(a), &s(b), &s(new)]);
+    env.text(&["restore", &s(a), &s(b)], b"");
+    let out = env.json(&["supersede", &s(a), &s(b), &s(new)], b"");
     assert_eq!(
         out,
         json!({"results": [{"superseded": a, "by": new}, {"superseded": b, "by": new}]})
     );
-    let one = env.json(&["restore", &s(a)]);
+    let one = env.json(&["restore", &s(a)], b"");
     assert_eq!(one["undid"], "supersede");
     assert_eq!(
-        env.json(&["supersede", &s(a), &s(new)]),
+        env.json(&["supersede", &s(a), &s(new)], b""),
         json!({"superseded": a, "by": new})
     );
 }
 
 #[test]
 fn supersede_with_one_bad_id_changes_nothing_and_names_it() {
-    let env = Env::new();
+    let env = Place::with_live_file();
     let key = env.key();
     let a = env.remember("Deploys go out on Thursdays", key, &[]);
     let gone = env.remember("Deploys need two approvals", key, &[]);
     let new = env.remember("Deploys go out on Fridays", key, &[]);
-    env.ok(&["forget", &s(gone)]);
-    let said = env.fail(&["supersede", &s(a), "4242", &s(new)]);
+    env.text(&["forget", &s(gone)], b"");
+    let said = env.fail(&["supersede", &s(a), "4242", &s(new)], b"");
     assert!(
         said.contains("none of the 2 memories was superseded") && said.contains("no memory 4242"),
         "{said}"
     );
-    let said = env.fail(&["supersede", &s(a), &s(gone), &s(new)]);
+    let said = env.fail(&["supersede", &s(a), &s(gone), &s(new)], b"");
     assert!(
         said.contains(&format!("memory {gone} is already superseded or forgotten")),
         "{said}"
     );
-    let said = env.fail(&["supersede", &s(a), &s(new), &s(new)]);
+    let said = env.fail(&["supersede", &s(a), &s(new), &s(new)], b"");
     assert!(said.contains("cannot supersede itself"), "{said}");
     // The first id was fine, and is still live: nothing was changed.
     let mut live = env.listed_here(&[]);
@@ -188,10 +123,10 @@ fn supersede_with_one_bad_id_changes_nothing_and_names_it() {
 }
 
 /// The ids and source kinds `list --json` gives with `args`, here.
-fn kinds(env: &Env, args: &[&str]) -> Vec<(i64, String)> {
+fn kinds(env: &Place, args: &[&str]) -> Vec<(i64, String)> {
     let mut all = vec!["list"];
     all.extend(args);
-    env.json(&all)["memories"]
+    env.json(&all, b"")["memories"]
         .as_array()
         .unwrap()
         .iter()
@@ -206,7 +141,7 @@ fn kinds(env: &Env, args: &[&str]) -> Vec<(i64, String)> {
 
 #[test]
 fn list_shows_age_and_source_and_filters_by_source() {
-    let env = Env::new();
+    let env = Place::with_live_file();
     let key = env.key();
     let typed = env.remember("Run the tests with cargo nextest", key, &[]);
     let lesson = env.remember(
@@ -219,10 +154,10 @@ fn list_shows_age_and_source_and_filters_by_source() {
         "{}\n",
         json!({"body": "Releases are cut on Mondays", "project": key, "created_at": "2026-01-05T10:00:00Z"})
     );
-    std::fs::write(env.project.join("old.jsonl"), lines).unwrap();
-    env.ok(&["import", "old.jsonl"]);
+    std::fs::write(env.repo.join("old.jsonl"), lines).unwrap();
+    env.text(&["import", "old.jsonl"], b"");
     std::fs::write(
-        env.project.join("CLAUDE.md"),
+        env.repo.join("CLAUDE.md"),
         "# Notes\n\nAlways run clippy before a commit.\n",
     )
     .unwrap();
@@ -251,7 +186,7 @@ fn list_shows_age_and_source_and_filters_by_source() {
     assert!(kinds(&env, &["--source", "team"]).is_empty());
 
     // A person's line: id, age, source, the opening line.
-    let text = env.ok(&["list"]);
+    let text = env.text(&["list"], b"");
     let row = text
         .lines()
         .find(|l| l.contains("The queue drains"))
@@ -268,7 +203,7 @@ fn list_shows_age_and_source_and_filters_by_source() {
         "{imported}"
     );
 
-    let said = env.fail(&["list", "--source", "cli"]);
+    let said = env.fail(&["list", "--source", "cli"], b"");
     assert!(
         said.contains("\"cli\" is not a kind of source")
             && said.contains("typed, lesson, mcp, file, import, team"),
@@ -278,7 +213,7 @@ fn list_shows_age_and_source_and_filters_by_source() {
 
 #[test]
 fn list_since_keeps_what_was_made_since_a_duration_or_a_date() {
-    let env = Env::new();
+    let env = Place::with_live_file();
     let key = env.key();
     let lines: String = [
         ("Old note from last year", "2025-06-01T00:00:00Z"),
@@ -292,8 +227,8 @@ fn list_since_keeps_what_was_made_since_a_duration_or_a_date() {
         )
     })
     .collect();
-    std::fs::write(env.project.join("notes.jsonl"), lines).unwrap();
-    env.ok(&["import", "notes.jsonl"]);
+    std::fs::write(env.repo.join("notes.jsonl"), lines).unwrap();
+    env.text(&["import", "notes.jsonl"], b"");
     let fresh = env.remember("A note made now", key, &[]);
     let all = env.listed_here(&[]);
     assert_eq!(all.len(), 3);
@@ -302,37 +237,37 @@ fn list_since_keeps_what_was_made_since_a_duration_or_a_date() {
     assert_eq!(env.listed_here(&["--since", "2026-11-02"]), [fresh]);
     assert_eq!(env.listed_here(&["--since", "3y"]), all);
     for bad in ["yesterday", "7", "2026-02-30", "5x"] {
-        let said = env.fail(&["list", "--since", bad]);
+        let said = env.fail(&["list", "--since", bad], b"");
         assert!(said.contains("neither a duration"), "{bad}: {said}");
     }
 }
 
 #[test]
 fn list_stale_keeps_only_memories_naming_a_gone_path() {
-    let env = Env::new();
+    let env = Place::with_live_file();
     let key = env.key();
     let stale = env.remember("The parser lives in src/gone.rs now", key, &[]);
     env.remember("The entry point is src/live.rs", key, &[]);
     env.remember("Use ripgrep, not grep", key, &[]);
     assert_eq!(env.listed_here(&["--stale"]), [stale]);
-    assert!(env.ok(&["list", "--stale"]).contains("src/gone.rs"));
-    std::fs::write(env.project.join("src/gone.rs"), "").unwrap();
+    assert!(env.text(&["list", "--stale"], b"").contains("src/gone.rs"));
+    std::fs::write(env.repo.join("src/gone.rs"), "").unwrap();
     assert!(env.listed_here(&["--stale"]).is_empty());
     assert!(env
-        .ok(&["list", "--stale"])
+        .text(&["list", "--stale"], b"")
         .starts_with("no memories here match"));
 }
 
 #[test]
 fn list_pages_through_everything_and_says_what_is_next() {
-    let env = Env::new();
+    let env = Place::with_live_file();
     let key = env.key();
     let mut ids: Vec<i64> = (1..=7)
         .map(|n| env.remember(&format!("Numbered note {n}"), key, &[]))
         .collect();
     // Newest first, as listed.
     ids.reverse();
-    let first = env.ok(&["list", "--limit", "3"]);
+    let first = env.text(&["list", "--limit", "3"], b"");
     let shown: Vec<i64> = first
         .lines()
         .filter_map(|l| l.split_whitespace().next()?.parse().ok())
@@ -343,15 +278,15 @@ fn list_pages_through_everything_and_says_what_is_next() {
         "showing 1–3 of 7; next: synapse list --limit 3 --page 2"
     );
     assert_eq!(env.listed_here(&["--limit", "3", "--page", "2"]), ids[3..6]);
-    let last = env.ok(&["list", "--limit", "3", "--page", "3"]);
+    let last = env.text(&["list", "--limit", "3", "--page", "3"], b"");
     assert_eq!(last.lines().last().unwrap(), "showing 7–7 of 7");
-    let past = env.ok(&["list", "--limit", "3", "--page", "4"]);
+    let past = env.text(&["list", "--limit", "3", "--page", "4"], b"");
     assert_eq!(
         past.trim(),
         "page 4 is past the end: 7 memories make 3 page(s) of 3"
     );
 
-    let page = env.json(&["list", "--limit", "3", "--page", "2"]);
+    let page = env.json(&["list", "--limit", "3", "--page", "2"], b"");
     assert_eq!(
         (
             &page["total"],
@@ -367,43 +302,43 @@ fn list_pages_through_everything_and_says_what_is_next() {
         )
     );
     // A script that asks for no page gets every memory.
-    let whole = env.json(&["list"]);
+    let whole = env.json(&["list"], b"");
     assert_eq!(whole["memories"].as_array().unwrap().len(), 7);
     assert!(whole["next"].is_null() && whole["limit"].is_null());
     // The default page of a person's listing is 50.
     for n in 8..=52 {
         env.remember(&format!("Numbered note {n}"), key, &[]);
     }
-    let text = env.ok(&["list"]);
+    let text = env.text(&["list"], b"");
     assert_eq!(text.lines().count(), 51);
     assert_eq!(
         text.lines().last().unwrap(),
         "showing 1–50 of 52; next: synapse list --page 2"
     );
     for bad in [["--limit", "0"], ["--page", "0"]] {
-        let said = env.fail(&["list", bad[0], bad[1]]);
+        let said = env.fail(&["list", bad[0], bad[1]], b"");
         assert!(said.contains(bad[0]), "{said}");
     }
 }
 
 #[test]
 fn list_creates_no_store() {
-    let env = Env::new();
+    let env = Place::with_live_file();
     for args in [
         &["list"][..],
         &[
             "list", "--stale", "--source", "file", "--since", "7d", "--page", "2",
         ],
     ] {
-        let out = env.run_with(args, b"");
+        let out = env.synapse(args, b"");
         assert!(out.status.success(), "{args:?}: {out:?}");
         assert!(!env.data.exists(), "{args:?} created the data folder");
     }
 }
 
 /// The findings `drift --json` reports here, as (kind, id, newer).
-fn findings(env: &Env) -> Vec<(String, i64, Option<i64>)> {
-    let audit = env.json(&["drift"]);
+fn findings(env: &Place) -> Vec<(String, i64, Option<i64>)> {
+    let audit = env.json(&["drift"], b"");
     let mut found = Vec::new();
     for kind in ["stale", "conflict", "duplicate"] {
         for f in audit[kind].as_array().unwrap() {
@@ -418,8 +353,8 @@ fn findings(env: &Env) -> Vec<(String, i64, Option<i64>)> {
 }
 
 /// The state `list --all --json` gives each memory here: (id, superseded_by, forgotten).
-fn states(env: &Env) -> Vec<(i64, Option<i64>, bool)> {
-    let mut all: Vec<(i64, Option<i64>, bool)> = env.json(&["list", "--all"])["memories"]
+fn states(env: &Place) -> Vec<(i64, Option<i64>, bool)> {
+    let mut all: Vec<(i64, Option<i64>, bool)> = env.json(&["list", "--all"], b"")["memories"]
         .as_array()
         .unwrap()
         .iter()
@@ -437,7 +372,7 @@ fn states(env: &Env) -> Vec<(i64, Option<i64>, bool)> {
 
 /// A project with one stale memory, one conflicting pair (a guess) and one duplicate pair
 /// (certain): (stale, conflict older, conflict newer, duplicate older, duplicate newer).
-fn drifting(env: &Env) -> (i64, i64, i64, i64, i64) {
+fn drifting(env: &Place) -> (i64, i64, i64, i64, i64) {
     let key = env.key();
     let stale = env.remember("The parser lives in src/gone.rs now", key, &[]);
     let old = env.remember("The staging API listens on port 8080", key, &[]);
@@ -458,10 +393,10 @@ fn drifting(env: &Env) -> (i64, i64, i64, i64, i64) {
 
 #[test]
 fn a_dismissed_finding_is_not_reported_until_it_is_taken_back() {
-    let env = Env::new();
+    let env = Place::with_live_file();
     let (stale, old, new, dup_old, dup_new) = drifting(&env);
     let before = states(&env);
-    let said = env.ok(&["drift", "--dismiss", &format!("{old}:{new}")]);
+    let said = env.text(&["drift", "--dismiss", &format!("{old}:{new}")], b"");
     assert!(
         said.starts_with(&format!(
             "dismissed the conflict finding on {old} vs newer {new}"
@@ -481,14 +416,14 @@ fn a_dismissed_finding_is_not_reported_until_it_is_taken_back() {
     // Only the dismissal changed: every memory is as it was, its history says so.
     assert_eq!(states(&env), before);
     assert_eq!(env.history(old).last().unwrap(), &(s("dismiss"), Some(new)));
-    let listed = env.json(&["drift", "--dismissed"]);
+    let listed = env.json(&["drift", "--dismissed"], b"");
     assert_eq!(listed["dismissed"][0]["id"], json!(old));
     assert_eq!(listed["dismissed"][0]["kind"], json!("conflict"));
     assert!(env
-        .ok(&["drift"])
+        .text(&["drift"], b"")
         .contains("1 finding(s) dismissed here are not shown"));
 
-    let said = env.ok(&["drift", "--undismiss", &format!("{old}:{new}")]);
+    let said = env.text(&["drift", "--undismiss", &format!("{old}:{new}")], b"");
     assert!(
         said.starts_with("drift reports the conflict finding"),
         "{said}"
@@ -498,7 +433,7 @@ fn a_dismissed_finding_is_not_reported_until_it_is_taken_back() {
         env.history(old).last().unwrap(),
         &(s("undismiss"), Some(new))
     );
-    let again = env.fail(&["drift", "--undismiss", &format!("{old}:{new}")]);
+    let again = env.fail(&["drift", "--undismiss", &format!("{old}:{new}")], b"");
     assert!(again.contains("no dismissed finding"), "{again}");
 }
 
@@ -508,10 +443,10 @@ fn a_dismissed_finding_is_not_reported_until_it_is_taken_back() {
 #[case::yes_alone(&["drift", "--yes"], "--settle")]
 #[case::two_actions(&["drift", "--dismissed", "--settle", "stale"], "cannot be used with")]
 fn bad_drift_settling_is_refused_and_changes_nothing(#[case] args: &[&str], #[case] said: &str) {
-    let env = Env::new();
+    let env = Place::with_live_file();
     drifting(&env);
     let before = states(&env);
-    let out = env.run_with(args, b"");
+    let out = env.synapse(args, b"");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success(), "{args:?}");
     assert!(stderr.contains(said), "{args:?}: {stderr}");
@@ -521,17 +456,17 @@ fn bad_drift_settling_is_refused_and_changes_nothing(#[case] args: &[&str], #[ca
 
 #[test]
 fn a_memory_with_two_findings_needs_its_pair_named() {
-    let env = Env::new();
+    let env = Place::with_live_file();
     let key = env.key();
     let first = env.remember("Use ripgrep, not grep, in src/gone.rs", key, &[]);
     let second = env.remember("use ripgrep not grep in src/gone.rs", key, &[]);
-    let said = env.fail(&["drift", "--dismiss", &first.to_string()]);
+    let said = env.fail(&["drift", "--dismiss", &first.to_string()], b"");
     assert!(
         said.contains(&format!("memory {first} has 2 findings here"))
             && said.contains(&format!("{first}:{second} (duplicate")),
         "{said}"
     );
-    env.ok(&["drift", "--dismiss", &format!("{first}:{second}")]);
+    env.text(&["drift", "--dismiss", &format!("{first}:{second}")], b"");
     let left: Vec<(String, i64, Option<i64>)> = findings(&env)
         .into_iter()
         .filter(|f| f.1 == first)
@@ -541,10 +476,10 @@ fn a_memory_with_two_findings_needs_its_pair_named() {
 
 #[test]
 fn settling_every_certain_one_asks_first_and_does_nothing_without_a_terminal() {
-    let env = Env::new();
+    let env = Place::with_live_file();
     let (stale, ..) = drifting(&env);
     let before = states(&env);
-    let out = env.run_with(&["drift", "--settle", "stale"], b"y\n");
+    let out = env.synapse(&["drift", "--settle", "stale"], b"y\n");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1));
     assert!(
@@ -557,7 +492,7 @@ fn settling_every_certain_one_asks_first_and_does_nothing_without_a_terminal() {
 }
 
 /// Run `synapse args` on a terminal (`script` gives it one), typing `typed`.
-fn on_a_terminal(env: &Env, args: &[&str], typed: &str) -> Output {
+fn on_a_terminal(env: &Place, args: &[&str], typed: &str) -> Output {
     let command = std::iter::once(env!("CARGO_BIN_EXE_synapse"))
         .chain(args.iter().copied())
         .map(|w| format!("'{w}'"))
@@ -568,7 +503,7 @@ fn on_a_terminal(env: &Env, args: &[&str], typed: &str) -> Output {
         .env("SYNAPSE_DATA", &env.data)
         .env("HOME", common::test_home(&env.data))
         .env_remove("CLAUDE_CONFIG_DIR")
-        .current_dir(env.root())
+        .current_dir(&env.repo)
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
@@ -586,7 +521,7 @@ fn on_a_terminal(env: &Env, args: &[&str], typed: &str) -> Output {
 
 #[test]
 fn settling_on_a_terminal_changes_nothing_unless_the_answer_is_yes() {
-    let env = Env::new();
+    let env = Place::with_live_file();
     let (stale, ..) = drifting(&env);
     let before = states(&env);
     let no = on_a_terminal(&env, &["drift", "--settle", "stale"], "n\n");
@@ -610,14 +545,14 @@ fn settling_on_a_terminal_changes_nothing_unless_the_answer_is_yes() {
 
 #[test]
 fn settling_with_yes_acts_on_certain_findings_only_and_each_is_undone() {
-    let env = Env::new();
+    let env = Place::with_live_file();
     let (stale, old, new, dup_old, dup_new) = drifting(&env);
-    let said = env.ok(&["drift", "--settle", "duplicates", "--yes"]);
+    let said = env.text(&["drift", "--settle", "duplicates", "--yes"], b"");
     assert_eq!(
         said,
         format!("superseded {dup_old} by newer {dup_new} (undo: synapse restore {dup_old})\n")
     );
-    let said = env.ok(&["drift", "--settle", "stale", "--yes"]);
+    let said = env.text(&["drift", "--settle", "stale", "--yes"], b"");
     assert_eq!(
         said,
         format!("forgot {stale} (undo: synapse restore {stale})\n")
@@ -641,25 +576,21 @@ fn settling_with_yes_acts_on_certain_findings_only_and_each_is_undone() {
         env.history(stale).last().unwrap(),
         &("forget".to_owned(), None)
     );
-    let again = env.ok(&["drift", "--settle", "stale", "--yes"]);
+    let again = env.text(&["drift", "--settle", "stale", "--yes"], b"");
     assert_eq!(again, "nothing to settle: no certain stale finding here\n");
 
-    env.ok(&["restore", &stale.to_string(), &dup_old.to_string()]);
+    env.text(&["restore", &stale.to_string(), &dup_old.to_string()], b"");
     assert_eq!(findings(&env).len(), 3, "undone");
 }
 
 #[test]
 fn settling_a_piece_of_claude_md_says_the_file_still_holds_it() {
-    let env = Env::new();
+    let env = Place::with_live_file();
     let notes = "# Notes\n\nThe old parser is in src/gone.rs.\n\n# Build\n\n";
-    std::fs::write(
-        env.project.join("CLAUDE.md"),
-        format!("{notes}Run clippy.\n"),
-    )
-    .unwrap();
-    let audit = env.json(&["drift"]);
+    std::fs::write(env.repo.join("CLAUDE.md"), format!("{notes}Run clippy.\n")).unwrap();
+    let audit = env.json(&["drift"], b"");
     let piece = audit["stale"][0]["id"].as_i64().unwrap();
-    let out = env.json(&["drift", "--settle", "stale", "--yes"]);
+    let out = env.json(&["drift", "--settle", "stale", "--yes"], b"");
     let did = out["settled"][0]["did"].as_str().unwrap();
     assert!(
         did.starts_with(&format!("forgot {piece} (CLAUDE.md:3)"))
@@ -669,7 +600,7 @@ fn settling_a_piece_of_claude_md_says_the_file_still_holds_it() {
     );
     // The file is folded again after an edit elsewhere in it: the piece stays forgotten.
     std::fs::write(
-        env.project.join("CLAUDE.md"),
+        env.repo.join("CLAUDE.md"),
         format!("{notes}Run clippy, then the tests.\n"),
     )
     .unwrap();

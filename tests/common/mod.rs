@@ -5,6 +5,7 @@
 
 pub mod claude_memory;
 pub mod http;
+pub mod place;
 pub mod release;
 pub mod tmux;
 
