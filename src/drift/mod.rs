@@ -320,7 +320,7 @@ pub fn check(
     );
     ids.sort_unstable();
     ids.dedup();
-    let origins = Origins::of(store, scope, &ids)?;
+    let origins = Origins::of(store, &ids)?;
     for (m, named) in gone {
         findings.extend(origins.stale(m, named, home.as_deref()));
     }

@@ -593,7 +593,9 @@ fn session_start(
                 "{}\n",
                 inject::status_line(memories, known.saving())
             )),
-            Some(notice::waiting(memories)),
+            Some(
+                notice::waiting(memories) + &notice::sources_left(&known.left).unwrap_or_default(),
+            ),
         ));
     }
     let mut hits = rules_for_files(store, scope, &known, &signal.files)?;
@@ -614,7 +616,8 @@ fn session_start(
     if source == "resume" && offered.text.is_none() {
         return Ok((None, None));
     }
-    let line = notice::session(offered.shown.len(), branch.as_deref(), &offered.left);
+    let line = notice::session(offered.shown.len(), branch.as_deref(), &offered.left)
+        + &notice::sources_left(&known.left).unwrap_or_default();
     Ok((offered.text, Some(line)))
 }
 

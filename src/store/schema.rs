@@ -230,6 +230,33 @@ const MIGRATIONS: &[&str] = &[
         PRIMARY KEY (memory_id, newer, kind, why)
     ) WITHOUT ROWID;
     "#,
+    // 13: source files read as the client reads them, at a bounded cost (`store::sources`): a
+    // file's inode (a file replaced by a rename is a new one), the files it imports (absolute
+    // paths, one a line, whether they exist or not), the importing file or linked folder it was
+    // reached through (`via`), the bytes read when its fold stopped short of its end (`cut`, 0
+    // for a whole file), and why it gave no or fewer memories (`problem`). A row with a negative
+    // size is a file found and not read yet, `modified` its modification time. `source_folders`
+    // keeps a folder's modification time and inode as of its last whole listing (an unchanged
+    // folder gained, lost and renamed nothing) and where the re-check of its files in rotation
+    // stands (`cursor`, the last source id re-checked).
+    r#"
+    ALTER TABLE sources ADD COLUMN ino INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE sources ADD COLUMN imports TEXT;
+    ALTER TABLE sources ADD COLUMN via TEXT;
+    ALTER TABLE sources ADD COLUMN cut INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE sources ADD COLUMN problem TEXT;
+    CREATE INDEX sources_kind ON sources(project, kind);
+    CREATE INDEX sources_waiting ON sources(project, modified) WHERE size < 0;
+    CREATE INDEX sources_cut ON sources(project) WHERE cut > 0 OR problem IS NOT NULL;
+    CREATE TABLE source_folders (
+        project  TEXT NOT NULL,
+        path     TEXT NOT NULL,
+        modified INTEGER NOT NULL,
+        ino      INTEGER NOT NULL,
+        cursor   INTEGER NOT NULL DEFAULT 0,
+        PRIMARY KEY (project, path)
+    ) WITHOUT ROWID;
+    "#,
 ];
 
 /// Synapse's mark in the file's header (`PRAGMA application_id`, "SYNA"), written by migration 7:
@@ -717,7 +744,7 @@ mod tests {
             .conn()
             .pragma_query_value(None, "user_version", |r| r.get(0))
             .unwrap();
-        assert_eq!(version, 12);
+        assert_eq!(version, super::LATEST);
         store
             .dismiss("stale", id, None, "x.rs is gone", &scope)
             .unwrap();
