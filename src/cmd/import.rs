@@ -97,7 +97,14 @@ pub fn run(args: Args, json: bool) -> Result<()> {
         }
         Some(kind) => {
             let (mut store, scope) = args.place.open_to_add()?;
-            let memories = import::memories(kind, file, scope.key(), secrets)?;
+            let here = super::here()?;
+            let checkout = crate::team::checkout(&here);
+            let place = crate::sources::Place::new(&scope, &here, checkout.as_deref());
+            let mut notes = Vec::new();
+            let memories = import::memories(kind, file, &place, secrets, &mut notes)?;
+            for note in notes {
+                eprintln!("synapse: {note}");
+            }
             read_already = kind == Kind::ClaudeMemory
                 && store.settings()?.sources.read
                 && read_by_the_hooks(file, &scope);

@@ -153,26 +153,29 @@ fn list(
         let path = folder.join(name).to_string_lossy().into_owned();
         entries.push((path, i64::try_from(entry.ino()).unwrap_or(i64::MAX)));
     }
-    let rows = store.topic_files(project)?;
+    let known = store.topic_inodes(project)?;
     let mut looks = walk.limits.looks;
     let mut done = whole;
     if whole {
         let there: HashSet<&str> = entries.iter().map(|(p, _)| p.as_str()).collect();
-        for row in rows.iter().filter(|r| !there.contains(r.path.as_str())) {
+        let mut gone = Vec::new();
+        for (path, &(id, _)) in known.iter().filter(|(p, _)| !there.contains(p.as_str())) {
             if looks == 0 {
                 done = false;
                 break;
             }
             looks -= 1;
-            handled.insert(row.path.clone());
-            walk.fold.gone.push(row.clone());
+            handled.insert(path.clone());
+            gone.push(id);
         }
+        walk.fold.gone.extend(store.source_files_by_id(&gone)?);
     }
-    let by_path: HashMap<&str, &SourceFile> = rows.iter().map(|r| (r.path.as_str(), r)).collect();
+    // Entries the store does not know by name and inode: new, or replaced (a rename over them).
+    let mut changed = Vec::new();
     let mut unlooked = 0;
     for (path, ino) in &entries {
-        let before = by_path.get(path.as_str()).copied();
-        if before.is_some_and(|row| row.ino == *ino) {
+        let before = known.get(path.as_str());
+        if before.is_some_and(|&(_, known)| known == *ino) {
             continue;
         }
         if looks == 0 {
@@ -181,13 +184,22 @@ fn list(
         }
         looks -= 1;
         handled.insert(path.clone());
+        changed.push((path, before.map(|&(id, _)| id)));
+    }
+    let ids: Vec<i64> = changed.iter().filter_map(|(_, id)| *id).collect();
+    let rows: HashMap<i64, SourceFile> = store
+        .source_files_by_id(&ids)?
+        .into_iter()
+        .map(|f| (f.id, f))
+        .collect();
+    for (path, id) in changed {
         let Some(stat) = Stat::of(Path::new(path)) else {
             continue;
         };
         offers.push(Offer {
             path: path.clone(),
             stat,
-            before: before.cloned(),
+            before: id.and_then(|id| rows.get(&id).cloned()),
         });
     }
     if unlooked > 0 {

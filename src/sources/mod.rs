@@ -128,6 +128,23 @@ impl Place {
         }
     }
 
+    /// The same place reading `folder` as its auto-memory folder (an import of that folder
+    /// names its files `memory/NAME`, as the fold names the project's own).
+    pub fn reading_memory_in(&self, folder: PathBuf) -> Place {
+        let mut place = self.clone();
+        place.client.memory = folder;
+        place
+    }
+
+    /// The same place naming its files from `folder` (an instruction file imported from
+    /// outside the project is named from its own folder), and following imports inside it.
+    pub fn named_from(&self, folder: PathBuf) -> Place {
+        Place {
+            top: Some(folder),
+            ..self.clone()
+        }
+    }
+
     /// Whether the user approved the project's imports from outside the folder a session works
     /// in (`Client::external_imports_approved`), read once.
     pub fn external_imports_approved(&self) -> bool {

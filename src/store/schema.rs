@@ -238,13 +238,15 @@ const MIGRATIONS: &[&str] = &[
     // size is a file found and not read yet, `modified` its modification time. `source_folders`
     // keeps a folder's modification time and inode as of its last whole listing (an unchanged
     // folder gained, lost and renamed nothing) and where the re-check of its files in rotation
-    // stands (`cursor`, the last source id re-checked).
+    // stands (`cursor`, the last source id re-checked). Rows are looked up by project and kind (a
+    // session reads the few files the client loads by name, never its thousands of topic files).
     r#"
     ALTER TABLE sources ADD COLUMN ino INTEGER NOT NULL DEFAULT 0;
     ALTER TABLE sources ADD COLUMN imports TEXT;
     ALTER TABLE sources ADD COLUMN via TEXT;
     ALTER TABLE sources ADD COLUMN cut INTEGER NOT NULL DEFAULT 0;
     ALTER TABLE sources ADD COLUMN problem TEXT;
+    DROP INDEX sources_project;
     CREATE INDEX sources_kind ON sources(project, kind);
     CREATE INDEX sources_waiting ON sources(project, modified) WHERE size < 0;
     CREATE INDEX sources_cut ON sources(project) WHERE cut > 0 OR problem IS NOT NULL;
@@ -731,7 +733,8 @@ mod tests {
                 ..Default::default()
             };
             let id = store.remember(&memory, &[], &scope).unwrap().id;
-            // Back to version 11 as it shipped: no table of dismissals.
+            // Back to version 11 as it shipped: no table of dismissals (nor what came after).
+            store.conn().execute_batch(UNDO_13).unwrap();
             store
                 .conn()
                 .execute_batch("DROP TABLE dismissed; PRAGMA user_version = 11;")
@@ -750,6 +753,51 @@ mod tests {
             .unwrap();
         assert_eq!(store.dismissals(&scope).unwrap()[0].id, id);
         assert_eq!(store.get(id, &scope).unwrap().unwrap().body, "Use pnpm.");
+    }
+
+    /// What migration 13 added, taken out again: a store back at version 12.
+    const UNDO_13: &str = "
+        DROP TABLE source_folders;
+        DROP INDEX sources_kind;
+        DROP INDEX sources_waiting;
+        DROP INDEX sources_cut;
+        CREATE INDEX sources_project ON sources(project);
+        ALTER TABLE sources DROP COLUMN ino;
+        ALTER TABLE sources DROP COLUMN imports;
+        ALTER TABLE sources DROP COLUMN via;
+        ALTER TABLE sources DROP COLUMN cut;
+        ALTER TABLE sources DROP COLUMN problem;
+        PRAGMA user_version = 12;
+    ";
+
+    /// A store at version 12 keeps its source files and their memories through migration 13,
+    /// which knows none of their inodes yet (the next listing learns them without a read).
+    #[test]
+    fn migration_13_keeps_a_version_12_stores_source_files() {
+        let dir = tempfile::tempdir().unwrap();
+        {
+            let store = crate::store::Store::open(dir.path()).unwrap();
+            store
+                .conn()
+                .execute_batch(
+                    "INSERT INTO sources(project, path, kind, shown, size, modified) \
+                     VALUES ('/p', '/p/CLAUDE.md', 'instructions', 'CLAUDE.md', 10, 20);",
+                )
+                .unwrap();
+            store.conn().execute_batch(UNDO_13).unwrap();
+        }
+        let store = crate::store::Store::open(dir.path()).unwrap();
+        assert!(dir.path().join("synapse.db.v12.bak").exists());
+        let files = store
+            .source_files(&crate::store::Scope::project("/p"))
+            .unwrap();
+        assert_eq!(files.len(), 1);
+        let file = &files[0];
+        assert_eq!(
+            (file.size, file.modified, file.ino, file.cut),
+            (10, 20, 0, 0)
+        );
+        assert!(file.imports.is_empty() && file.via.is_none() && file.problem.is_none());
     }
 
     /// `scopes` holds one row per project and one global row: UNIQUE alone would admit any

@@ -160,6 +160,16 @@ pub struct Fold {
 }
 
 impl Fold {
+    /// Whether the fold only moves a rotation's cursor.
+    fn only_cursor(&self) -> bool {
+        self.cursor.is_some()
+            && self.reads.is_empty()
+            && self.gone.is_empty()
+            && self.waiting.is_empty()
+            && self.restamped.is_empty()
+            && self.listed.is_none()
+    }
+
     fn is_empty(&self) -> bool {
         self.reads.is_empty()
             && self.gone.is_empty()
@@ -276,13 +286,13 @@ impl Store {
         Ok(found)
     }
 
-    /// Every topic file of `project`, by path (waiting ones too).
-    pub fn topic_files(&self, project: &str) -> Result<Vec<SourceFile>> {
-        let mut stmt = self.conn().prepare_cached(&format!(
-            "SELECT {FILE_COLUMNS} FROM sources WHERE project = ?1 AND kind = 'topic' \
-             ORDER BY path"
-        ))?;
-        let rows = stmt.query_map([project], SourceFile::from_row)?;
+    /// Every topic file of `project` (waiting ones too), by path: its id and inode, all a
+    /// folder's listing is compared with.
+    pub fn topic_inodes(&self, project: &str) -> Result<HashMap<String, (i64, i64)>> {
+        let mut stmt = self.conn().prepare_cached(
+            "SELECT path, id, ino FROM sources WHERE project = ?1 AND kind = 'topic'",
+        )?;
+        let rows = stmt.query_map([project], |r| Ok((r.get(0)?, (r.get(1)?, r.get(2)?))))?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
@@ -405,6 +415,10 @@ impl Store {
         if fold.is_empty() {
             return Ok(Folded::default());
         }
+        if let (true, Some((project, path, cursor))) = (fold.only_cursor(), &fold.cursor) {
+            self.move_cursor(project, path, *cursor)?;
+            return Ok(Folded::default());
+        }
         self.write(|conn| {
             let mut tally = Tally::default();
             let mut folded = Folded::default();
@@ -472,6 +486,30 @@ impl Store {
             tally.write(conn)?;
             Ok(folded)
         })
+    }
+
+    /// Record where the rotation over the folder `path` of `project` stands, unless the store
+    /// is busy: a rotation's place is not worth a wait (nor the spool's drain), and the next
+    /// refresh re-checks the same files if it stays.
+    fn move_cursor(&mut self, project: &str, path: &str, cursor: i64) -> Result<()> {
+        let conn = self.conn();
+        let waits: i64 = conn.pragma_query_value(None, "busy_timeout", |r| r.get(0))?;
+        conn.busy_timeout(std::time::Duration::ZERO)?;
+        let moved = conn
+            .prepare_cached(
+                "INSERT INTO source_folders(project, path, modified, ino, cursor) \
+                 VALUES (?1, ?2, -1, 0, ?3) ON CONFLICT(project, path) DO UPDATE SET cursor = ?3",
+            )
+            .and_then(|mut stmt| stmt.execute(rusqlite::params![project, path, cursor]));
+        conn.busy_timeout(std::time::Duration::from_millis(
+            u64::try_from(waits).unwrap_or(0),
+        ))?;
+        match moved {
+            Err(e) if super::is_busy_error(&e) => Ok(()),
+            other => other
+                .map(drop)
+                .context("could not record where the files' re-check stands"),
+        }
     }
 
     /// Where each of `ids` that is a copy of a source file's piece comes from.
@@ -886,5 +924,35 @@ mod tests {
             .source_files(&Scope::project("/p"))
             .unwrap()
             .is_empty());
+    }
+
+    /// Moving the rotation's cursor never waits for a busy store: the next refresh re-checks
+    /// the same files instead.
+    #[test]
+    fn the_rotation_moves_on_without_waiting_for_a_busy_store() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(dir.path()).unwrap();
+        let cursor = |at: i64| Fold {
+            cursor: Some(("/p".into(), "/m".into(), at)),
+            ..Fold::default()
+        };
+        store.fold_sources(cursor(7)).unwrap();
+        assert_eq!(store.source_folder("/p", "/m").unwrap().unwrap().cursor, 7);
+        let other = Connection::open(dir.path().join("synapse.db")).unwrap();
+        other.execute_batch("BEGIN IMMEDIATE").unwrap();
+        store
+            .conn()
+            .busy_timeout(std::time::Duration::from_secs(30))
+            .unwrap();
+        let started = std::time::Instant::now();
+        store.fold_sources(cursor(9)).unwrap();
+        assert!(started.elapsed() < std::time::Duration::from_secs(5));
+        other.execute_batch("ROLLBACK").unwrap();
+        assert_eq!(store.source_folder("/p", "/m").unwrap().unwrap().cursor, 7);
+        let waits: i64 = store
+            .conn()
+            .pragma_query_value(None, "busy_timeout", |r| r.get(0))
+            .unwrap();
+        assert_eq!(waits, 30_000, "the store's own wait is put back");
     }
 }
