@@ -6,8 +6,8 @@
 
 cd "$ROOT"
 # The binaries measured are built as the plugin builds them (bin/synapse-compile: statically
-# linked where the platform allows), into target/bench, unless BIN names a folder of them
-# already built; the memory generator is an example.
+# linked where the platform allows), into target/bench; the memory generator is an example.
+# BIN (a folder of the binaries) and GENERATE (the example) name ones already built instead.
 if [ -z "${BIN:-}" ]; then
     echo "== building release binaries (bin/synapse-compile)"
     mkdir -p "$ROOT/target/bench"
@@ -15,11 +15,13 @@ if [ -z "${BIN:-}" ]; then
         >"$ROOT/target/bench/build.log" 2>&1 || fail "the build failed: see target/bench/build.log"
     BIN=$ROOT/target/bench/install/bin
 fi
-cargo build --release --example drift --quiet || fail "cargo build failed"
+if [ -z "${GENERATE:-}" ]; then
+    cargo build --release --example drift --quiet || fail "cargo build failed"
+    GENERATE=${CARGO_TARGET_DIR:-$ROOT/target}/release/examples/drift
+fi
 for b in synapse synapse-session-start synapse-prompt-submit synapse-stop synapse-compact; do
     [ -x "$BIN/$b" ] || fail "missing $BIN/$b"
 done
-GENERATE=${CARGO_TARGET_DIR:-$ROOT/target}/release/examples/drift
 [ -x "$GENERATE" ] || fail "missing $GENERATE"
 
 # The hooks read these; a developer's settings must not change what is measured.

@@ -149,6 +149,7 @@ import json, statistics, subprocess, sys
 rounds, runs, work = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
 commands = [line.split("\t") for line in open(f"{work}/commands.tsv").read().splitlines()]
 times = {name: [] for name, _, _ in commands}
+cpu = {name: [] for name, _, _ in commands}
 for r in range(rounds):
     order = commands if r % 2 == 0 else commands[::-1]
     argv = ["hyperfine", "-N", "--runs", str(runs), "--warmup", "1", "--style", "none",
@@ -160,7 +161,9 @@ for r in range(rounds):
     subprocess.run(argv, check=True, stdout=subprocess.DEVNULL)
     for result in json.load(open(f"{work}/round.json"))["results"]:
         times[result["command"]].extend(t * 1000 for t in result["times"])
-print(json.dumps({name: {"median_ms": round(statistics.median(v), 2), "runs": len(v)}
+        cpu[result["command"]].append((result["user"] + result["system"]) * 1000)
+print(json.dumps({name: {"median_ms": round(statistics.median(v), 2), "runs": len(v),
+                         "cpu_ms": round(statistics.mean(cpu[name]), 2)}
                   for name, v in times.items()}))
 EOF
 for c in $CONDITIONS; do
@@ -250,14 +253,19 @@ for prefix, label in builds:
                 missed += ratio > 1.5
             row += f"{with_files:>20.2f}{ratio:>7.2f}"
         print(row)
+        cpu = lambda c: steady[f"{prefix}{c}/{hook}"]["cpu_ms"]
+        print(f"  {'  cpu (mean)':<15}{cpu('none'):>8.2f}"
+              + "".join(f"{cpu(c):>20.2f}{cpu(c) / cpu('none'):>7.2f}" for c in counts))
 print(f"({steady['none/session-start']['runs']} runs per cell over the rounds; target for this build: ratio <= 1.5)")
 for f in first:
-    median = json.load(open(f"{work}/first-{f['name']}.json"))["results"][0]["median"] * 1000
+    result = json.load(open(f"{work}/first-{f['name']}.json"))["results"][0]
+    median = result["median"] * 1000
+    cpu = (result["user"] + result["system"]) * 1000
     base = f["name"].startswith("base-")
     if not base:
         missed += median >= 50
     label = "base build" if base else "this build"
-    print(f"{label}, first hook with {f['count']} topic files: {median:.1f} ms"
+    print(f"{label}, first hook with {f['count']} topic files: {median:.1f} ms ({cpu:.1f} ms cpu)"
           f"{'' if base else ' (target < 50)'}; then {f['folded']} of {f['count']} folded after "
           f"{f['hooks']} hooks in all, the later ones {f['later_median_ms']} ms median, "
           f"{f['later_max_ms']} ms the slowest")

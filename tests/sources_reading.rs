@@ -643,3 +643,19 @@ fn importing_the_folder_the_hooks_read_says_so() {
         .count();
     assert_eq!(copies, 1, "{:#?}", p.memories());
 }
+
+#[test]
+fn a_piece_cut_at_its_limit_is_said_by_sync_and_doctor() {
+    let p = Project::new();
+    let long = "the pasted stack trace goes on ".repeat(400);
+    p.write(
+        &p.repo.join("CLAUDE.md"),
+        format!("- Short rule: run the linter.\n- {long}\n"),
+    );
+    let said = String::from_utf8(p.synapse_raw(&["sync"], false).stdout).unwrap();
+    assert!(said.contains("CLAUDE.md"), "{said}");
+    assert!(said.contains("were cut"), "{said}");
+    let doctor = p.doctor()["claude_memory"]["problems"].to_string();
+    assert!(doctor.contains("were cut"), "{doctor}");
+    assert!(p.holds("Short rule: run the linter."));
+}

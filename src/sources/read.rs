@@ -122,11 +122,22 @@ pub(super) fn read_file(
                 imported.dedup();
             }
             let mut chunks = split::sections(body, first, MAX_PIECES + 1);
+            let mut limits = Vec::new();
             if chunks.len() > MAX_PIECES {
                 chunks.truncate(MAX_PIECES);
-                problem = Some(format!(
+                limits.push(format!(
                     "gives its first {MAX_PIECES} memories; the rest is not folded"
                 ));
+            }
+            let cut = chunks.iter().filter(|c| c.cut).count();
+            if cut > 0 {
+                limits.push(format!(
+                    "{cut} of its pieces longer than {} were cut there",
+                    super::bytes_said(i64::try_from(split::MAX_CHUNK_BYTES).unwrap_or(i64::MAX))
+                ));
+            }
+            if !limits.is_empty() {
+                problem = Some(limits.join("; "));
             }
             chunks
                 .into_iter()

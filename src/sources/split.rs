@@ -17,6 +17,8 @@ pub struct Chunk {
     pub text: String,
     /// The nearest heading above the chunk (its text, without the `#`s), if any.
     pub heading: Option<String>,
+    /// Whether the text was cut at `MAX_CHUNK_BYTES`.
+    pub cut: bool,
 }
 
 /// The frontmatter fields Synapse reads (a leading `---` block of YAML-like `key: value` lines).
@@ -436,7 +438,8 @@ impl Cutter {
         };
         let mut text = open.text;
         text.truncate(text.trim_end().len());
-        if text.len() > MAX_CHUNK_BYTES {
+        let cut = text.len() > MAX_CHUNK_BYTES;
+        if cut {
             let cut = text
                 .char_indices()
                 .map(|(at, _)| at)
@@ -450,6 +453,7 @@ impl Cutter {
                 line: open.line,
                 text,
                 heading: open.heading,
+                cut,
             });
         }
     }
@@ -600,6 +604,7 @@ pub fn topic(text: &str) -> Option<(Front, Chunk)> {
         line,
         text,
         heading: None,
+        cut: false,
     };
     Some((front, chunk))
 }
@@ -936,6 +941,8 @@ mod tests {
         let body = format!("- {}", "é".repeat(MAX_CHUNK_BYTES));
         let chunks = sections(&body, 1, 10);
         assert_eq!(chunks[0].text.len(), MAX_CHUNK_BYTES);
+        assert!(chunks[0].cut);
+        assert!(!sections("- short", 1, 10)[0].cut);
         let odd = format!("- x{}", "é".repeat(MAX_CHUNK_BYTES));
         assert_eq!(sections(&odd, 1, 10)[0].text.len(), MAX_CHUNK_BYTES - 1);
     }
