@@ -36,7 +36,7 @@ use anyhow::Result;
 
 pub use client::Client;
 pub use find::nested;
-pub use known::{Known, Left, Screened};
+pub use known::{Known, Left, Screened, Stale};
 
 use crate::store::sources::{Fold, Folded};
 use crate::store::{Scope, Store};
