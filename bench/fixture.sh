@@ -7,16 +7,21 @@
 cd "$ROOT"
 # The binaries measured are built as the plugin builds them (bin/synapse-compile: statically
 # linked where the platform allows), into target/bench; the memory generator is an example.
-echo "== building release binaries (bin/synapse-compile)"
-mkdir -p "$ROOT/target/bench"
-CARGO_TARGET_DIR=$ROOT/target/bench/build "$ROOT/bin/synapse-compile" "$ROOT/target/bench/install" \
-    >"$ROOT/target/bench/build.log" 2>&1 || fail "the build failed: see target/bench/build.log"
-cargo build --release --example drift --quiet || fail "cargo build failed"
-BIN=$ROOT/target/bench/install/bin
+# BIN (a folder of the binaries) and GENERATE (the example) name ones already built instead.
+if [ -z "${BIN:-}" ]; then
+    echo "== building release binaries (bin/synapse-compile)"
+    mkdir -p "$ROOT/target/bench"
+    CARGO_TARGET_DIR=$ROOT/target/bench/build "$ROOT/bin/synapse-compile" "$ROOT/target/bench/install" \
+        >"$ROOT/target/bench/build.log" 2>&1 || fail "the build failed: see target/bench/build.log"
+    BIN=$ROOT/target/bench/install/bin
+fi
+if [ -z "${GENERATE:-}" ]; then
+    cargo build --release --example drift --quiet || fail "cargo build failed"
+    GENERATE=${CARGO_TARGET_DIR:-$ROOT/target}/release/examples/drift
+fi
 for b in synapse synapse-session-start synapse-prompt-submit synapse-stop synapse-compact; do
     [ -x "$BIN/$b" ] || fail "missing $BIN/$b"
 done
-GENERATE=$ROOT/target/release/examples/drift
 [ -x "$GENERATE" ] || fail "missing $GENERATE"
 
 # The hooks read these; a developer's settings must not change what is measured.

@@ -22,7 +22,7 @@ fail() {
 }
 
 cargo build --release --quiet --manifest-path "$ROOT/Cargo.toml" || fail "the build failed"
-SYNAPSE=$ROOT/target/release/synapse
+SYNAPSE=${CARGO_TARGET_DIR:-$ROOT/target}/release/synapse
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 

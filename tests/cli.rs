@@ -702,11 +702,11 @@ fn import_from_claude_memory_gives_one_memory_per_topic_file() {
         sources_and_bodies(&env, "p"),
         [
             (
-                "memory/deploy.md".to_owned(),
+                "memory/deploy.md · Deploy window".to_owned(),
                 "never deploy on Fridays\n\nThe Friday release broke twice.".to_owned()
             ),
             (
-                "memory/testing.md".to_owned(),
+                "memory/testing.md · Tests".to_owned(),
                 "integration tests need a real database\n\nMocks hid a broken migration last quarter."
                     .to_owned()
             ),
@@ -722,7 +722,7 @@ fn import_from_claude_memory_gives_one_memory_per_topic_file() {
         .as_array()
         .unwrap()
         .iter()
-        .find(|m| m["source"] == "memory/deploy.md")
+        .find(|m| m["source"] == "memory/deploy.md · Deploy window")
         .unwrap();
     assert_eq!(deploy["created_at"], "2024-05-06T12:53:20Z", "{deploy}");
 }

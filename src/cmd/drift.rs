@@ -173,6 +173,12 @@ fn audit_file(path: &Path, mut store: Store) -> Result<Audited> {
         None => fold(&mut store, here, &file)?,
     };
     let pieces = store.memories_of_source(source.id)?;
+    if let (Some(why), true) = (&source.problem, pieces.is_empty()) {
+        bail!(
+            "{} is one of Claude Code's files, but gives no memories to audit: {why}",
+            file.display()
+        );
+    }
     let findings: Vec<Finding> = drift::audit(&store, &scope)?
         .into_iter()
         .filter(|f| pieces.contains(&f.id) || f.newer.is_some_and(|n| pieces.contains(&n)))
@@ -221,8 +227,19 @@ fn fold(store: &mut Store, here: Place, file: &Path) -> Result<(Scope, SourceFil
         .collect();
     let known = sources::refresh(store, &place, &near, sources::SYNC)
         .with_context(|| format!("could not read the sources of {}", place.cwd.display()))?;
-    if let Some(source) = known.files.iter().find(|f| Path::new(&f.path) == file) {
+    let rows = store.source_files_at(&file.to_string_lossy())?;
+    let mine = rows
+        .iter()
+        .find(|f| f.project == place.project)
+        .or(rows.first());
+    if let Some(source) = mine {
         return Ok((place.scope(), source.clone()));
+    }
+    if let Err(e) = std::fs::File::open(file) {
+        bail!(
+            "{} is unreadable ({e}), so it gives no memories to audit",
+            file.display()
+        );
     }
     let names: Vec<&str> = known.files.iter().map(|f| f.shown.as_str()).collect();
     let names = if names.is_empty() {

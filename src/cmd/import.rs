@@ -77,6 +77,7 @@ pub fn run(args: Args, json: bool) -> Result<()> {
         .as_deref()
         .context("give the file to import, or --undo BATCH")?;
     let secrets = secrets(args.allow_secrets);
+    let mut read_already = false;
     let report = match args.from {
         None => {
             refuse_markdown(file)?;
@@ -96,15 +97,53 @@ pub fn run(args: Args, json: bool) -> Result<()> {
         }
         Some(kind) => {
             let (mut store, scope) = args.place.open_to_add()?;
-            let memories = import::memories(kind, file, scope.key(), secrets)?;
+            let here = super::here()?;
+            let checkout = crate::team::checkout(&here);
+            let place = crate::sources::Place::new(&scope, &here, checkout.as_deref());
+            let mut notes = Vec::new();
+            let memories = import::memories(kind, file, &place, secrets, &mut notes)?;
+            for note in notes {
+                eprintln!("synapse: {note}");
+            }
+            read_already = kind == Kind::ClaudeMemory
+                && store.settings()?.sources.read
+                && read_by_the_hooks(file, &scope);
+            if read_already {
+                // Folded first, so what the hooks hold is found a duplicate, not copied twice.
+                super::try_fold_sources(&mut store, &scope, crate::sources::SYNC)?;
+            }
             notice(memories.len());
             store.import_memories(&memories)?
         }
     };
     if json {
-        return super::print_json(&report);
+        let mut value = serde_json::to_value(&report)?;
+        value["read_by_hooks"] = json!(read_already);
+        return super::print_json(&value);
     }
-    print_report(&report, args.place.project.as_deref())
+    print_report(&report, args.place.project.as_deref())?;
+    if read_already {
+        outln!(
+            "{} is this project's auto-memory folder, which Synapse's hooks already read: its \
+             files are in the store as they are, and follow their edits; an import copies a \
+             folder Synapse does not read",
+            file.display()
+        );
+    }
+    Ok(())
+}
+
+/// Whether `folder` is the auto-memory folder of `scope`'s project, which the hooks fold as
+/// Claude Code's files (`sources`).
+fn read_by_the_hooks(folder: &std::path::Path, scope: &crate::store::Scope) -> bool {
+    let Some(top) = scope.key().map(std::path::Path::new).filter(|p| p.is_dir()) else {
+        return false;
+    };
+    let memory = crate::sources::Client::for_project(top).memory;
+    match (folder.canonicalize(), memory.canonicalize()) {
+        (Ok(given), Ok(read)) => given == read,
+        _ => false,
+    }
 }
 
 /// Says first how long a large import will hold the store's write lock.

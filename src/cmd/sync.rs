@@ -23,6 +23,46 @@ struct Sources {
     files: usize,
     #[serde(flatten)]
     folded: crate::store::sources::Folded,
+    /// What the fold left out (nothing, but a file past the 8 MiB a fold reads).
+    left: crate::sources::Left,
+    /// The files cut or unreadable, each with why.
+    problems: Vec<Problem>,
+}
+
+/// A source file that gave no memories, or fewer than it holds.
+#[derive(Serialize)]
+struct Problem {
+    file: String,
+    /// The bytes folded when the file was cut at a limit.
+    cut: Option<i64>,
+    /// Its size in bytes.
+    size: i64,
+    why: Option<String>,
+}
+
+impl Problem {
+    fn of(file: &crate::store::sources::SourceFile) -> Problem {
+        Problem {
+            file: file.shown.clone(),
+            cut: (file.cut > 0).then_some(file.cut),
+            size: file.size,
+            why: file.problem.clone(),
+        }
+    }
+
+    /// One line for a person: `memory/big.md: folded its first 8 MiB of 12 MiB`.
+    fn line(&self) -> String {
+        let mut parts = Vec::new();
+        if let Some(cut) = self.cut {
+            parts.push(format!(
+                "folded its first {} of {}",
+                crate::sources::bytes_said(cut),
+                crate::sources::bytes_said(self.size)
+            ));
+        }
+        parts.extend(self.why.clone());
+        format!("{}: {}", self.file, parts.join("; "))
+    }
 }
 
 pub fn run(_args: Args, json: bool) -> Result<()> {
@@ -30,9 +70,15 @@ pub fn run(_args: Args, json: bool) -> Result<()> {
     let mut store = crate::store::Store::open_default()?;
     let scope = crate::store::Scope::of_folder(&here)?;
     let known = super::try_fold_sources(&mut store, &scope, crate::sources::SYNC)?;
+    let problems = match &known {
+        Some(_) => store.source_problems(&scope)?,
+        None => Vec::new(),
+    };
     let sources = Sources {
-        files: known.as_ref().map_or(0, |k| k.files.len()),
+        files: store.count_source_files(&scope)?,
+        left: known.as_ref().map(|k| k.left.clone()).unwrap_or_default(),
         folded: known.map(|k| k.folded).unwrap_or_default(),
+        problems: problems.iter().map(Problem::of).collect(),
     };
     let team = match crate::team::checkout(&here) {
         Some(top) => {
@@ -54,6 +100,12 @@ pub fn run(_args: Args, json: bool) -> Result<()> {
         s.removed,
         s.gone
     );
+    for said in sources.left.said() {
+        outln!("  {said}");
+    }
+    for problem in &sources.problems {
+        outln!("  {}", problem.line());
+    }
     if team.file.is_none() {
         outln!(
             "no shared file here yet ({}); `synapse share ID` starts one",

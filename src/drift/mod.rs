@@ -321,7 +321,7 @@ pub fn check(
     );
     ids.sort_unstable();
     ids.dedup();
-    let origins = Origins::of(store, scope, &ids)?;
+    let origins = Origins::of(store, &ids)?;
     for (m, named) in gone {
         findings.extend(origins.stale(m, named, home.as_deref()));
     }
@@ -346,7 +346,7 @@ pub fn stale_among(store: &Store, scope: &Scope, memories: &[Memory]) -> Result<
         return Ok(Vec::new());
     }
     let ids: Vec<i64> = gone.iter().map(|(m, _)| m.id).collect();
-    let origins = Origins::of(store, scope, &ids)?;
+    let origins = Origins::of(store, &ids)?;
     let mut findings = Vec::new();
     for (m, named) in gone {
         findings.extend(origins.stale(m, named, home.as_deref()));

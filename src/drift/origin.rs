@@ -28,28 +28,30 @@ pub(super) struct Origins {
 impl Origins {
     /// Where each of `ids` comes from. Nothing is asked of the store for no ids, and the files
     /// only when one of them is a piece: a hook's batch without findings costs nothing here.
-    pub(super) fn of(store: &Store, scope: &Scope, ids: &[i64]) -> Result<Origins> {
+    pub(super) fn of(store: &Store, ids: &[i64]) -> Result<Origins> {
         if ids.is_empty() {
             return Ok(Origins::default());
         }
-        Origins::with_files(store, scope, store.origins(ids)?)
+        let origins = store.origins(ids)?;
+        let mut sources: Vec<i64> = origins.values().map(|o| o.source).collect();
+        sources.sort_unstable();
+        sources.dedup();
+        let files = store.source_files_by_id(&sources)?;
+        Ok(Origins::with_files(origins, files))
     }
 
     /// Every piece `scope` sees, in one query (the audit reads them all anyway).
     pub(super) fn all(store: &Store, scope: &Scope) -> Result<Origins> {
-        Origins::with_files(store, scope, store.origins_in(scope)?)
-    }
-
-    fn with_files(store: &Store, scope: &Scope, origins: HashMap<i64, Origin>) -> Result<Origins> {
+        let origins = store.origins_in(scope)?;
         if origins.is_empty() {
             return Ok(Origins::default());
         }
-        let files = store
-            .source_files(scope)?
-            .into_iter()
-            .map(|f| (f.id, f))
-            .collect();
-        Ok(Origins { origins, files })
+        Ok(Origins::with_files(origins, store.all_source_files(scope)?))
+    }
+
+    fn with_files(origins: HashMap<i64, Origin>, files: Vec<SourceFile>) -> Origins {
+        let files = files.into_iter().map(|f| (f.id, f)).collect();
+        Origins { origins, files }
     }
 
     /// The file `id` is a piece of, and where in it.
@@ -145,7 +147,12 @@ impl Origins {
         let loaded: Vec<i64> = self
             .files
             .values()
-            .filter(|f| matches!(f.kind, FileKind::Instructions | FileKind::Index))
+            .filter(|f| {
+                matches!(
+                    f.kind,
+                    FileKind::Instructions | FileKind::Index | FileKind::Import
+                )
+            })
             .map(|f| f.id)
             .collect();
         if loaded.is_empty() {

@@ -609,7 +609,8 @@ fn session_start(
         }
         let memories = store.count_live(scope)?;
         let status = inject::status_line(memories, known.saving(), &stale);
-        let line = notice::waiting(memories, stale.lines.len());
+        let line = notice::waiting(memories, stale.lines.len())
+            + &notice::sources_left(&known.left).unwrap_or_default();
         return Ok((Some(format!("{status}\n")), Some(line)));
     }
     let mut hits = rules_for_files(store, scope, &known, &signal.files)?;
@@ -630,7 +631,8 @@ fn session_start(
         return Ok((None, None));
     }
     let (shown, left, gone) = (offered.shown.len(), &offered.left, stale.lines.len());
-    let line = notice::session(shown, branch.as_deref(), left, gone);
+    let line = notice::session(shown, branch.as_deref(), left, gone)
+        + &notice::sources_left(&known.left).unwrap_or_default();
     Ok((offered.text, Some(line)))
 }
 

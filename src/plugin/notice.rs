@@ -51,6 +51,32 @@ fn gone_paths(stale: usize) -> String {
     }
 }
 
+/// What the limits of a hook's reading of Claude Code's files left for later, to follow the
+/// session's line (" · Claude Code's files: 9936 not read yet, 1 read in part; synapse sync
+/// reads them"), or `None` when nothing was: a limit reached is said, never silent.
+pub fn sources_left(left: &crate::sources::Left) -> Option<String> {
+    let mut parts = Vec::new();
+    if left.waiting > 0 {
+        parts.push(format!("{} not read yet", left.waiting));
+    }
+    if left.unlisted {
+        parts.push("a memory folder too large to list whole".to_owned());
+    }
+    if left.cut > 0 {
+        parts.push(format!("{} read in part", left.cut));
+    }
+    if left.rules > 0 || left.imports {
+        parts.push("more rules or imports than a hook reads".to_owned());
+    }
+    if parts.is_empty() {
+        return None;
+    }
+    Some(format!(
+        " · Claude Code's files: {}; synapse sync reads them",
+        parts.join(", ")
+    ))
+}
+
 /// At a prompt (`notice = "always"`): "Synapse · 2 notes for this prompt (#12, #31)".
 pub fn prompt(ids: &[i64]) -> String {
     let notes = if ids.len() == 1 { "note" } else { "notes" };
@@ -168,6 +194,25 @@ mod tests {
             Some(
                 "Synapse saved #20 from the compaction summary; #12 was already kept; will save \
                  1 lesson (the store was busy)"
+            )
+        );
+    }
+
+    #[test]
+    fn what_the_limits_left_of_the_files_is_said() {
+        use crate::sources::Left;
+        assert_eq!(sources_left(&Left::default()), None);
+        let left = Left {
+            waiting: 9_936,
+            cut: 1,
+            problems: 2,
+            ..Left::default()
+        };
+        assert_eq!(
+            sources_left(&left).as_deref(),
+            Some(
+                " · Claude Code's files: 9936 not read yet, 1 read in part; synapse sync reads \
+                 them"
             )
         );
     }

@@ -76,6 +76,38 @@ impl Client {
         }
     }
 
+    /// Whether the user approved, for the project whose main work tree's top is `top`, the
+    /// imports of its instruction files that reach outside the folder the session works in: the
+    /// client asks once per project and records the answer as
+    /// `projects.<top>.hasClaudeMdExternalIncludesApproved` in its own settings file
+    /// (`<config>/.config.json` when there is one, else `.claude.json` in `CLAUDE_CONFIG_DIR` or
+    /// the home). A missing or unreadable file is no approval. The file can be large, so callers
+    /// ask only when an import reaches outside.
+    pub fn external_imports_approved(&self, top: &Path) -> bool {
+        let file = [self.config.join(".config.json")]
+            .into_iter()
+            .chain(
+                std::env::var_os("CLAUDE_CONFIG_DIR")
+                    .filter(|d| !d.is_empty())
+                    .map(PathBuf::from)
+                    .or_else(|| self.home.clone())
+                    .map(|dir| dir.join(".claude.json")),
+            )
+            .find(|path| path.is_file());
+        let Some(settings) = file
+            .and_then(|path| std::fs::read(path).ok())
+            .and_then(|bytes| serde_json::from_slice::<serde_json::Value>(&bytes).ok())
+        else {
+            return false;
+        };
+        settings
+            .get("projects")
+            .and_then(|projects| projects.get(top.to_string_lossy().as_ref()))
+            .and_then(|project| project.get("hasClaudeMdExternalIncludesApproved"))
+            .and_then(serde_json::Value::as_bool)
+            .unwrap_or(false)
+    }
+
     /// `path` as people read it: `~/...` under the home folder, else as it is.
     pub fn shown(&self, path: &Path) -> String {
         match self.home.as_deref().and_then(|h| path.strip_prefix(h).ok()) {

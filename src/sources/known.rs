@@ -2,11 +2,13 @@
 //! this session, which rules a changed file selects, what of the hooks' hits repeats a loaded
 //! line, and which loaded lines name a path that is gone.
 
-use std::collections::{HashMap, HashSet};
-use std::path::{Path, PathBuf};
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::path::Path;
 
 use anyhow::Result;
+use serde::Serialize;
 
+use super::imports::{CLIENT_MAX_BYTES, MAX_DEPTH};
 use super::Place;
 use crate::recall::Hit;
 use crate::store::sources::{Folded, Kind, SourceFile};
@@ -27,19 +29,97 @@ pub struct Stale {
     pub unread: usize,
 }
 
+/// What the limits of a refresh left out, to be said rather than kept silent: `synapse sync`
+/// does it all.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Left {
+    /// Files found and not read yet (a hook reads a bounded number, newest first).
+    pub waiting: usize,
+    /// Files folded only up to a limit of bytes.
+    pub cut: usize,
+    /// Files that gave no memories, or fewer than they hold (unreadable, not text, too many
+    /// pieces): `synapse doctor` names them.
+    pub problems: usize,
+    /// The memory folder holds more entries than one listing reads.
+    pub unlisted: bool,
+    /// Rules folders holding more entries than are read.
+    pub rules: usize,
+    /// More imports than one refresh follows.
+    pub imports: bool,
+}
+
+impl Left {
+    /// Whether anything was left out.
+    pub fn any(&self) -> bool {
+        *self != Left::default()
+    }
+
+    /// What was left out, one sentence each, for `synapse sync` and `synapse doctor`.
+    pub fn said(&self) -> Vec<String> {
+        let mut said = Vec::new();
+        let files = |n: usize| {
+            if n == 1 {
+                "1 file".to_owned()
+            } else {
+                format!("{n} files")
+            }
+        };
+        if self.waiting > 0 {
+            said.push(format!(
+                "{} found and not read yet (a hook reads {} at a time, newest first)",
+                files(self.waiting),
+                super::HOOK.files
+            ));
+        }
+        if self.unlisted {
+            said.push(format!(
+                "the memory folder holds more than {} entries, more than a hook lists",
+                super::HOOK.listed
+            ));
+        }
+        if self.cut > 0 {
+            said.push(format!(
+                "{} folded only in part (a limit of bytes)",
+                files(self.cut)
+            ));
+        }
+        if self.problems > 0 {
+            said.push(format!(
+                "{} gave no memories or fewer than they hold",
+                files(self.problems)
+            ));
+        }
+        if self.rules > 0 {
+            said.push(format!(
+                "a rules folder holds more than {} entries; the rest is not read",
+                super::find::MAX_RULE_ENTRIES
+            ));
+        }
+        if self.imports {
+            said.push(format!(
+                "more than {} imports; the rest are not followed by a hook",
+                super::HOOK.imports
+            ));
+        }
+        said
+    }
+}
+
 /// The source files a session can see, after a refresh.
 #[derive(Clone, Debug, Default)]
 pub struct Known {
+    /// Every known file but topic files (which the client never loads by itself).
     pub files: Vec<SourceFile>,
     pub folded: Folded,
-    /// Files found but not read for the limits: `synapse sync` reads them.
-    pub waiting: usize,
-    pub(super) cwd: PathBuf,
+    /// What the limits left out.
+    pub left: Left,
     /// Whether the client keeps auto memory (`Client::auto_memory`).
     pub(super) auto_memory: bool,
     /// Whether the session is another client's (Gemini CLI), which loads none of these files
     /// itself (`for_another_client`).
     pub(super) another_client: bool,
+    /// The files the client loads into this session (their ids).
+    loaded: HashSet<i64>,
 }
 
 /// What `Known::screen` lets a hook inject, and the memories it left out with the reason.
@@ -50,6 +130,19 @@ pub struct Screened {
 }
 
 impl Known {
+    /// The files known for `place` after a fold, with what the client loads of them.
+    pub(super) fn new(files: Vec<SourceFile>, folded: Folded, left: Left, place: &Place) -> Known {
+        let loaded = loaded_by_the_client(&files, place);
+        Known {
+            files,
+            folded,
+            left,
+            auto_memory: place.client.auto_memory,
+            another_client: false,
+            loaded,
+        }
+    }
+
     /// Where the blocks ask the model to keep lessons: in the client's files when its auto
     /// memory is on.
     pub fn saving(&self) -> crate::plugin::inject::Saving {
@@ -78,38 +171,13 @@ impl Known {
 
     /// The files known for `place`, as last folded, without looking at them.
     pub fn unchanged(store: &Store, place: &Place) -> Result<Known> {
-        let scope = place.scope();
-        Ok(Known {
-            files: store.source_files(&scope)?,
-            cwd: place.cwd.clone(),
-            auto_memory: place.client.auto_memory,
-            ..Known::default()
-        })
+        let files = store.source_files(&place.scope())?;
+        Ok(Known::new(files, Folded::default(), Left::default(), place))
     }
 
     /// Whether Claude Code loads `file` itself into a session working in this one's folder.
     pub fn loaded(&self, file: &SourceFile) -> bool {
-        if self.another_client {
-            return false;
-        }
-        let under = |dir: &Option<String>| {
-            dir.as_deref()
-                .is_some_and(|d| self.cwd.starts_with(Path::new(d)))
-        };
-        match file.kind {
-            Kind::Topic | Kind::Rule => false,
-            // The client loads MEMORY.md only while its auto memory is on.
-            Kind::Index => self.auto_memory,
-            Kind::Instructions => under(&file.dir),
-            Kind::Agents => {
-                let beside = Path::new(&file.path).with_file_name("CLAUDE.md");
-                under(&file.dir)
-                    && !self
-                        .files
-                        .iter()
-                        .any(|f| Path::new(&f.path) == beside && f.kind == Kind::Instructions)
-            }
-        }
+        !self.another_client && self.loaded.contains(&file.id)
     }
 
     /// The memories of the files Claude Code loads itself into this session.
@@ -197,4 +265,65 @@ impl Known {
         }
         Ok(screened)
     }
+}
+
+/// The ids of the files among `files` that the client loads into a session at `place`: those it
+/// loads by their names, and what they import (`imports`), breadth first to the depth it follows.
+/// A project file's import counts only inside the folder the session works in, or anywhere
+/// once the user approved the project's external imports; a user's file's, anywhere.
+fn loaded_by_the_client(files: &[SourceFile], place: &Place) -> HashSet<i64> {
+    let cwd = place.cwd.as_path();
+    let under = |dir: &Option<String>| {
+        dir.as_deref()
+            .is_some_and(|d| cwd.starts_with(Path::new(d)))
+    };
+    let reachable = |file: &SourceFile| {
+        file.project.is_none()
+            || Path::new(&file.path).starts_with(cwd)
+            || place.external_imports_approved()
+    };
+    let by_path: HashMap<(Option<&str>, &str), &SourceFile> = files
+        .iter()
+        .map(|f| ((f.project.as_deref(), f.path.as_str()), f))
+        .collect();
+    let small = |file: &SourceFile| file.size <= CLIENT_MAX_BYTES;
+    let by_name = |file: &SourceFile| match file.kind {
+        Kind::Topic | Kind::Rule | Kind::Import => false,
+        // The client loads MEMORY.md only while its auto memory is on.
+        Kind::Index => place.client.auto_memory,
+        Kind::Instructions => {
+            under(&file.dir) && small(file) && (file.via.is_none() || reachable(file))
+        }
+        Kind::Agents => {
+            let beside = Path::new(&file.path).with_file_name("CLAUDE.md");
+            under(&file.dir)
+                && small(file)
+                && !files
+                    .iter()
+                    .any(|f| Path::new(&f.path) == beside && f.kind == Kind::Instructions)
+        }
+    };
+    let mut loaded: HashSet<i64> = HashSet::new();
+    let mut queue: VecDeque<(&SourceFile, usize)> = VecDeque::new();
+    for file in files.iter().filter(|f| !f.waiting() && by_name(f)) {
+        loaded.insert(file.id);
+        queue.push_back((file, 0));
+    }
+    while let Some((file, depth)) = queue.pop_front() {
+        if depth >= MAX_DEPTH || file.kind == Kind::Index {
+            continue;
+        }
+        for target in &file.imports {
+            let Some(&imported) = by_path.get(&(file.project.as_deref(), target.as_str())) else {
+                continue;
+            };
+            if imported.waiting() || !small(imported) {
+                continue;
+            }
+            if (file.project.is_none() || reachable(imported)) && loaded.insert(imported.id) {
+                queue.push_back((imported, depth + 1));
+            }
+        }
+    }
+    loaded
 }

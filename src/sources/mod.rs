@@ -2,57 +2,84 @@
 //! `CLAUDE.md` files and their imports, rules and `AGENTS.md`, found, split into memories and
 //! folded into the store when they change. Synapse never writes into them.
 //!
-//! A hook calls `refresh`: it stats every file it knows of or expects (a few fixed names, the
-//! memory folder's and the rules folder's entries, the `CLAUDE.md` beside each changed file),
-//! reads only those whose size or modification time changed, at most `Limits::files` of them and
-//! each up to `Limits::bytes`, and folds them in one transaction (`store::sources`). An unchanged
-//! project costs a read of the `sources` rows and a `stat` per file. `synapse sync` refreshes
-//! with no limit on the count.
+//! A hook calls `refresh`, whose work is bounded whatever the folders hold (`Limits`):
+//! - the files the client loads by their names (a few fixed names, the rules folders, the
+//!   `CLAUDE.md` beside each changed file, `MEMORY.md`) are stat'ed, and the files they import
+//!   followed as the client follows them (`walk`, `imports`);
+//! - the memory folder's topic files are many: the folder is listed only when its own
+//!   modification time or inode changed (a file created, deleted or renamed into it, which is how
+//!   the client writes one), a bounded number of known files are re-checked in rotation (an edit
+//!   in place changes only the file's time), and new files are read newest first (`folder`);
+//! - only files whose size, time or inode changed are read, at most `Limits::files` of them and
+//!   each up to `Limits::bytes`, and folded in one transaction (`store::sources`).
+//!
+//! What the limits leave for later is kept in the store (a file found and not read yet) and said
+//! (`Left`): `synapse sync` refreshes with no limits.
 //!
 //! What each file becomes: a topic file one memory (its description and body); any other file
 //! one memory per top-level list item or paragraph (`split`), labelled `FILE:LINE`.
 
 pub mod client;
 mod find;
+mod folder;
 pub mod import;
+pub mod imports;
 mod known;
 mod read;
 pub mod split;
+mod walk;
 
-use std::collections::{HashMap, HashSet};
-use std::os::unix::fs::MetadataExt;
+use std::cell::OnceCell;
 use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 
 pub use client::Client;
 pub use find::nested;
-pub use known::{Known, Screened, Stale};
+pub use known::{Known, Left, Screened, Stale};
 
-use crate::store::sources::{Folded, SourceFile};
+use crate::store::sources::{Fold, Folded};
 use crate::store::{Scope, Store};
-use find::{candidates, Candidate};
 
-/// How much one refresh may read.
+/// How much one refresh may do.
 #[derive(Clone, Copy, Debug)]
 pub struct Limits {
     /// Files read (changed or new ones; unchanged ones are only stat'ed).
     pub files: usize,
-    /// Bytes read of one file; the rest of a longer file is not folded.
+    /// Bytes read of one file; the rest of a longer file is not folded until `synapse sync`.
     pub bytes: u64,
+    /// Entries of a changed folder's listing stat'ed, recorded or taken out.
+    pub looks: usize,
+    /// Known topic files re-checked in rotation (for edits in place).
+    pub checks: usize,
+    /// Entries of one folder listed.
+    pub listed: usize,
+    /// Imports followed.
+    pub imports: usize,
 }
 
-/// A hook's limits: its work is bounded whatever the folders hold. A memory folder of a thousand
-/// new files is folded over several sessions, or at once by `synapse sync`.
+/// A hook's limits: its work is bounded whatever the folders hold. A memory folder of ten
+/// thousand new files is folded over many sessions, newest first, or at once by `synapse sync`;
+/// an edit in place of one of them is seen within ten thousand / `checks` refreshes (an edit
+/// through the client, which replaces the file, at the next one).
 pub const HOOK: Limits = Limits {
     files: 64,
     bytes: 256 << 10,
+    looks: 1_024,
+    checks: 256,
+    listed: 50_000,
+    imports: 256,
 };
 /// `synapse sync`'s: every file, each up to 8 MiB.
 pub const SYNC: Limits = Limits {
     files: usize::MAX,
     bytes: 8 << 20,
+    looks: usize::MAX,
+    checks: usize::MAX,
+    listed: usize::MAX,
+    imports: usize::MAX,
 };
+
 /// Where one session stands: its project, its folders and its client's settings.
 #[derive(Clone, Debug)]
 pub struct Place {
@@ -63,6 +90,11 @@ pub struct Place {
     /// Where the session works.
     pub cwd: PathBuf,
     pub client: Client,
+    /// The folder the client keys the project by (its main work tree's top), under which it
+    /// records whether the user approved external imports.
+    key_path: PathBuf,
+    /// That approval, read once when needed.
+    approved: OnceCell<bool>,
 }
 
 impl Place {
@@ -91,7 +123,34 @@ impl Place {
             project,
             top,
             cwd: cwd.to_path_buf(),
+            key_path,
+            approved: OnceCell::new(),
         }
+    }
+
+    /// The same place reading `folder` as its auto-memory folder (an import of that folder
+    /// names its files `memory/NAME`, as the fold names the project's own).
+    pub fn reading_memory_in(&self, folder: PathBuf) -> Place {
+        let mut place = self.clone();
+        place.client.memory = folder;
+        place
+    }
+
+    /// The same place naming its files from `folder` (an instruction file imported from
+    /// outside the project is named from its own folder), and following imports inside it.
+    pub fn named_from(&self, folder: PathBuf) -> Place {
+        Place {
+            top: Some(folder),
+            ..self.clone()
+        }
+    }
+
+    /// Whether the user approved the project's imports from outside the folder a session works
+    /// in (`Client::external_imports_approved`), read once.
+    pub fn external_imports_approved(&self) -> bool {
+        *self
+            .approved
+            .get_or_init(|| self.client.external_imports_approved(&self.key_path))
     }
 }
 
@@ -100,82 +159,63 @@ impl Place {
 /// `CLAUDE.md` in one of them or above it is looked for.
 pub fn refresh(store: &mut Store, place: &Place, near: &[String], limits: Limits) -> Result<Known> {
     let scope = place.scope();
-    let known = store.source_files(&scope)?;
     if !store.settings()?.sources.read {
-        // Turned off: nothing of the files stays (`config::Sources`).
-        let folded = store.fold_sources(Vec::new(), known)?;
-        return Ok(Known {
-            folded,
-            cwd: place.cwd.clone(),
-            auto_memory: place.client.auto_memory,
-            ..Known::default()
-        });
+        return turned_off(store, place, limits);
     }
-    let mut seen: HashSet<(Option<String>, String)> = HashSet::new();
-    let mut queue: Vec<Candidate> = candidates(place, near);
-    for file in &known {
-        queue.push(Candidate {
-            path: PathBuf::from(&file.path),
-            kind: file.kind,
-            project: file.project.clone(),
-            dir: file.dir.clone(),
-        });
+    let rows = store.source_files(&scope)?;
+    let found = find::candidates(place, near);
+    let mut walk = walk::Walk::new(place, limits);
+    walk.roots_and_imports(found.candidates, &rows);
+    folder::topics(store, &mut walk)?;
+    let (fold, notes, mut left) = walk.finish();
+    let folded = store.fold_sources(fold)?;
+    if !notes.is_empty() {
+        let today = crate::store::today();
+        for note in notes {
+            // A line that cannot be written costs the fold nothing; the store holds the reason.
+            drop(crate::files::log(
+                store.dir(),
+                &format!("{today} sources: {note}"),
+            ));
+        }
     }
-    let by_path: HashMap<(Option<String>, &str), &SourceFile> = known
-        .iter()
-        .map(|f| ((f.project.clone(), f.path.as_str()), f))
-        .collect();
-    let (mut reads, mut gone, mut waiting) = (Vec::new(), Vec::new(), 0);
-    let mut next = 0;
-    while next < queue.len() {
-        let candidate = &queue[next];
-        next += 1;
-        let path = candidate.path.to_string_lossy().into_owned();
-        if !seen.insert((candidate.project.clone(), path.clone())) {
-            continue;
-        }
-        let before = by_path.get(&(candidate.project.clone(), path.as_str()));
-        let meta = match std::fs::metadata(&candidate.path) {
-            Ok(meta) if meta.is_file() => meta,
-            _ => {
-                if let Some(file) = before {
-                    gone.push((*file).clone());
-                }
-                continue;
-            }
-        };
-        let stamp = (
-            i64::try_from(meta.size()).unwrap_or(i64::MAX),
-            meta.mtime()
-                .saturating_mul(1_000_000_000)
-                .saturating_add(meta.mtime_nsec()),
-        );
-        if before.is_some_and(|f| (f.size, f.modified) == stamp) {
-            continue;
-        }
-        if reads.len() >= limits.files {
-            waiting += 1;
-            continue;
-        }
-        let Ok(text) = read::read_start(&candidate.path, limits.bytes) else {
-            continue;
-        };
-        let (read, imports) = read::read_file(place, candidate, &text, stamp, before.copied());
-        reads.push(read);
-        queue.extend(imports);
-    }
-    let folded = store.fold_sources(reads, gone)?;
     let files = if folded == Folded::default() {
-        known
+        rows
     } else {
         store.source_files(&scope)?
     };
-    Ok(Known {
-        files,
-        folded,
-        waiting,
-        cwd: place.cwd.clone(),
-        auto_memory: place.client.auto_memory,
-        another_client: false,
-    })
+    let backlog = store.source_backlog(&scope)?;
+    left.waiting += backlog.waiting;
+    left.cut = backlog.cut;
+    left.problems = backlog.problems;
+    left.rules = found.rules_capped.len();
+    Ok(Known::new(files, folded, left, place))
+}
+
+/// With reading turned off, nothing of the files stays (`config::Sources`): their memories go, a
+/// bounded number of files at a time.
+fn turned_off(store: &mut Store, place: &Place, limits: Limits) -> Result<Known> {
+    let gone = store.some_source_files(&place.scope(), limits.looks)?;
+    let folded = store.fold_sources(Fold {
+        gone,
+        ..Fold::default()
+    })?;
+    Ok(Known::new(Vec::new(), folded, Left::default(), place))
+}
+
+/// A count of bytes as a person reads it: `8 MiB`, `256 KiB`, `5.2 MiB`, `120 bytes`.
+pub fn bytes_said(bytes: i64) -> String {
+    let (unit, name) = if bytes >= 1 << 20 {
+        (1 << 20, "MiB")
+    } else if bytes >= 1 << 10 {
+        (1 << 10, "KiB")
+    } else {
+        return format!("{bytes} bytes");
+    };
+    let tenths = bytes * 10 / unit;
+    if tenths % 10 == 0 {
+        format!("{} {name}", tenths / 10)
+    } else {
+        format!("{}.{} {name}", tenths / 10, tenths % 10)
+    }
 }

@@ -17,6 +17,8 @@ pub struct Chunk {
     pub text: String,
     /// The nearest heading above the chunk (its text, without the `#`s), if any.
     pub heading: Option<String>,
+    /// Whether the text was cut at `MAX_CHUNK_BYTES`.
+    pub cut: bool,
 }
 
 /// The frontmatter fields Synapse reads (a leading `---` block of YAML-like `key: value` lines).
@@ -28,6 +30,9 @@ pub struct Front {
     pub kind: Option<String>,
     /// A rule's `paths:` globs (a list, inline `[..]` or `- item` lines, or one string).
     pub paths: Vec<String>,
+    /// When the file's text was last changed, as written (`metadata.modified`, which Claude
+    /// Code writes into a memory file it edits, or a top-level `modified`).
+    pub modified: Option<String>,
 }
 
 /// Split `text` into its frontmatter and the rest; the third value is the 1-based line the rest
@@ -105,11 +110,11 @@ fn parse_front(lines: &[(usize, &str)]) -> (Front, Option<usize>) {
         let entry = list_entry(content);
         if indented || (entry.is_some() && parent == "paths") {
             match parent {
-                "metadata" => {
-                    if let Some(("type", value)) = key_value(content) {
-                        front.kind = scalar(value);
-                    }
-                }
+                "metadata" => match key_value(content) {
+                    Some(("type", value)) => front.kind = scalar(value),
+                    Some(("modified", value)) => front.modified = scalar(value),
+                    _ => {}
+                },
                 "paths" => front.paths.extend(entry.and_then(scalar)),
                 "name" => continue_value(&mut front.name, content, literal),
                 "description" => continue_value(&mut front.description, content, literal),
@@ -132,6 +137,7 @@ fn parse_front(lines: &[(usize, &str)]) -> (Front, Option<usize>) {
                 description_line = Some(number);
             }
             "type" => front.kind = value,
+            "modified" => front.modified = value,
             "paths" => front.paths = value.as_deref().map(split_list).unwrap_or_default(),
             _ => {}
         }
@@ -432,7 +438,8 @@ impl Cutter {
         };
         let mut text = open.text;
         text.truncate(text.trim_end().len());
-        if text.len() > MAX_CHUNK_BYTES {
+        let cut = text.len() > MAX_CHUNK_BYTES;
+        if cut {
             let cut = text
                 .char_indices()
                 .map(|(at, _)| at)
@@ -446,6 +453,7 @@ impl Cutter {
                 line: open.line,
                 text,
                 heading: open.heading,
+                cut,
             });
         }
     }
@@ -577,9 +585,9 @@ fn strip_comments(line: &str, in_comment: &mut bool) -> String {
     }
 }
 
-/// A topic file of Claude Code's auto memory as one memory (its description, then its body) and
-/// its `name` as the title; `None` when it says nothing.
-pub fn topic(text: &str) -> Option<(Option<String>, Chunk)> {
+/// A topic file of Claude Code's auto memory as one memory (its description, then its body),
+/// with its frontmatter (its `name` is the title); `None` when it says nothing.
+pub fn topic(text: &str) -> Option<(Front, Chunk)> {
     let (front, description_line, body, body_line) = front_and_description_line(text);
     let description = front.description.as_deref().map(str::trim).unwrap_or("");
     let body_text = body.trim();
@@ -596,8 +604,9 @@ pub fn topic(text: &str) -> Option<(Option<String>, Chunk)> {
         line,
         text,
         heading: None,
+        cut: false,
     };
-    Some((front.name, chunk))
+    Some((front, chunk))
 }
 
 /// How many whitespace-only lines open `text`, so a chunk's line is where its text starts.
@@ -621,14 +630,16 @@ pub fn linked_file(entry: &str) -> Option<&str> {
     })
 }
 
-/// The `@path` imports of instruction text, as written, outside code spans and fences.
-///
-/// An import is `@` at the start of a line or after whitespace, then a path with a `/` or a `.`
-/// or starting with `~` (so a bare `@someone` is a mention, not an import); punctuation that
-/// ends a sentence is not part of the path.
+/// The `@path` imports of instruction text, as Claude Code reads them (measured:
+/// docs/claude-code.md): `@` at the start of a line or after whitespace, then a path running to
+/// the next whitespace (`\ ` is a space in it) and cut at a `#`; outside code fences, code spans
+/// and HTML comments. The path is taken when it starts with `./`, `~/` or `/`, or with a letter,
+/// digit, `.`, `_` or `-`, so a bare `@someone` is an import when a file of that name is there, and
+/// a `.` ending a sentence is part of the path (which then names no file), as in the client.
 pub fn imports(body: &str) -> Vec<String> {
     let mut found = Vec::new();
     let mut fence: Option<Fence> = None;
+    let mut in_comment = false;
     for line in body.lines() {
         let rest = line.trim_start();
         if let Some(open) = &fence {
@@ -637,14 +648,23 @@ pub fn imports(body: &str) -> Vec<String> {
             }
             continue;
         }
-        if let Some((mark, length)) = fence_opens(rest) {
-            fence = Some(Fence {
-                mark,
-                length,
-                dedent: 0,
-            });
-            continue;
+        if !in_comment {
+            if let Some((mark, length)) = fence_opens(rest) {
+                fence = Some(Fence {
+                    mark,
+                    length,
+                    dedent: 0,
+                });
+                continue;
+            }
         }
+        let uncommented;
+        let line = if in_comment || line.contains("<!--") {
+            uncommented = strip_comments(line, &mut in_comment);
+            uncommented.as_str()
+        } else {
+            line
+        };
         let spans = code_spans(line);
         let mut span = spans.iter().peekable();
         let mut previous: Option<char> = None;
@@ -658,17 +678,38 @@ pub fn imports(body: &str) -> Vec<String> {
             if span.peek().is_some_and(|&&(start, _)| start <= at) {
                 continue;
             }
-            let token = line
-                .get(at + 1..)
-                .and_then(|tail| tail.split(char::is_whitespace).next())
-                .unwrap_or("");
-            let path = token.trim_end_matches(['.', ',', ';', ':', ')', '!', '?', '"', '\'']);
-            if path.contains(['/', '.']) || path.starts_with('~') {
-                found.push(path.to_owned());
+            if let Some(path) = line.get(at + 1..).and_then(import_path) {
+                found.push(path);
             }
         }
     }
     found
+}
+
+/// The path of an import whose text (after the `@`) starts `tail`, if the client takes it as one.
+fn import_path(tail: &str) -> Option<String> {
+    let mut token = String::new();
+    let mut chars = tail.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' if chars.peek() == Some(&' ') => {
+                chars.next();
+                token.push(' ');
+            }
+            '\\' => break,
+            c if c.is_whitespace() => break,
+            c => token.push(c),
+        }
+    }
+    let path = token.split('#').next().unwrap_or("");
+    let taken = path.starts_with("./")
+        || path.starts_with("~/")
+        || (path.starts_with('/') && path != "/" && !path.starts_with("//"))
+        || path
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'));
+    (taken && !path.is_empty()).then(|| path.to_owned())
 }
 
 /// The byte ranges of a line's inline code spans: a run of backticks up to the next run of the
@@ -900,6 +941,8 @@ mod tests {
         let body = format!("- {}", "é".repeat(MAX_CHUNK_BYTES));
         let chunks = sections(&body, 1, 10);
         assert_eq!(chunks[0].text.len(), MAX_CHUNK_BYTES);
+        assert!(chunks[0].cut);
+        assert!(!sections("- short", 1, 10)[0].cut);
         let odd = format!("- x{}", "é".repeat(MAX_CHUNK_BYTES));
         assert_eq!(sections(&odd, 1, 10)[0].text.len(), MAX_CHUNK_BYTES - 1);
     }
@@ -927,8 +970,8 @@ mod tests {
     #[test]
     fn topic_is_the_description_then_the_body() {
         let text = "---\nname: Deploy window\ndescription: never on Fridays\nmetadata:\n  type: feedback\n---\n\nThe release broke twice.\n";
-        let (title, chunk) = topic(text).unwrap();
-        assert_eq!(title.as_deref(), Some("Deploy window"));
+        let (front, chunk) = topic(text).unwrap();
+        assert_eq!(front.name.as_deref(), Some("Deploy window"));
         assert_eq!(chunk.text, "never on Fridays\n\nThe release broke twice.");
         assert_eq!(chunk.line, 3);
     }
@@ -957,17 +1000,48 @@ mod tests {
 
     #[test]
     fn imports_outside_code_only() {
-        let body = "See @docs/setup.md and @~/.claude/mine.md.\n@./local.md, @/abs/x.md\nmail a@b.com, ping @someone\n`@in/span.md` and ``a ` @also/span.md``\n```\n@in/fence.md\n```\n(@paren/x.md) last @CLAUDE.local.md";
+        let body = "See @docs/setup.md and @~/.claude/mine.md.\n@./local.md, @/abs/x.md\nmail a@b.com, ping @someone\n`@in/span.md` and ``a ` @also/span.md``\n```\n@in/fence.md\n```\n(@paren/x.md) last @CLAUDE.local.md\n<!-- @in/comment.md --> @after/comment.md <!-- and\n@in/open.md -->";
         assert_eq!(
             imports(body),
             [
                 "docs/setup.md",
-                "~/.claude/mine.md",
-                "./local.md",
+                "~/.claude/mine.md.",
+                "./local.md,",
                 "/abs/x.md",
-                "CLAUDE.local.md"
+                "someone",
+                "CLAUDE.local.md",
+                "after/comment.md",
             ]
         );
+    }
+
+    /// What the client takes as an import's path, measured with both pinned clients.
+    #[rstest]
+    #[case::escaped_space("@docs/with\\ space.md", Some("docs/with space.md"))]
+    #[case::fragment("@docs/frag.md#section", Some("docs/frag.md"))]
+    #[case::only_a_fragment("@#section", None)]
+    #[case::root("@/", None)]
+    #[case::network_share("@//host/share.md", None)]
+    #[case::another_at("@@team", None)]
+    #[case::symbol("@%x.md", None)]
+    #[case::backslash_ends_it("@a\\b.md", Some("a"))]
+    #[case::home("@~/notes.md", Some("~/notes.md"))]
+    fn an_import_path_is_read_as_the_client_reads_it(
+        #[case] text: &str,
+        #[case] want: Option<&str>,
+    ) {
+        assert_eq!(imports(text).first().map(String::as_str), want);
+    }
+
+    #[test]
+    fn front_reads_when_a_memory_file_was_modified() {
+        let client = "---\nname: deploy\ndescription: d\nmetadata:\n  node_type: memory\n  modified: 2026-12-07T11:12:59.087Z\n---\nbody";
+        assert_eq!(
+            front(client).0.modified.as_deref(),
+            Some("2026-12-07T11:12:59.087Z")
+        );
+        let top = "---\nmodified: \"2026-01-02\"\n---\nbody";
+        assert_eq!(front(top).0.modified.as_deref(), Some("2026-01-02"));
     }
 
     #[test]

@@ -283,6 +283,35 @@ const MIGRATIONS: &[&str] = &[
     DELETE FROM dismissed WHERE memory_id NOT IN (SELECT id FROM memories)
         OR (newer != 0 AND newer NOT IN (SELECT id FROM memories));
     "#,
+    // 14: source files read as the client reads them, at a bounded cost (`store::sources`): a
+    // file's inode (a file replaced by a rename is a new one), the files it imports (absolute
+    // paths, one a line, whether they exist or not), the importing file or linked folder it was
+    // reached through (`via`), the bytes read when its fold stopped short of its end (`cut`, 0
+    // for a whole file), and why it gave no or fewer memories (`problem`). A row with a negative
+    // size is a file found and not read yet, `modified` its modification time. `source_folders`
+    // keeps a folder's modification time and inode as of its last whole listing (an unchanged
+    // folder gained, lost and renamed nothing) and where the re-check of its files in rotation
+    // stands (`cursor`, the last source id re-checked). Rows are looked up by project and kind (a
+    // session reads the few files the client loads by name, never its thousands of topic files).
+    r#"
+    ALTER TABLE sources ADD COLUMN ino INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE sources ADD COLUMN imports TEXT;
+    ALTER TABLE sources ADD COLUMN via TEXT;
+    ALTER TABLE sources ADD COLUMN cut INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE sources ADD COLUMN problem TEXT;
+    DROP INDEX sources_project;
+    CREATE INDEX sources_kind ON sources(project, kind);
+    CREATE INDEX sources_waiting ON sources(project, modified) WHERE size < 0;
+    CREATE INDEX sources_cut ON sources(project) WHERE cut > 0 OR problem IS NOT NULL;
+    CREATE TABLE source_folders (
+        project  TEXT NOT NULL,
+        path     TEXT NOT NULL,
+        modified INTEGER NOT NULL,
+        ino      INTEGER NOT NULL,
+        cursor   INTEGER NOT NULL DEFAULT 0,
+        PRIMARY KEY (project, path)
+    ) WITHOUT ROWID;
+    "#,
 ];
 
 /// Synapse's mark in the file's header (`PRAGMA application_id`, "SYNA"), written by migration 7:
@@ -766,7 +795,8 @@ mod tests {
                 ..Default::default()
             };
             let id = store.remember(&memory, &[], &scope).unwrap().id;
-            // Back to version 11 as it shipped: no table of dismissals.
+            // Back to version 11 as it shipped: no table of dismissals (nor what came after).
+            store.conn().execute_batch(UNDO_14).unwrap();
             store
                 .conn()
                 .execute_batch("DROP TABLE dismissed; PRAGMA user_version = 11;")
@@ -800,8 +830,10 @@ mod tests {
                 crate::store::remember_at(&mut store, "Use pnpm for installs", Some("p"), None);
             let deleted =
                 crate::store::remember_at(&mut store, "Deploys on Fridays", Some("p"), None);
-            // Back to version 12 as it shipped: the table without AUTOINCREMENT; then the newest
-            // memory deleted as a fold did then, a teammate's shared memory still bound to it.
+            // Back to version 12 as it shipped: what came after taken out, the table without
+            // AUTOINCREMENT; then the newest memory deleted as a fold did then, a teammate's
+            // shared memory still bound to it.
+            store.conn().execute_batch(UNDO_14).unwrap();
             store
                 .conn()
                 .execute_batch(&format!(
@@ -870,6 +902,51 @@ mod tests {
             )
             .unwrap();
         assert!(sql.contains("AUTOINCREMENT"), "{sql}");
+    }
+
+    /// What migration 14 added, taken out again: a store back at version 13.
+    const UNDO_14: &str = "
+        DROP TABLE source_folders;
+        DROP INDEX sources_kind;
+        DROP INDEX sources_waiting;
+        DROP INDEX sources_cut;
+        CREATE INDEX sources_project ON sources(project);
+        ALTER TABLE sources DROP COLUMN ino;
+        ALTER TABLE sources DROP COLUMN imports;
+        ALTER TABLE sources DROP COLUMN via;
+        ALTER TABLE sources DROP COLUMN cut;
+        ALTER TABLE sources DROP COLUMN problem;
+        PRAGMA user_version = 13;
+    ";
+
+    /// A store at version 13 keeps its source files and their memories through migration 14,
+    /// which knows none of their inodes yet (the next listing learns them without a read).
+    #[test]
+    fn migration_14_keeps_a_version_13_stores_source_files() {
+        let dir = tempfile::tempdir().unwrap();
+        {
+            let store = crate::store::Store::open(dir.path()).unwrap();
+            store
+                .conn()
+                .execute_batch(
+                    "INSERT INTO sources(project, path, kind, shown, size, modified) \
+                     VALUES ('/p', '/p/CLAUDE.md', 'instructions', 'CLAUDE.md', 10, 20);",
+                )
+                .unwrap();
+            store.conn().execute_batch(UNDO_14).unwrap();
+        }
+        let store = crate::store::Store::open(dir.path()).unwrap();
+        assert!(dir.path().join("synapse.db.v13.bak").exists());
+        let files = store
+            .source_files(&crate::store::Scope::project("/p"))
+            .unwrap();
+        assert_eq!(files.len(), 1);
+        let file = &files[0];
+        assert_eq!(
+            (file.size, file.modified, file.ino, file.cut),
+            (10, 20, 0, 0)
+        );
+        assert!(file.imports.is_empty() && file.via.is_none() && file.problem.is_none());
     }
 
     /// `scopes` holds one row per project and one global row: UNIQUE alone would admit any

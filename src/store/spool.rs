@@ -491,7 +491,7 @@ pub(crate) mod tests {
 
     /// The one piece of a new `CLAUDE.md` in project "p", folded: its memory.
     pub(crate) fn fold_piece(store: &mut Store, text: &str) -> i64 {
-        use crate::store::sources::{FileRead, Kind, Piece, SourceFile};
+        use crate::store::sources::{FileRead, Fold, Kind, Piece, SourceFile};
         let file = SourceFile {
             id: 0,
             project: Some("p".into()),
@@ -502,18 +502,28 @@ pub(crate) mod tests {
             globs: Vec::new(),
             size: 1,
             modified: 1,
+            ino: 1,
+            imports: Vec::new(),
+            via: None,
+            cut: 0,
+            problem: None,
         };
         let pieces = vec![Piece {
             line: 1,
             text: text.into(),
             label: "CLAUDE.md:1".into(),
+            written: None,
         }];
         let read = FileRead {
             file,
             seen: None,
             pieces,
         };
-        store.fold_sources(vec![read], Vec::new()).unwrap();
+        let fold = Fold {
+            reads: vec![read],
+            ..Fold::default()
+        };
+        store.fold_sources(fold).unwrap();
         let found = store.list(&Scope::project("p"), false).unwrap();
         found.into_iter().find(|m| m.body == text).unwrap().id
     }

@@ -71,16 +71,39 @@ pub fn run(_args: Args, json: bool) -> Result<()> {
     // Claude Code's memory files of this folder, as the hooks read them (`sources`).
     let checkout = crate::team::checkout(&cwd);
     let place = crate::sources::Place::new(&scope, &cwd, checkout.as_deref());
-    let source_files = match &store {
-        Ok(store) => store.source_files(&scope)?.len(),
-        Err(_) => 0,
+    let (source_files, backlog, problem_files) = match &store {
+        Ok(store) => (
+            store.count_source_files(&scope)?,
+            store.source_backlog(&scope)?,
+            store.source_problems(&scope)?,
+        ),
+        Err(_) => Default::default(),
     };
+    if backlog.waiting > 0 {
+        warnings.push(format!(
+            "{} of Claude Code's memory files found and not read yet (a hook reads {} at a \
+             time, newest first); `synapse sync` reads them all",
+            backlog.waiting,
+            crate::sources::HOOK.files
+        ));
+    }
+    for file in &problem_files {
+        warnings.push(source_problem(file));
+    }
     let claude_memory = json!({
         "read": settings.sources.read,
         "auto_memory": place.client.auto_memory,
         "memory_folder": place.client.memory,
         "memory_folder_exists": place.client.memory.is_dir(),
         "files_folded": source_files,
+        "waiting": backlog.waiting,
+        "problems": problem_files.iter().map(|f| json!({
+            "file": f.shown,
+            "path": f.path,
+            "cut": (f.cut > 0).then_some(f.cut),
+            "size": f.size,
+            "why": f.problem,
+        })).collect::<Vec<_>>(),
     });
     // Whether Claude Code runs the plugin: installed, enabled, binaries found, MCP answering.
     let top = place.top.clone().unwrap_or_else(|| cwd.clone());
@@ -228,6 +251,21 @@ pub fn run(_args: Args, json: bool) -> Result<()> {
         bail!("{}", problems.join("\n"));
     }
     Ok(())
+}
+
+/// A warning for a source file that gave no memories or fewer than it holds.
+fn source_problem(file: &crate::store::sources::SourceFile) -> String {
+    let mut parts = Vec::new();
+    if file.cut > 0 {
+        parts.push(format!(
+            "folded its first {} of {}; `synapse sync` reads up to {}",
+            crate::sources::bytes_said(file.cut),
+            crate::sources::bytes_said(file.size),
+            crate::sources::bytes_said(i64::try_from(crate::sources::SYNC.bytes).unwrap_or(0))
+        ));
+    }
+    parts.extend(file.problem.clone());
+    format!("Claude Code's {}: {}", file.shown, parts.join("; "))
 }
 
 /// What doctor says of a spool that holds writes: how many, whether the next write stores them,
