@@ -34,6 +34,7 @@ mod secrets_rules;
 mod secrets_corpus;
 mod sources;
 mod sources_drift;
+mod sources_reading;
 mod statusline;
 mod team;
 mod tidy;

@@ -3,7 +3,7 @@
 //! never into system files), odd files (binary, UTF-16, unreadable), linked rules folders, the
 //! memory folder's files read newest first within a hook's limits, and every limit reached said.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
