@@ -1958,7 +1958,13 @@ fn the_interactive_client_shows_synapse_s_lines(#[case] client: Client) {
             " for feature/webhook-retries",
         ],
     );
+    // Enter only once the client shows the text: the newest client takes text and an Enter
+    // that reach it in one read as a paste, a line break in the prompt.
     tmux.type_text("remember: release branches are cut on Mondays");
+    tmux.wait_for(
+        "the prompt is typed",
+        &["remember: release branches are cut on Mondays"],
+    );
     tmux.press("Enter");
     let screen = tmux.wait_for(
         "the prompt is sent",
