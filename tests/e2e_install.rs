@@ -183,7 +183,7 @@ fn archive() -> &'static (Vec<u8>, String) {
         let name = format!("synapse-{}", target());
         let folder = stage.path().join(&name);
         fs::create_dir_all(&folder).unwrap();
-        let built = Path::new(env!("CARGO_BIN_EXE_synapse")).parent().unwrap();
+        let built = common::bin_dir();
         for bin in BINARIES {
             let status = Command::new("strip")
                 .arg("-o")

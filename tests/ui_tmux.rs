@@ -78,7 +78,7 @@ fn open_search_read_forget_restore_settle_and_quit() {
         "env SYNAPSE_DATA={} HOME={} {} ui; echo \"synapse ui exited with $?\"",
         quoted(&s.data),
         quoted(&common::test_home(&s.data)),
-        quoted(Path::new(env!("CARGO_BIN_EXE_synapse")))
+        quoted(&common::binary("synapse"))
     );
     let tmux = Tmux::start("ui", &s.project, &command);
 
