@@ -19,7 +19,7 @@ pub struct Variable {
 pub enum Kind {
     /// Synapse's own settings.
     Own,
-    /// Set by Claude Code, or read as it reads them.
+    /// Set by a client (Claude Code, Codex CLI), or read as the client reads them.
     Client,
     /// The system's (set on every machine, so doctor does not show them).
     System,
@@ -80,12 +80,6 @@ pub const VARIABLES: &[Variable] = &[
         what: "source: the launchers build the binaries with cargo instead",
     },
     Variable {
-        name: "CLAUDE_PLUGIN_DATA",
-        kind: Kind::Client,
-        what: "The plugin's data folder (set by Claude Code): the binaries are installed into \
-               its bin/",
-    },
-    Variable {
         name: "CLAUDE_PLUGIN_ROOT",
         kind: Kind::Client,
         what: "The plugin's folder (set by Claude Code): the launchers look in its \
@@ -107,6 +101,12 @@ pub const VARIABLES: &[Variable] = &[
         kind: Kind::Client,
         what: "1: Claude Code keeps no memory files, so Synapse's blocks ask for \"remember:\" \
                lines again (0: on, whatever the settings say)",
+    },
+    Variable {
+        name: "CODEX_HOME",
+        kind: Kind::Client,
+        what: "Codex CLI's folder (default ~/.codex): `synapse setup codex` edits its \
+               config.toml",
     },
     Variable {
         name: "HOME",

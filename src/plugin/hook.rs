@@ -98,6 +98,16 @@ impl Answer {
             line: None,
         }
     }
+
+    /// The answer as the client gets it: whatever it quotes (a memory, a file's line, a page, a
+    /// branch's name) as text only (`text::visible`).
+    fn shown(self) -> Answer {
+        let shown = |text: String| crate::text::visible(&text).into_owned();
+        Answer {
+            context: self.context.map(shown),
+            line: self.line.map(shown),
+        }
+    }
 }
 
 /// The client that runs a hook: they send different payloads and take answers in different
@@ -208,7 +218,7 @@ fn run_process(event: Event) -> Result<()> {
 
 /// Handle one payload of Claude Code's: what the hook answers.
 pub fn run(event: Event, input: &str) -> Result<Answer> {
-    Ok(handle(event, Client::ClaudeCode, input)?.0)
+    Ok(handle(event, Client::ClaudeCode, input)?.0.shown())
 }
 
 /// Handle one payload, hand what the hook prints to `print`, then trim the store's log, and
@@ -220,6 +230,7 @@ fn respond(
     print: impl FnOnce(&str) -> Result<()>,
 ) -> Result<Option<Store>> {
     let (answer, store) = handle(event, client, input)?;
+    let answer = answer.shown();
     let printed = match client {
         Client::ClaudeCode => claude_output(event, answer),
         Client::Gemini => gemini::output(event, answer),
@@ -361,8 +372,10 @@ fn handle(event: Event, client: Client, input: &str) -> Result<(Answer, Option<S
     let signal = || pending.map_or_else(Signal::default, |p| p.wait(SIGNAL_WAIT));
     let answer = match (event, &command) {
         (Event::UserPromptSubmit, Some(command)) => {
-            slash::run(&mut store, &scope, command, budget, checkout.as_deref())
-                .map(|text| Answer::context(Some(text)))
+            let (text, shown) =
+                slash::run(&mut store, &scope, command, budget, checkout.as_deref())?;
+            mark_given(&mut store, &payload, shown)?;
+            Ok::<_, anyhow::Error>(Answer::context(Some(text)))
         }
         (Event::SessionStart, _) => {
             let team = fold_team(&mut store, &scope, checkout.as_deref());
@@ -415,7 +428,8 @@ fn handle(event: Event, client: Client, input: &str) -> Result<(Answer, Option<S
         }
         (Event::Stop | Event::Compact, _) => {
             let lessons = lessons_of(&scope, &payload);
-            let (recorded, failed) = stop(&mut store, &scope, lessons, checkout.as_deref())?;
+            let (recorded, failed) =
+                stop(&mut store, &scope, &payload, lessons, checkout.as_deref())?;
             if !failed.is_empty() {
                 log_failure(event, &anyhow::anyhow!("{}", failed.join("; ")));
             }
@@ -583,18 +597,20 @@ fn session_start(
             },
         )?;
     }
+    // Lines of the files the client loads that name a path that is gone, said at the start (a
+    // resumed session was told at its start, and the transcript has it).
+    let stale = match source {
+        "resume" => sources::Stale::default(),
+        _ => known.stale_lines(store, scope)?,
+    };
     if signal.is_empty() {
         if source == "resume" {
             return Ok((None, None));
         }
         let memories = store.count_live(scope)?;
-        return Ok((
-            Some(format!(
-                "{}\n",
-                inject::status_line(memories, known.saving())
-            )),
-            Some(notice::waiting(memories)),
-        ));
+        let status = inject::status_line(memories, known.saving(), &stale);
+        let line = notice::waiting(memories, stale.lines.len());
+        return Ok((Some(format!("{status}\n")), Some(line)));
     }
     let mut hits = rules_for_files(store, scope, &known, &signal.files)?;
     let loaded = known.loaded_memories(store)?;
@@ -603,18 +619,18 @@ fn session_start(
     hits.extend(found.into_iter().filter(|h| !ruled.contains(&h.id)));
     let most = budget.max_results();
     let branch = signal.branch.clone();
-    let offered = offer(
-        store,
-        scope,
-        payload,
-        (hits, &known),
-        Frame::Session { most, team },
-    )?;
+    let frame = Frame::Session {
+        most,
+        team,
+        stale: &stale,
+    };
+    let offered = offer(store, scope, payload, (hits, &known), frame)?;
     // On resume the session was given its notes before: a line only when there is news.
     if source == "resume" && offered.text.is_none() {
         return Ok((None, None));
     }
-    let line = notice::session(offered.shown.len(), branch.as_deref(), &offered.left);
+    let (shown, left, gone) = (offered.shown.len(), &offered.left, stale.lines.len());
+    let line = notice::session(shown, branch.as_deref(), left, gone);
     Ok((offered.text, Some(line)))
 }
 
@@ -657,10 +673,15 @@ struct Offered {
 }
 
 /// The block a hook frames its offer in.
-enum Frame {
+enum Frame<'a> {
     /// SessionStart's: up to `most` memories, and the memories a teammate's newer one replaced
-    /// (found when the team's file was folded) on the same line as what drift left out.
-    Session { most: usize, team: Vec<String> },
+    /// (found when the team's file was folded) on the same line as what drift left out, then the
+    /// loaded lines that name gone paths.
+    Session {
+        most: usize,
+        team: Vec<String>,
+        stale: &'a sources::Stale,
+    },
     /// UserPromptSubmit's: up to `PROMPT_MEMORIES`, those in `whole` with their text, the
     /// others as pointers.
     Prompt {
@@ -677,11 +698,12 @@ fn offer(
     scope: &Scope,
     payload: &Payload,
     (hits, known): (Vec<Hit>, &Known),
-    frame: Frame,
+    frame: Frame<'_>,
 ) -> Result<Offered> {
-    let (most, also_left_out, whole) = match frame {
-        Frame::Session { most, team } => (most, team, None),
-        Frame::Prompt { whole } => (PROMPT_MEMORIES, Vec::new(), Some(whole)),
+    let nothing_stale = sources::Stale::default();
+    let (most, also_left_out, whole, stale) = match frame {
+        Frame::Session { most, team, stale } => (most, team, None, stale),
+        Frame::Prompt { whole } => (PROMPT_MEMORIES, Vec::new(), Some(whole), &nothing_stale),
     };
     let session = &payload.session_id;
     let given = store.injected(session)?;
@@ -715,7 +737,7 @@ fn offer(
     let left = offer.left.line();
     let (hits, left, saving) = (&offer.hits, left.as_deref(), known.saving());
     let shown = match &whole {
-        None => inject::session_block(hits, left, now, saving),
+        None => inject::session_block(hits, left, stale, now, saving),
         Some(whole) => inject::prompt_block(hits, whole, left, now, saving),
     };
     let Some((text, shown)) = shown else {
@@ -762,6 +784,7 @@ fn mark_given(store: &mut Store, payload: &Payload, ids: Vec<i64>) -> Result<()>
 fn stop(
     store: &mut Store,
     scope: &Scope,
+    payload: &Payload,
     lessons: Vec<(NewMemory, Vec<i64>)>,
     checkout: Option<&Path>,
 ) -> Result<(Vec<Recorded>, Vec<String>)> {
@@ -772,7 +795,7 @@ fn stop(
             failed.push(format!("lesson {lesson}: {e:#}"));
             continue;
         }
-        let (replaced, refused) = replaceable(store, scope, &replaces)?;
+        let (replaced, refused) = replaceable(store, scope, payload, &replaces)?;
         let kept = keep_lesson(store, scope, memory, &replaced, checkout);
         // A memory this very lesson replaced already is no refusal: the same reply, seen again.
         let stored = match &kept {
@@ -855,12 +878,27 @@ struct Refused {
 }
 
 /// Of the memories a lesson says it replaces, those this session may replace: visible from its
-/// scope and live. The rest are refused: a reply may name an id it never saw (another
-/// project's), and it must not hide that memory.
-fn replaceable(store: &Store, scope: &Scope, ids: &[i64]) -> Result<(Vec<i64>, Vec<Refused>)> {
+/// scope, live, and shown to this session (`Store::shown_to`: given by a hook or a slash
+/// command, or written by its own replies). The rest are refused: a reply may name an id it
+/// never saw (another project's, a guess, or an id it read before that memory was deleted), and
+/// it must not hide that memory.
+fn replaceable(
+    store: &Store,
+    scope: &Scope,
+    payload: &Payload,
+    ids: &[i64],
+) -> Result<(Vec<i64>, Vec<Refused>)> {
     let (mut replaceable, mut refused) = (Vec::new(), Vec::new());
+    let shown = store.shown_to(&payload.session_id, &lesson_label(payload), ids)?;
     for &id in ids {
         match store.get(id, scope)? {
+            Some(m) if m.is_live() && !shown.contains(&id) => refused.push(Refused {
+                why: format!(
+                    "replaces {id} refused: this session was never shown memory {id}, so the \
+                     lesson is stored as new"
+                ),
+                by: None,
+            }),
             Some(m) if m.is_live() => replaceable.push(id),
             Some(m) => refused.push(Refused {
                 why: format!(
@@ -915,10 +953,10 @@ fn keep_typed(
             break;
         }
         let source = format!("prompt {short} {day}");
-        let (lines, outcome) = slash::keep(store, scope, &text, source, checkout)?;
-        said.push(format!("line {}: {}", n + 1, lines.join("; ")));
-        if let Some(outcome) = outcome {
-            given.push(outcome.id);
+        let kept = slash::keep(store, scope, &text, source, checkout)?;
+        said.push(format!("line {}: {}", n + 1, kept.lines.join("; ")));
+        given.extend(kept.shown);
+        if let Some(outcome) = kept.outcome {
             recorded.push(Recorded::Stored {
                 outcome,
                 shared: Shared::No,
@@ -992,6 +1030,10 @@ mod tests {
         }
     }
 
+    fn payload(session: &str) -> Payload {
+        serde_json::from_value(serde_json::json!({"session_id": session, "cwd": "/p"})).unwrap()
+    }
+
     fn supersedes_of(store: &Store, id: i64, scope: &Scope) -> Vec<Option<i64>> {
         let history = store.history(id, scope).unwrap();
         history
@@ -1024,10 +1066,12 @@ mod tests {
         let theirs = note("Another project's retry note", "q");
         let theirs = store.remember(&theirs, &[], &there).unwrap().id;
 
+        store.mark_injected("s1", &[old, theirs]).unwrap();
         let lesson = note("Webhook retries: 8 attempts", "p");
         let (recorded, failed) = stop(
             &mut store,
             &here,
+            &payload("s1"),
             vec![(lesson, vec![old, theirs, old])],
             None,
         )
@@ -1042,6 +1086,37 @@ mod tests {
         assert!(store.get(theirs, &there).unwrap().unwrap().is_live());
     }
 
+    /// A reply may name an id its session was never shown (a guess, or an id that named
+    /// another memory when it was read): the lesson is stored as new and the refusal logged.
+    #[test]
+    fn a_lesson_replaces_only_what_its_session_was_shown_or_wrote() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(dir.path()).unwrap();
+        let here = Scope::project("p");
+        let unseen = store.remember(&note("Deploys go out on Fridays", "p"), &[], &here);
+        let unseen = unseen.unwrap().id;
+        let own = NewMemory {
+            source: format!("{}2026-12-01", lesson_label(&payload("s1"))),
+            ..note("Webhook retries: 5 attempts", "p")
+        };
+        let own = store.remember(&own, &[], &here).unwrap().id;
+        let lessons = vec![
+            (note("Deploys go out on Tuesdays", "p"), vec![unseen]),
+            (note("Webhook retries: 8 attempts", "p"), vec![own]),
+        ];
+        let (recorded, failed) = stop(&mut store, &here, &payload("s1"), lessons, None).unwrap();
+        assert_eq!(recorded.len(), 2);
+        let err = failed.join("; ");
+        assert!(
+            err.contains(&format!(
+                "replaces {unseen} refused: this session was never shown"
+            )),
+            "{err}"
+        );
+        assert!(store.get(unseen, &here).unwrap().unwrap().is_live());
+        assert!(!store.get(own, &here).unwrap().unwrap().is_live());
+    }
+
     #[test]
     fn a_lesson_that_cannot_hide_a_global_memory_is_kept_without_replacing() {
         let dir = tempfile::tempdir().unwrap();
@@ -1053,9 +1128,16 @@ mod tests {
         };
         let global = store.remember(&global, &[], &Scope::global()).unwrap().id;
 
+        store.mark_injected("s1", &[global]).unwrap();
         let lesson = note("Deploys need one approval", "p");
-        let (recorded, failed) =
-            stop(&mut store, &here, vec![(lesson, vec![global])], None).unwrap();
+        let (recorded, failed) = stop(
+            &mut store,
+            &here,
+            &payload("s1"),
+            vec![(lesson, vec![global])],
+            None,
+        )
+        .unwrap();
         assert_eq!(recorded.len(), 1);
         let err = failed.join("; ");
         assert!(err.contains("kept without replacing"), "{err}");

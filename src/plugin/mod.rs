@@ -10,4 +10,3 @@ pub mod inject;
 pub mod lessons;
 pub mod notice;
 pub mod slash;
-pub mod wiring;

@@ -27,7 +27,7 @@ use anyhow::Result;
 
 pub use client::Client;
 pub use find::nested;
-pub use known::{Known, Screened};
+pub use known::{Known, Screened, Stale};
 
 use crate::store::sources::{Folded, SourceFile};
 use crate::store::{Scope, Store};

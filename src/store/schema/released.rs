@@ -35,6 +35,8 @@ const RELEASED: &[&str] = &[
     "692055d9c3c910d11444c23de3d256883ad78a6da9ef062b0dbf0eb8854c7fb1",
     // 12
     "ef229381bbf3ba3ac92f8cb865286fac80cf228913ab6ac3e66eeabfcf4cbb31",
+    // 13
+    "4ad95c17f9ce7497ceae71c663c8aa68cd3df0cf8a95b654f8e2e6758da25a17",
 ];
 
 fn sha256(sql: &str) -> String {
