@@ -1,5 +1,8 @@
 //! Where Synapse keeps its data, the budget levels that bound what it hands over, and the
-//! settings (`config.toml` in the data folder, overridden by environment variables).
+//! settings (`config.toml` in the data folder, overridden by environment variables, which
+//! `environment` lists).
+
+pub mod environment;
 
 use std::path::{Path, PathBuf};
 

@@ -1437,6 +1437,40 @@ fn help_lists_every_environment_variable_read() {
     }
 }
 
+/// `synapse doctor` shows the variables of Synapse and of the client that are set, with their
+/// values (an empty one counts as unset), and not the system's.
+#[test]
+fn doctor_shows_the_variables_set() {
+    let env = Env::new();
+    let out = common::run_synapse_with(
+        &env.data,
+        env.root(),
+        &["doctor", "--json"],
+        b"",
+        &[("SYNAPSE_BUDGET", "lean"), ("SYNAPSE_NOTICE", "")],
+    );
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let shown = report["environment"].as_object().unwrap();
+    assert_eq!(shown["SYNAPSE_BUDGET"], "lean", "{report}");
+    assert_eq!(
+        shown["SYNAPSE_DATA"],
+        env.data.to_str().unwrap(),
+        "{report}"
+    );
+    for hidden in ["SYNAPSE_NOTICE", "HOME", "PATH"] {
+        assert!(!shown.contains_key(hidden), "{hidden}: {report}");
+    }
+    let out = common::run_synapse_with(
+        &env.data,
+        env.root(),
+        &["doctor"],
+        b"",
+        &[("SYNAPSE_BUDGET", "lean")],
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("environment   SYNAPSE_BUDGET=lean"), "{text}");
+}
+
 /// The plugin's version is written in four places that must agree: Cargo.toml (the binaries'),
 /// the two manifests, and the launcher's `synapse_version` (bin/synapse-find), which decides
 /// whether installed binaries are this version's.

@@ -436,7 +436,7 @@ impl Fixture {
         let claude = client.path();
         // The plugin's launchers find the binaries in SYNAPSE_BIN_DIR; a missing one would make
         // them start a background build instead.
-        let bin_dir = Path::new(env!("CARGO_BIN_EXE_synapse")).parent().unwrap();
+        let bin_dir = common::bin_dir();
         for name in HOOK_BINARIES.iter().chain(&["synapse-mcp"]) {
             assert!(
                 bin_dir.join(name).is_file(),
@@ -552,7 +552,7 @@ impl Fixture {
         let label = format!("{}: claude -p {prompt:?}", self.client);
         let stdout_path = self.dir.path().join(format!("run-{}.stdout", self.runs));
         let stderr_path = self.dir.path().join(format!("run-{}.stderr", self.runs));
-        let bin_dir = Path::new(env!("CARGO_BIN_EXE_synapse")).parent().unwrap();
+        let bin_dir = common::bin_dir();
         let plugin = &self.plugin;
         let before = self.api.requests().len();
 
@@ -1707,7 +1707,7 @@ fn doctor_follows_the_client_s_install_disable_and_uninstall(#[case] client: Cli
             String::from_utf8_lossy(&out.stderr)
         );
     };
-    let bin_dir = Path::new(env!("CARGO_BIN_EXE_synapse")).parent().unwrap();
+    let bin_dir = common::bin_dir();
     let doctor = || {
         let out = common::run_synapse_with(
             &fx.data,
@@ -1931,7 +1931,7 @@ fn the_interactive_client_shows_synapse_s_lines(#[case] client: Client) {
                                      "hasCompletedProjectOnboarding": true}},
     });
     fs::write(home.join(".claude.json"), settings.to_string()).unwrap();
-    let bin_dir = Path::new(env!("CARGO_BIN_EXE_synapse")).parent().unwrap();
+    let bin_dir = common::bin_dir();
     let quote = |p: &Path| format!("'{}'", p.to_str().unwrap().replace('\'', r"'\''"));
     let command = format!(
         "env -i HOME={} PATH={} TERM=xterm-256color SYNAPSE_DATA={} SYNAPSE_BIN_DIR={} \
@@ -1940,7 +1940,7 @@ fn the_interactive_client_shows_synapse_s_lines(#[case] client: Client) {
         quote(&home),
         quote(Path::new(&std::env::var("PATH").unwrap_or_default())),
         quote(&fx.data),
-        quote(bin_dir),
+        quote(&bin_dir),
         fx.api.base_url(),
         quote(&fx.claude),
         quote(&fx.plugin),
@@ -1958,7 +1958,13 @@ fn the_interactive_client_shows_synapse_s_lines(#[case] client: Client) {
             " for feature/webhook-retries",
         ],
     );
+    // Enter only once the client shows the text: the newest client takes text and an Enter
+    // that reach it in one read as a paste, a line break in the prompt.
     tmux.type_text("remember: release branches are cut on Mondays");
+    tmux.wait_for(
+        "the prompt is typed",
+        &["remember: release branches are cut on Mondays"],
+    );
     tmux.press("Enter");
     let screen = tmux.wait_for(
         "the prompt is sent",

@@ -368,7 +368,7 @@ impl Fixture {
         let gemini = gemini_path();
         // The launchers find the binaries in SYNAPSE_BIN_DIR; a missing one would make them start
         // a background build instead.
-        let bin_dir = Path::new(env!("CARGO_BIN_EXE_synapse")).parent().unwrap();
+        let bin_dir = common::bin_dir();
         for name in BINARIES {
             assert!(
                 bin_dir.join(name).is_file(),
@@ -401,7 +401,7 @@ impl Fixture {
     /// `gemini` with the environment of every run: the fixture's HOME and data folder, the
     /// binaries cargo built, the stand-in API, and nothing else of the caller's.
     fn command(&self) -> Command {
-        let bin_dir = Path::new(env!("CARGO_BIN_EXE_synapse")).parent().unwrap();
+        let bin_dir = common::bin_dir();
         let mut command = Command::new(&self.gemini);
         command
             .current_dir(&self.repo)

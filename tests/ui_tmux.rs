@@ -78,7 +78,7 @@ fn open_search_read_forget_restore_settle_and_quit() {
         "env SYNAPSE_DATA={} HOME={} {} ui; echo \"synapse ui exited with $?\"",
         quoted(&s.data),
         quoted(&common::test_home(&s.data)),
-        quoted(Path::new(env!("CARGO_BIN_EXE_synapse")))
+        quoted(&common::binary("synapse"))
     );
     let tmux = Tmux::start("ui", &s.project, &command);
 
@@ -131,7 +131,10 @@ fn open_search_read_forget_restore_settle_and_quit() {
     tmux.type_text("s");
     tmux.wait_for("settle", &["superseded 3 by newer 4", "no drift"]);
     tmux.press("Escape");
-    tmux.wait_for("back to the list", &["3 live", "/ to search"]);
+    tmux.wait_for(
+        "back to the list",
+        &["memories / search", "first line", "3 live"],
+    );
 
     // Help, then quit: the program ends well and the terminal is given back.
     tmux.type_text("?");

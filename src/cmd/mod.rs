@@ -58,7 +58,13 @@ use crate::store::{Scope, Store};
 
 /// Synapse: a small, current and honest memory for Claude Code.
 #[derive(Debug, Parser)]
-#[command(name = "synapse", version, about, long_about = None, after_help = ENVIRONMENT)]
+#[command(
+    name = "synapse",
+    version,
+    about,
+    long_about = None,
+    after_help = crate::config::environment::help()
+)]
 pub struct Cli {
     /// Print JSON instead of text meant for a person.
     #[arg(long, global = true)]
@@ -66,38 +72,6 @@ pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
 }
-
-/// Every environment variable Synapse reads (this CLI, the hooks, the MCP server and the plugin's
-/// launchers in `bin/`), as `synapse --help` lists them; a test holds it to the code.
-const ENVIRONMENT: &str = "\
-Environment variables:
-  SYNAPSE_DATA           The data folder (synapse.db, config.toml, synapse.log); default: the
-                         platform's data folder (`synapse doctor` shows it)
-  SYNAPSE_BUDGET         The hooks' and the MCP server's budget: lean, balanced or full
-  SYNAPSE_SESSION_START  on or off: inject memories when a session starts
-  SYNAPSE_PROMPT_SUBMIT  on or off: add memories relevant to each prompt
-  SYNAPSE_STOP           on or off: record `remember:` lines from replies
-  SYNAPSE_COMPACT        on or off: ask a compaction's summary for lessons, and keep them
-  SYNAPSE_NOTICE         start, always or off: when the hooks show you a line of what they did
-  SYNAPSE_BIN_DIR        Where the plugin's launchers (bin/) look first for Synapse's binaries
-  SYNAPSE_RELEASE_URL    Where the launchers download the release archives from when no binary
-                         is found; default: the GitHub release of the plugin's version
-  SYNAPSE_BUILD          source: the launchers build the binaries with cargo instead
-  CLAUDE_PLUGIN_ROOT     The plugin's folder (set by Claude Code): the launchers look in its
-                         target/release
-  CLAUDE_PROJECT_DIR     The project synapse-mcp serves without --project (set by Claude Code)
-  CLAUDE_CONFIG_DIR      Claude Code's folder (default ~/.claude), where Synapse reads the
-                         user's CLAUDE.md, rules and the auto-memory folders
-  CODEX_HOME             Codex CLI's folder (default ~/.codex): `synapse setup codex` edits
-                         its config.toml
-  CLAUDE_CODE_DISABLE_AUTO_MEMORY
-                         1: Claude Code keeps no memory files, so Synapse's blocks ask for
-                         \"remember:\" lines again (0: on, whatever the settings say)
-  HOME                   Where ~/.claude is, and how files under it are named
-
-The budget and the hooks' switches win over config.toml in the data folder.
-
---project may come before the verb too: `synapse --project ~/app list`.";
 
 #[derive(Debug, Subcommand)]
 pub enum Command {

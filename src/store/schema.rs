@@ -711,6 +711,9 @@ fn remove(path: &Path) -> Result<()> {
 }
 
 #[cfg(test)]
+mod released;
+
+#[cfg(test)]
 mod tests {
     use super::{folded_v3, head_v6, scope_token_v7, size_v7};
     use crate::store::index::{self, HEAD_BYTES};

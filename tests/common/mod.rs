@@ -37,7 +37,7 @@ pub fn run_synapse_with(
     stdin: &[u8],
     env: &[(&str, &str)],
 ) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_synapse"))
+    let mut child = Command::new(binary("synapse"))
         .args(args)
         // The launcher's places to look, as doctor checks them: only what a test sets.
         .env_remove("SYNAPSE_BIN_DIR")
@@ -71,12 +71,34 @@ pub fn test_home(data: &Path) -> PathBuf {
     ))
 }
 
-/// One of the built binaries (the hooks sit beside `synapse`).
-pub fn binary(name: &str) -> PathBuf {
+/// The folder of the binaries the tests run: `SYNAPSE_TEST_BINARIES` when set (`.ci/run` points
+/// it at the release build, the binaries it ships), else the ones cargo built with the tests.
+pub fn bin_dir() -> PathBuf {
+    match std::env::var_os("SYNAPSE_TEST_BINARIES").filter(|d| !d.is_empty()) {
+        Some(dir) => {
+            let dir = PathBuf::from(dir);
+            assert!(
+                dir.join("synapse").is_file(),
+                "SYNAPSE_TEST_BINARIES is {}, which holds no synapse binary",
+                dir.display()
+            );
+            dir
+        }
+        None => cargo_built_dir(),
+    }
+}
+
+/// The folder of the binaries cargo built with the tests (a debug build, unless `--release`).
+pub fn cargo_built_dir() -> PathBuf {
     Path::new(env!("CARGO_BIN_EXE_synapse"))
         .parent()
         .unwrap()
-        .join(name)
+        .to_owned()
+}
+
+/// One of the binaries the tests run (the hooks sit beside `synapse`).
+pub fn binary(name: &str) -> PathBuf {
+    bin_dir().join(name)
 }
 
 /// Run the hook binary `name` over the data folder `data`, feeding it `stdin`, with the user's
@@ -95,7 +117,14 @@ pub fn context_of(printed: &str) -> String {
 
 /// own hook settings cleared and `env` set.
 pub fn run_hook(name: &str, data: &Path, stdin: &[u8], env: &[(&str, &str)]) -> Output {
-    let mut command = Command::new(binary(name));
+    // Only a debug build reads the switch that makes a hook panic: cargo's own, whatever the
+    // other tests run.
+    let program = if env.iter().any(|(k, _)| *k == "SYNAPSE_TEST_PANIC") {
+        cargo_built_dir().join(name)
+    } else {
+        binary(name)
+    };
+    let mut command = Command::new(program);
     command
         .env("SYNAPSE_DATA", data)
         .env("HOME", test_home(data))

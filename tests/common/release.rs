@@ -1,9 +1,8 @@
-//! The release archive of the binaries cargo built, in `dist`'s layout (`synapse-TARGET.tar.xz`
-//! holding `synapse-TARGET/`, and its `.sha256`), for the tests that install it the way the
-//! plugin's launchers do (bin/synapse-fetch), served on 127.0.0.1.
+//! The release archive of the binaries the tests run (`super::bin_dir`), in `dist`'s layout
+//! (`synapse-TARGET.tar.xz` holding `synapse-TARGET/`, and its `.sha256`), for the tests that
+//! install it the way the plugin's launchers do (bin/synapse-fetch), served on 127.0.0.1.
 
 use std::fs;
-use std::path::Path;
 use std::process::Command;
 use std::sync::OnceLock;
 
@@ -42,7 +41,7 @@ pub fn archive() -> &'static (Vec<u8>, String) {
         let folder_name = format!("synapse-{}", target());
         let folder = stage.path().join(&folder_name);
         fs::create_dir_all(&folder).unwrap();
-        let built = Path::new(env!("CARGO_BIN_EXE_synapse")).parent().unwrap();
+        let built = super::bin_dir();
         for bin in BINARIES {
             let status = Command::new("strip")
                 .arg("-o")

@@ -1,17 +1,28 @@
 //! A program in a real terminal for the tests: tmux runs it in a detached session, keys go in
 //! with `send-keys`, and the screen is read with `capture-pane` until it shows what a step
 //! expects.
+//!
+//! A step waits for the program to have read its keys before the next keys go in. Keys sent
+//! before then reach the program in one read with the earlier ones on a busy machine, and a
+//! terminal program reads such a chunk differently: crossterm takes Escape followed by `?` as
+//! Alt+`?`, Claude Code takes text followed by Enter as a pasted line break. So a wait must look
+//! for what only the screen after the keys shows: `wait_for` fails, saying so, when everything it
+//! looks for was on the screen before the keys were sent.
 
+use std::cell::RefCell;
 use std::path::Path;
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
-/// How long a step may take to show on screen.
-pub const PATIENCE: Duration = Duration::from_secs(15);
+/// How long a step may take to show on screen: a bound on a hang, not a speed target, so it is
+/// generous (a client starting beside a full test run on two cores takes tens of seconds).
+pub const PATIENCE: Duration = Duration::from_secs(60);
 
 /// A tmux server of its own (`-L`), so tests never meet another's sessions, killed when dropped.
 pub struct Tmux {
     socket: String,
+    /// The screen before the first keys sent since the last wait.
+    before_keys: RefCell<Option<String>>,
 }
 
 impl Tmux {
@@ -31,6 +42,7 @@ impl Tmux {
     pub fn start(name: &str, cwd: &Path, command: &str) -> Tmux {
         let tmux = Tmux {
             socket: format!("synapse-{name}-test-{}", std::process::id()),
+            before_keys: RefCell::new(None),
         };
         // No user configuration; keys arrive as sent (no wait after Esc for a sequence).
         tmux.run(&[
@@ -67,14 +79,23 @@ impl Tmux {
         out
     }
 
-    /// Type `text` as it is (`-l`: no key names).
+    /// Type `text` as it is (`-l`: no key names). To press Enter after it in a program that takes
+    /// a chunk of text as a paste, wait for the text to show first.
     pub fn type_text(&self, text: &str) {
-        self.run(&["send-keys", "-l", text]);
+        self.send_keys(&["send-keys", "-l", text]);
     }
 
     /// Press one named key (`Enter`, `Escape`, `End`).
     pub fn press(&self, key: &str) {
-        self.run(&["send-keys", key]);
+        self.send_keys(&["send-keys", key]);
+    }
+
+    fn send_keys(&self, args: &[&str]) {
+        if self.before_keys.borrow().is_none() {
+            let screen = self.capture(&["capture-pane", "-p"]);
+            *self.before_keys.borrow_mut() = Some(screen);
+        }
+        self.run(args);
     }
 
     pub fn capture(&self, args: &[&str]) -> String {
@@ -93,6 +114,14 @@ impl Tmux {
     }
 
     pub fn wait_until(&self, step: &str, wanted: &[&str], capture: &[&str]) -> String {
+        if let Some(before) = self.before_keys.take() {
+            assert!(
+                !wanted.iter().all(|w| before.contains(w)),
+                "{step}: the screen showed {wanted:?} before the keys were sent, so it cannot \
+                 tell that the program has read them; wait for what only the next screen \
+                 shows. The screen before the keys:\n{before}"
+            );
+        }
         let started = Instant::now();
         loop {
             let screen = self.capture(capture);

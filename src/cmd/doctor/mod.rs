@@ -121,8 +121,14 @@ pub fn run(_args: Args, json: bool) -> Result<()> {
         _ => None,
     };
 
+    let environment = crate::config::environment::set();
+
     if json {
         super::print_json(&json!({
+            "environment": environment
+                .iter()
+                .map(|(name, value)| ((*name).to_owned(), json!(value)))
+                .collect::<serde_json::Map<_, _>>(),
             "team": team,
             "claude_memory": claude_memory,
             "data": dir,
@@ -155,6 +161,9 @@ pub fn run(_args: Args, json: bool) -> Result<()> {
         }))?;
     } else {
         outln!("data folder   {}", dir.display());
+        for (name, value) in &environment {
+            outln!("environment   {name}={value}");
+        }
         outln!(
             "database      {}{}",
             dir.join("synapse.db").display(),
