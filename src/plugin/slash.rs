@@ -6,7 +6,7 @@
 //! apostrophe broke the command, `$HOME` was expanded, a backtick could run a program. The
 //! UserPromptSubmit hook, though, receives every prompt as typed, slash commands included, as a
 //! JSON string with no shell in between. So the hook runs these commands itself (see
-//! `hook::handle`) and prints the answer as context for the model; their markdown files
+//! `session::handle`) and prints the answer as context for the model; their markdown files
 //! run nothing and ask the model to report what the hook said.
 
 use std::path::Path;

@@ -38,17 +38,10 @@ pub struct Screened {
 }
 
 impl Known {
-    /// Where the blocks ask the model to keep lessons: in the client's files when its auto
-    /// memory is on.
-    pub fn saving(&self) -> crate::plugin::inject::Saving {
-        use crate::plugin::inject::Saving;
-        if self.another_client {
-            Saving::Tools
-        } else if self.auto_memory {
-            Saving::ClientFiles
-        } else {
-            Saving::Synapse
-        }
+    /// Whether the client keeps auto memory, so its model writes memory files (the adapter
+    /// decides what the blocks then ask of the model).
+    pub fn auto_memory(&self) -> bool {
+        self.auto_memory && !self.another_client
     }
 
     /// The same files as a session of another client sees them (Gemini CLI, which loads its own

@@ -1,0 +1,92 @@
+//! Claude Code's adapter: its hooks' payloads in, its answers out (measured with 2.1.197 and
+//! 2.1.332: docs/claude-code.md). The plugin's `hooks/hooks.json` runs the binaries with no
+//! argument (or `--client claude`).
+//!
+//! - Payloads: `session_id`, `cwd`, `hook_event_name`, and per event `source` (SessionStart),
+//!   `prompt` (UserPromptSubmit), `last_assistant_message` (Stop), `compact_summary`
+//!   (PostCompact).
+//! - Plain stdout of SessionStart, UserPromptSubmit and PreCompact reaches the model; JSON with
+//!   `systemMessage` shows the person a line beside `hookSpecificOutput.additionalContext`.
+//! - The client loads `CLAUDE.md` files, rules and its auto memory's `MEMORY.md` itself; while
+//!   its auto memory is on, the model keeps lessons as memory files, which Synapse reads.
+
+use anyhow::{Context, Result};
+use serde::Deserialize;
+
+use super::inject::Saving;
+use super::session::{Adapter, Answer, Event, Payload};
+use crate::sources::Known;
+
+/// Claude Code.
+pub struct ClaudeCode;
+
+/// What Claude Code sends on stdin (docs/formats.md); unknown fields are ignored.
+#[derive(Debug, Deserialize)]
+struct Sent {
+    session_id: String,
+    cwd: std::path::PathBuf,
+    #[serde(default)]
+    source: Option<String>,
+    #[serde(default)]
+    prompt: Option<String>,
+    #[serde(default)]
+    last_assistant_message: Option<String>,
+    #[serde(default)]
+    hook_event_name: Option<String>,
+    #[serde(default)]
+    compact_summary: Option<String>,
+}
+
+impl Adapter for ClaudeCode {
+    fn payload(&self, event: Event, input: &str) -> Result<Payload> {
+        let sent: Sent = serde_json::from_str(input)
+            .with_context(|| format!("{} payload is not the expected JSON", event.name()))?;
+        Ok(Payload {
+            session_id: sent.session_id,
+            cwd: sent.cwd,
+            source: sent.source,
+            prompt: sent.prompt,
+            last_assistant_message: sent.last_assistant_message,
+            hook_event_name: sent.hook_event_name,
+            compact_summary: sent.compact_summary,
+        })
+    }
+
+    /// The context alone as plain text, as before lines existed; with a line, JSON whose
+    /// `systemMessage` the person sees and whose `additionalContext` the model gets. Plain
+    /// output keeps no trailing newline in the model's context and `additionalContext` keeps
+    /// every byte (measured in 2.1.197 and 2.1.332), so the context's last newline is left off:
+    /// the model's text is the same either way, but for the client's label before it. A Stop
+    /// hook's line is JSON with no context (anything else makes Claude continue); PostCompact's
+    /// output is pasted into the compaction's result as it is, so its line is plain text.
+    fn output(&self, event: Event, answer: Answer) -> Option<String> {
+        let Some(line) = answer.line else {
+            return answer.context;
+        };
+        if event == Event::Compact {
+            return Some(line + "\n");
+        }
+        let mut out = serde_json::json!({ "systemMessage": line });
+        if let Some(context) = answer.context {
+            out["hookSpecificOutput"] = serde_json::json!({
+                "hookEventName": event.name(),
+                "additionalContext": context.strip_suffix('\n').unwrap_or(&context),
+            });
+        }
+        Some(out.to_string() + "\n")
+    }
+
+    fn known(&self, known: Known) -> Known {
+        known
+    }
+
+    /// In its memory files while its auto memory is on (asking for `remember:` lines too would
+    /// make two places to write), else in Synapse's store.
+    fn saving(&self, known: &Known) -> Saving {
+        if known.auto_memory() {
+            Saving::ClientFiles
+        } else {
+            Saving::Synapse
+        }
+    }
+}
