@@ -13,6 +13,7 @@
 use std::collections::HashSet;
 
 use crate::recall::{Hit, Recalled};
+use crate::text::age::age;
 
 /// The most characters a block may have.
 pub const MAX_CHARS: usize = 9_000;
@@ -262,7 +263,11 @@ fn block(
 
 /// One memory: `[id] age · source · mark`, then its text indented.
 fn entry(hit: &Hit, now: i64, saving: Saving) -> String {
-    let mut out = format!("[{}] {}", hit.id, age(now - hit.created_at.seconds()));
+    let mut out = format!(
+        "[{}] {}",
+        hit.id,
+        age(now - hit.created_at.seconds()).said()
+    );
     if !hit.source.is_empty() {
         out.push_str(" · ");
         out.push_str(&defuse(hit.source.lines().next().unwrap_or("")));
@@ -297,7 +302,7 @@ fn pointer(hit: &Hit, now: i64) -> String {
         .trim();
     let cut = crate::text::cut_chars(first, POINTER_CHARS);
     let more = if cut.len() < first.len() { "…" } else { "" };
-    let age = age(now - hit.created_at.seconds());
+    let age = age(now - hit.created_at.seconds()).said();
     format!("[{}] {age}: {}{more}\n", hit.id, defuse(cut))
 }
 
@@ -305,18 +310,6 @@ fn pointer(hit: &Hit, now: i64) -> String {
 fn defuse(text: &str) -> String {
     text.replace("<synapse-memories", "‹synapse-memories")
         .replace("</synapse-memories", "‹/synapse-memories")
-}
-
-/// "today", "yesterday", "5 days ago", "3 months ago", "2 years ago".
-pub fn age(seconds: i64) -> String {
-    let days = seconds.max(0) / 86_400;
-    match days {
-        0 => "today".into(),
-        1 => "yesterday".into(),
-        2..=59 => format!("{days} days ago"),
-        60..=729 => format!("{} months ago", days / 30),
-        _ => format!("{} years ago", days / 365),
-    }
 }
 
 #[cfg(test)]

@@ -71,12 +71,12 @@ mod layers {
         }
         for prefix in ["super::", "plugin::"] {
             for (at, _) in code.match_indices(prefix) {
-                let rest = &code[at + prefix.len()..];
+                let rest = code.get(at + prefix.len()..).unwrap_or_default();
                 let word: String = rest
                     .chars()
                     .take_while(|c| c.is_alphanumeric() || *c == '_')
                     .collect();
-                if rest[word.len()..].starts_with("::") {
+                if rest.get(word.len()..).is_some_and(|r| r.starts_with("::")) {
                     names.push(word);
                 }
             }

@@ -6,6 +6,7 @@
 //! diacritics the way `unicode61 remove_diacritics 2` does and stems with the Porter family, so a
 //! query for "painting" counts as held by a memory that says "painted".
 
+pub mod age;
 pub mod duplicate;
 pub mod english;
 mod function_words;
