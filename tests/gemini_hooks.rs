@@ -235,7 +235,7 @@ fn a_wrong_payload_or_argument_prints_nothing_and_logs_one_line() {
         ),
         (
             "stop",
-            &["--client", "codex"],
+            &["--client", "cursor"],
             &reply,
             "unexpected arguments",
         ),

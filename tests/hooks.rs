@@ -193,7 +193,9 @@ fn session_start_injects_what_the_branch_and_files_are_about_and_leaves_the_stal
     assert!(left.contains(&format!("{stale} is stale")), "{left}");
     assert!(!left.contains(&format!("{older} ")), "{left}");
     assert!(
-        block.contains("/synapse:read ID") && block.contains("Claude Code's memory files"),
+        block.contains("the mcp__plugin_synapse_synapse__readmemory tool with its id")
+            && block.contains("Claude Code's memory files")
+            && !block.contains("/synapse:"),
         "{block}"
     );
     assert!(block.ends_with("</synapse-memories>\n"));
@@ -519,7 +521,8 @@ fn hits_over_the_floor_without_strong_evidence_are_pointers_under_a_one_line_fra
         5,
         "tags, frame, two pointers: {block}"
     );
-    assert!(block.contains("/synapse:read ID"), "{block}");
+    assert!(block.contains("(the readmemory tool):"), "{block}");
+    assert!(!block.contains("/synapse:"), "{block}");
     assert!(!block.contains("Read a whole memory"), "no footer: {block}");
     assert!(!block.contains("earlier sessions"), "no header: {block}");
     let first = block
@@ -811,6 +814,12 @@ fn every_failure_exits_zero_silently_and_logs_one_line() {
     );
     assert_eq!(stdout(out), "");
     assert_eq!(repo.log_lines(), before + 1);
+    let log = std::fs::read_to_string(repo.data.join("synapse.log")).unwrap();
+    let line = log.lines().last().unwrap();
+    assert!(
+        line.contains("longer than 4 MiB") && !line.contains("EOF"),
+        "the log says the payload was too long, not how parsing broke: {line}"
+    );
 
     // A locked store: another process holds the write lock longer than a hook may wait. The
     // lesson waits in the spool, and the next write stores it.
@@ -1092,4 +1101,52 @@ fn a_compaction_hook_given_a_bad_payload_exits_zero_silently_and_logs_one_line(
     let out = common::run_hook("synapse-compact", &repo.data, input, &[]);
     assert_eq!(stdout(out), "");
     assert_eq!(repo.log_lines(), 1, "{input:?}");
+}
+
+/// `/synapse:remember` tells the person what it saved, as a `remember:` line does.
+#[test]
+fn slash_remember_shows_the_person_what_was_saved() {
+    let repo = Repo::new();
+    let payload = json!({"session_id": "s", "cwd": repo.path, "hook_event_name": "UserPromptSubmit",
+        "prompt": "/synapse:remember the staging database is pg-12"});
+    let printed = printed(repo.hook("synapse-prompt-submit", &payload, &[]));
+    let id: i64 = printed
+        .context
+        .split("remembered as memory ")
+        .nth(1)
+        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|id| id.parse().ok())
+        .unwrap_or_else(|| panic!("no id: {}", printed.context));
+    assert_eq!(printed.line, Some(format!("Synapse saved #{id}")));
+    let again = printed_line(&repo, &payload);
+    assert_eq!(again, Some(format!("Synapse #{id} was already kept")));
+}
+
+fn printed_line(repo: &Repo, payload: &Value) -> Option<String> {
+    printed(repo.hook("synapse-prompt-submit", payload, &[])).line
+}
+
+/// A recall typed at the prompt ends as the session's blocks do: with the client's memory files
+/// on, it asks for no `remember:` line; with them off, it does.
+#[rstest]
+#[case::auto_memory_on(&[], "Claude Code's memory files")]
+#[case::auto_memory_off(&[("CLAUDE_CODE_DISABLE_AUTO_MEMORY", "1")], "\"remember: ...\"")]
+fn a_recall_closes_as_the_session_s_blocks_do(#[case] env: &[(&str, &str)], #[case] lessons: &str) {
+    let repo = Repo::new();
+    repo.remember("Webhook retries: 5 attempts with exponential backoff (src/webhooks/retry.rs)");
+    let start = json!({"session_id": "s", "cwd": repo.path, "source": "startup",
+        "hook_event_name": "SessionStart"});
+    let started = printed(repo.hook("synapse-session-start", &start, env)).context;
+    let recall = json!({"session_id": "s", "cwd": repo.path, "hook_event_name": "UserPromptSubmit",
+        "prompt": "/synapse:recall webhook retries"});
+    let recalled = printed(repo.hook("synapse-prompt-submit", &recall, env)).context;
+    let footer = |block: &str| {
+        block
+            .lines()
+            .find(|l| l.starts_with("Read a whole memory"))
+            .map(str::to_owned)
+            .unwrap_or_else(|| panic!("no footer: {block}"))
+    };
+    assert_eq!(footer(&recalled), footer(&started));
+    assert!(footer(&started).contains(lessons), "{started}");
 }

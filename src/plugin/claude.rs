@@ -13,8 +13,8 @@
 use anyhow::{Context, Result};
 use serde::Deserialize;
 
-use super::inject::Saving;
 use super::session::{Adapter, Answer, Event, Payload};
+use super::voice::{Lessons, Voice};
 use crate::sources::Known;
 
 /// Claude Code.
@@ -80,13 +80,28 @@ impl Adapter for ClaudeCode {
         known
     }
 
-    /// In its memory files while its auto memory is on (asking for `remember:` lines too would
-    /// make two places to write), else in Synapse's store.
-    fn saving(&self, known: &Known) -> Saving {
-        if known.auto_memory() {
-            Saving::ClientFiles
+    /// The plugin's MCP tools by the names Claude Code gives them; lessons in its memory files
+    /// while its auto memory is on (asking for `remember:` lines too would make two places to
+    /// write), else in Synapse's store.
+    fn voice(&self, known: &Known) -> Voice {
+        let lessons = if known.auto_memory() {
+            Lessons::Files("Claude Code's memory files")
         } else {
-            Saving::Synapse
+            Lessons::Synapse
+        };
+        Voice {
+            tool: tool_name,
+            lessons,
+            search: "/synapse:recall",
         }
     }
 }
+
+/// A plugin MCP tool as Claude Code names it. Since 2.1.332 the client defers MCP tools: the
+/// model finds one by its name with ToolSearch, which this full name matches.
+fn tool_name(tool: &str) -> String {
+    format!("the {PREFIX}{tool} tool")
+}
+
+/// The names Claude Code gives the plugin's MCP tools (`mcp__plugin_<plugin>_<server>__`).
+const PREFIX: &str = "mcp__plugin_synapse_synapse__";

@@ -25,9 +25,9 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 use serde::Deserialize;
 
-use super::inject::Saving;
 use super::session::{Adapter, Answer, Event, Payload};
-use crate::sources::Known;
+use super::voice::{Lessons, Voice};
+use crate::sources::{Known, Loads};
 
 /// Gemini CLI.
 pub struct Gemini;
@@ -72,11 +72,17 @@ impl Adapter for Gemini {
 
     /// Gemini loads none of Claude Code's files: their memories are Synapse's to offer.
     fn known(&self, known: Known) -> Known {
-        known.for_another_client()
+        known.loaded_by(Loads::Nothing)
     }
 
-    fn saving(&self, _: &Known) -> Saving {
-        Saving::Tools
+    /// The extension's MCP tools as Gemini names them (`mcp_SERVER_TOOL`); lessons as
+    /// `remember:` lines or the remember tool.
+    fn voice(&self, _: &Known) -> Voice {
+        Voice {
+            tool: |tool| format!("the mcp_synapse_{tool} tool"),
+            lessons: Lessons::Synapse,
+            search: "synapse recall",
+        }
     }
 }
 

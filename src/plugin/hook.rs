@@ -11,25 +11,28 @@ use std::io::{Read, Write};
 use anyhow::{Context, Result};
 
 use super::claude::ClaudeCode;
+use super::codex::Codex;
 use super::gemini::Gemini;
 use super::session::{self, log_failure, Adapter, Answer};
 use crate::store::Store;
 
 pub use super::session::{Event, BEFORE_COMPACTION};
 
-/// The most stdin a hook reads; a prompt longer than this is cut (recall needs its start).
+/// The most stdin a hook reads: a hook's work is bounded whatever is pasted. A longer payload
+/// is refused, and the log says so.
 const MAX_INPUT: u64 = 4 << 20;
 
 /// The adapter for the client the hook's arguments name: none for Claude Code, `--client
-/// gemini` (or `--client claude`). Anything else is an error: a hook guessing the client would
-/// answer in a form the client drops.
+/// gemini`, `--client codex` (or `--client claude`). Anything else is an error: a hook guessing
+/// the client would answer in a form the client drops.
 fn client(args: &[String]) -> Result<&'static dyn Adapter> {
     match args {
         [] => Ok(&ClaudeCode),
         [flag, name] if flag == "--client" && name == "claude" => Ok(&ClaudeCode),
         [flag, name] if flag == "--client" && name == "gemini" => Ok(&Gemini),
+        [flag, name] if flag == "--client" && name == "codex" => Ok(&Codex),
         _ => anyhow::bail!(
-            "unexpected arguments {args:?}: a hook takes none, or --client claude|gemini"
+            "unexpected arguments {args:?}: a hook takes none, or --client claude|gemini|codex"
         ),
     }
 }
@@ -73,9 +76,15 @@ fn run_process(event: Event) -> Result<()> {
     let client = client(&args)?;
     let mut input = String::new();
     std::io::stdin()
-        .take(MAX_INPUT)
+        .take(MAX_INPUT + 1)
         .read_to_string(&mut input)
         .context("could not read the hook payload from stdin")?;
+    anyhow::ensure!(
+        input.len() as u64 <= MAX_INPUT,
+        "the payload is longer than {} MiB, the most a hook reads (a prompt or reply that \
+         long): nothing was done with it",
+        MAX_INPUT >> 20
+    );
     // Debug builds only: lets the tests prove that a panic, whatever it quotes, stays silent.
     if cfg!(debug_assertions) && std::env::var_os("SYNAPSE_TEST_PANIC").is_some() {
         panic!("a test panic quoting the payload: {input}");
@@ -136,14 +145,16 @@ mod tests {
     }
 
     #[test]
-    fn the_client_is_claude_code_unless_the_arguments_name_gemini() {
+    fn the_client_is_claude_code_unless_the_arguments_name_another() {
         let claude = printed(&ClaudeCode);
         let gemini = printed(&Gemini);
-        assert_ne!(claude, gemini);
+        let codex = printed(&Codex);
+        assert!(claude != gemini && gemini != codex && claude != codex);
         assert_eq!(printed(named(&[]).unwrap()), claude);
         assert_eq!(printed(named(&["--client", "claude"]).unwrap()), claude);
         assert_eq!(printed(named(&["--client", "gemini"]).unwrap()), gemini);
-        for wrong in [&["gemini"][..], &["--client", "codex"], &["--client"]] {
+        assert_eq!(printed(named(&["--client", "codex"]).unwrap()), codex);
+        for wrong in [&["gemini"][..], &["--client", "cursor"], &["--client"]] {
             assert!(named(wrong).is_err(), "{wrong:?}");
         }
     }

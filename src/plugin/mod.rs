@@ -2,12 +2,13 @@
 //!
 //! - The core decides what every client's hooks do alike: `session` (what to offer, marking what
 //!   a session was given, recording lessons; one file per hook), the blocks it injects
-//!   (`inject`), the person's line (`notice`), the lessons of a reply (`lessons`) and the slash
-//!   commands run on the prompt as typed (`slash`). What to offer and how to write is decided
-//!   below it (`recall::unasked`, `record`).
+//!   (`inject`) and how they speak to a client's model (`voice`), the person's line (`notice`),
+//!   the lessons of a reply (`lessons`) and the slash commands run on the prompt as typed
+//!   (`slash`). What to offer and how to write is decided below it (`recall::unasked`,
+//!   `record`).
 //! - An adapter per client reads its payloads and writes its answers, and says what the client
 //!   loads itself and how its model reads a memory: `claude` (Claude Code), `gemini` (Gemini
-//!   CLI). Each implements `session::Adapter`.
+//!   CLI), `codex` (Codex CLI). Each implements `session::Adapter`.
 //! - `hook` is the process: it picks the adapter the arguments name and runs the core.
 //!
 //! The layers run one way: `hook` -> adapters -> core. No adapter imports another, and no module
@@ -16,6 +17,7 @@
 //! `synapse doctor`.
 
 pub mod claude;
+pub mod codex;
 pub mod gemini;
 pub mod hook;
 pub mod inject;
@@ -23,6 +25,7 @@ pub mod lessons;
 pub mod notice;
 pub mod session;
 pub mod slash;
+pub mod voice;
 pub mod wiring;
 
 #[cfg(test)]
@@ -30,7 +33,7 @@ mod layers {
     use std::path::{Path, PathBuf};
 
     /// The adapters, one per client: the files `plugin/NAME.rs`.
-    const ADAPTERS: [&str; 2] = ["claude", "gemini"];
+    const ADAPTERS: [&str; 3] = ["claude", "codex", "gemini"];
     /// Above the adapters: the process, which picks one.
     const ABOVE: [&str; 1] = ["hook"];
     /// The most lines a file of the front end may have: a newcomer reads one whole.

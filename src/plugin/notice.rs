@@ -27,13 +27,13 @@ pub fn session(given: usize, task: Option<&str>, left: &LeftOut) -> String {
 }
 
 /// At a session's start with nothing to go on (no branch, no changed files): how many memories
-/// there are, and how to reach them.
-pub fn waiting(memories: i64) -> String {
+/// there are, and how the person reaches them (`search`, as the client's voice says).
+pub fn waiting(memories: i64, search: &str) -> String {
     let memories = match memories {
         1 => "1 memory".to_owned(),
         n => format!("{n} memories"),
     };
-    format!("{WHO} · {memories} here · /synapse:recall searches them")
+    format!("{WHO} · {memories} here · {search} searches them")
 }
 
 /// At a prompt (`notice = "always"`): "Synapse · 2 notes for this prompt (#12, #31)".

@@ -13,11 +13,12 @@ use std::path::Path;
 
 use anyhow::Result;
 
+use super::voice::Voice;
 use crate::config::Budget;
 use crate::drift;
 use crate::recall::{self, Options};
 use crate::record::{self, Recorded, Recording};
-use crate::store::write::{NewMemory, Remembered};
+use crate::store::write::NewMemory;
 use crate::store::{is_busy, Scope, Store};
 
 /// The prefix of this plugin's commands in a prompt.
@@ -77,29 +78,43 @@ pub fn parse(prompt: &str) -> Option<Command<'_>> {
     Some(Command { verb, text })
 }
 
+/// What running a command did: the answer for the model, and what it recorded, for the
+/// person's line.
+pub struct Ran {
+    pub text: String,
+    pub recorded: Vec<Recorded>,
+}
+
 /// Run `command` and say what happened, for the model to read. A request that cannot be done
 /// (an id that is not there, an empty text) is answered, not failed; only the store failing is
 /// an error.
 /// `checkout` is the top of the session's git checkout, where `/synapse:share` writes and
-/// where `share = true` makes `/synapse:remember` share.
+/// where `share = true` makes `/synapse:remember` share. A recall's results close the way the
+/// client's blocks do (`voice`).
 pub fn run(
     store: &mut Store,
     scope: &Scope,
     command: &Command,
-    budget: Budget,
+    (budget, voice): (Budget, &Voice),
     checkout: Option<&Path>,
-) -> Result<String> {
+) -> Result<Ran> {
     let name = command.verb.name();
+    let mut recorded = Vec::new();
     let said = match command.verb {
-        Verb::Remember => remember(store, scope, command.text, checkout)?,
+        Verb::Remember => {
+            let (said, kept) = remember(store, scope, command.text, checkout)?;
+            recorded.extend(kept);
+            said
+        }
         Verb::Share => share(store, scope, command.text, checkout)?,
-        Verb::Recall => recall(store, scope, command.text, budget)?,
+        Verb::Recall => recall(store, scope, command.text, budget, voice)?,
         Verb::Read => read(store, scope, command.text, budget)?,
         Verb::Forget => forget(store, scope, command.text)?,
     };
-    Ok(format!(
-        "Synapse ran /synapse:{name} on the text exactly as typed:\n{said}\n"
-    ))
+    Ok(Ran {
+        text: format!("Synapse ran /synapse:{name} on the text exactly as typed:\n{said}\n"),
+        recorded,
+    })
 }
 
 fn remember(
@@ -107,26 +122,27 @@ fn remember(
     scope: &Scope,
     text: &str,
     checkout: Option<&Path>,
-) -> Result<String> {
+) -> Result<(String, Option<Recorded>)> {
     let source = format!("slash-command {}", crate::store::today());
-    let (mut lines, outcome) = keep(store, scope, text, source, checkout)?;
-    if let Some(outcome) = outcome {
-        let findings = drift::of_remembered(store, scope, &outcome)?;
+    let (mut lines, kept) = keep(store, scope, text, source, checkout)?;
+    if let Some(Recorded::Stored { outcome, .. }) = &kept {
+        let findings = drift::of_remembered(store, scope, outcome)?;
         lines.extend(findings.iter().map(|f| f.about_new(outcome.id)));
     }
-    Ok(lines.join("\n"))
+    Ok((lines.join("\n"), kept))
 }
 
 /// Record `text` the user typed as a memory of `scope`, labelled `source`: the lines that say
 /// what became of it (and which live memories it is close to, `record::similar`), and what
-/// storing did (none when it was not stored: not a memory's text, or spooled). `/synapse:remember` and a prompt's `remember:` lines both keep text this way.
+/// recording did (none when nothing was recorded: not a memory's text).
+/// `/synapse:remember` and a prompt's `remember:` lines both keep text this way.
 pub fn keep(
     store: &mut Store,
     scope: &Scope,
     text: &str,
     source: String,
     checkout: Option<&Path>,
-) -> Result<(Vec<String>, Option<Remembered>)> {
+) -> Result<(Vec<String>, Option<Recorded>)> {
     if let Err(e) = crate::store::write::check_body(text) {
         return Ok((vec![format!("nothing stored: {e:#}")], None));
     }
@@ -142,7 +158,9 @@ pub fn keep(
     };
     let (outcome, shared) = match record::remember(store, scope, recording)? {
         Recorded::Stored { outcome, shared } => (outcome, shared),
-        Recorded::Spooled => return Ok((vec![record::SPOOLED.to_owned()], None)),
+        Recorded::Spooled => {
+            return Ok((vec![record::SPOOLED.to_owned()], Some(Recorded::Spooled)));
+        }
     };
     let id = outcome.id;
     let mut lines = vec![if outcome.duplicate {
@@ -154,17 +172,23 @@ pub fn keep(
     lines.extend(shared.line());
     let similar = record::similar(store, scope, &outcome)?;
     lines.extend(similar.iter().map(|near| near.command_line(id)));
-    Ok((lines, Some(outcome)))
+    Ok((lines, Some(Recorded::Stored { outcome, shared })))
 }
 
-fn recall(store: &Store, scope: &Scope, query: &str, budget: Budget) -> Result<String> {
+fn recall(
+    store: &Store,
+    scope: &Scope,
+    query: &str,
+    budget: Budget,
+    voice: &Voice,
+) -> Result<String> {
     let options = Options {
         budget,
         ..Options::default()
     };
     let found = recall::recall(store, scope, query, &options)?;
     let now = crate::store::now();
-    Ok(super::inject::recall_block(query, &found, now))
+    Ok(super::inject::recall_block(query, &found, now, voice))
 }
 
 fn read(store: &Store, scope: &Scope, args: &str, budget: Budget) -> Result<String> {

@@ -50,6 +50,13 @@ pub(super) fn candidates(place: &Place, near: &[String]) -> Vec<Candidate> {
         dir: Some("/".to_owned()),
     };
     found.push(user(config.join("CLAUDE.md"), Kind::Instructions));
+    // Codex's durable memories: no client loads this file (Codex loads only its summary).
+    found.push(Candidate {
+        path: place.client.codex_memories.join("MEMORY.md"),
+        kind: Kind::Instructions,
+        project: None,
+        dir: None,
+    });
     for path in rule_files(&config.join("rules")) {
         found.push(user(path, Kind::Rule));
     }

@@ -25,9 +25,23 @@ pub struct Known {
     pub(super) cwd: PathBuf,
     /// Whether the client keeps auto memory (`Client::auto_memory`).
     pub(super) auto_memory: bool,
-    /// Whether the session is another client's (Gemini CLI), which loads none of these files
-    /// itself (`for_another_client`).
-    pub(super) another_client: bool,
+    /// Which of these files the session's client loads itself (`loaded_by`).
+    pub(super) loads: Loads,
+}
+
+/// Which of the source files a client loads into its sessions itself: their memories are then
+/// neither searched nor offered again (the model has their text).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Loads {
+    /// Claude Code: `CLAUDE.md` files and rules on the working path, the auto memory's
+    /// `MEMORY.md`, and an `AGENTS.md` with no `CLAUDE.md` beside it.
+    #[default]
+    ClaudeCode,
+    /// Codex CLI: every `AGENTS.md` from the repository's top to the working folder, and none
+    /// of Claude Code's files.
+    Agents,
+    /// None of them (Gemini CLI, which loads its own `GEMINI.md`).
+    Nothing,
 }
 
 /// What `Known::screen` lets a hook inject, and the memories it left out with the reason.
@@ -38,23 +52,16 @@ pub struct Screened {
 }
 
 impl Known {
-    /// Whether the client keeps auto memory, so its model writes memory files (the adapter
-    /// decides what the blocks then ask of the model).
+    /// Whether Claude Code keeps auto memory here, so its model writes memory files (the
+    /// adapter decides what the blocks then ask of the model).
     pub fn auto_memory(&self) -> bool {
-        self.auto_memory && !self.another_client
+        self.auto_memory && self.loads == Loads::ClaudeCode
     }
 
-    /// The same files as a session of another client sees them (Gemini CLI, which loads its own
-    /// `GEMINI.md`, none of Claude Code's files, and keeps no auto memory of Claude Code's): none
-    /// is loaded, so no memory of theirs is screened out as one the model has, and the blocks
-    /// ask for `remember:` lines rather than for Claude Code's memory files, and name the MCP
-    /// tools rather than Synapse's slash commands, which that client does not have.
-    pub fn for_another_client(self) -> Known {
-        Known {
-            auto_memory: false,
-            another_client: true,
-            ..self
-        }
+    /// The same files as a session of a client that loads `loads` of them sees them (Claude
+    /// Code's by default): only what it loads is screened out as what the model has.
+    pub fn loaded_by(self, loads: Loads) -> Known {
+        Known { loads, ..self }
     }
 
     /// The files known for `place`, as last folded, without looking at them.
@@ -68,15 +75,18 @@ impl Known {
         })
     }
 
-    /// Whether Claude Code loads `file` itself into a session working in this one's folder.
+    /// Whether the session's client loads `file` itself into a session working in this one's
+    /// folder.
     pub fn loaded(&self, file: &SourceFile) -> bool {
-        if self.another_client {
-            return false;
-        }
         let under = |dir: &Option<String>| {
             dir.as_deref()
                 .is_some_and(|d| self.cwd.starts_with(Path::new(d)))
         };
+        match self.loads {
+            Loads::Nothing => return false,
+            Loads::Agents => return file.kind == Kind::Agents && under(&file.dir),
+            Loads::ClaudeCode => {}
+        }
         match file.kind {
             Kind::Topic | Kind::Rule => false,
             // The client loads MEMORY.md only while its auto memory is on.
@@ -154,7 +164,7 @@ impl Known {
                     let file = loaded.get(&source).map_or("", |f| f.shown.as_str());
                     screened.repeats.push((
                         hit.id,
-                        format!("{} repeats {file}:{line}, which Claude Code loads", hit.id),
+                        format!("{} repeats {file}:{line}, which the client loads", hit.id),
                     ));
                 }
                 _ => screened.hits.push(hit),

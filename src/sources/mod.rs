@@ -27,7 +27,7 @@ use anyhow::Result;
 
 pub use client::Client;
 pub use find::nested;
-pub use known::{Known, Screened};
+pub use known::{Known, Loads, Screened};
 
 use crate::store::sources::{Folded, SourceFile};
 use crate::store::{Scope, Store};
@@ -176,6 +176,6 @@ pub fn refresh(store: &mut Store, place: &Place, near: &[String], limits: Limits
         waiting,
         cwd: place.cwd.clone(),
         auto_memory: place.client.auto_memory,
-        another_client: false,
+        loads: Loads::ClaudeCode,
     })
 }

@@ -30,7 +30,7 @@ use std::time::Duration;
 
 use anyhow::Result;
 
-use super::inject::Saving;
+use super::voice::Voice;
 use super::{lessons, slash};
 use crate::config::{data_dir, Budget, Notice, Settings};
 use crate::signal::{Pending, Signal};
@@ -108,9 +108,9 @@ pub trait Adapter {
     /// The source files as this client's session sees them: which it loads itself, so that
     /// their memories are not offered again.
     fn known(&self, known: Known) -> Known;
-    /// How the blocks speak to this client's model: how it reads a memory, where it keeps
-    /// lessons.
-    fn saving(&self, known: &Known) -> Saving;
+    /// How the blocks speak to this client's model: how it names Synapse's tools, where it
+    /// keeps lessons.
+    fn voice(&self, known: &Known) -> Voice;
 }
 
 /// One hook's run once the store is open: what its steps read.
@@ -214,11 +214,7 @@ pub fn handle(
     let answer = match event {
         Event::SessionStart => start::run(&mut store, &mut turn)?,
         Event::UserPromptSubmit => match &command {
-            Some(command) => {
-                let (scope, budget) = (&turn.scope, turn.budget);
-                let text = slash::run(&mut store, scope, command, budget, turn.checkout())?;
-                Answer::context(Some(text))
-            }
+            Some(command) => prompt::command(&mut store, &turn, command)?,
             None => prompt::run(&mut store, &mut turn, typed, prompt_on)?,
         },
         Event::Stop | Event::Compact => stop::run(&mut store, &turn)?,

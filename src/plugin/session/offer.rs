@@ -13,6 +13,7 @@ use crate::recall::unasked::{self, PROMPT_MEMORIES};
 use crate::recall::Hit;
 use crate::sources::Known;
 use crate::store::injected::Replaced;
+use crate::store::sources::Kind;
 use crate::store::spool;
 use crate::store::Store;
 
@@ -79,11 +80,14 @@ pub(super) fn offer(
     let whole = whole.map(|whole| offer.whole_with_pairs(whole));
     let now = crate::store::now();
     let left = offer.left.line();
-    let saving = turn.client.saving(known);
+    let voice = turn.client.voice(known);
     let (hits, left) = (&offer.hits, left.as_deref());
     let shown = match &whole {
-        None => inject::session_block(hits, left, now, saving),
-        Some(whole) => inject::prompt_block(hits, whole, left, now, saving),
+        None => inject::session_block(hits, left, now, &voice),
+        Some(whole) => {
+            let files = files_of(store, known, hits)?;
+            inject::prompt_block(hits, whole, left, (now, &voice, &files))
+        }
     };
     let Some((text, shown)) = shown else {
         return Ok(Offered {
@@ -101,6 +105,24 @@ pub(super) fn offer(
         shown,
         left: offer.left,
     })
+}
+
+/// The files the memories among `hits` that were read from one came from, as the model opens
+/// them: a topic file whole, else the file and the line its piece starts at.
+fn files_of(store: &Store, known: &Known, hits: &[Hit]) -> Result<inject::Files> {
+    let ids: Vec<i64> = hits.iter().map(|h| h.id).collect();
+    let mut files = inject::Files::new();
+    for (id, origin) in store.origins(&ids)? {
+        let Some(file) = known.files.iter().find(|f| f.id == origin.source) else {
+            continue;
+        };
+        let place = match file.kind {
+            Kind::Topic => file.path.clone(),
+            _ => format!("{} line {}", file.path, origin.line),
+        };
+        files.insert(id, place);
+    }
+    Ok(files)
 }
 
 /// Remember that this session was given (or told why it was not given) the memories `ids`, so

@@ -9,7 +9,8 @@ use super::{fold, Answer, Turn};
 use crate::config::Notice;
 use crate::plugin::{notice, slash};
 use crate::recall::unasked;
-use crate::record::{Recorded, Shared};
+use crate::record::Recorded;
+use crate::sources::{Known, Place};
 use crate::store::Store;
 
 /// The most `remember:` lines of one prompt recorded: a hook's work is bounded whatever is pasted.
@@ -49,6 +50,30 @@ pub(super) fn run(
     Ok(Answer { context, line })
 }
 
+/// The UserPromptSubmit hook's answer for a Synapse slash command typed at the prompt: the
+/// command's answer for the model, and what it saved for the person.
+pub(super) fn command(store: &mut Store, turn: &Turn, command: &slash::Command) -> Result<Answer> {
+    // The files are not refreshed for a command: what was last folded says how the client
+    // keeps lessons, which a recall's answer ends with.
+    let place = Place::new(&turn.scope, &turn.payload.cwd, turn.checkout());
+    let known = turn.client.known(Known::unchanged(store, &place)?);
+    let voice = turn.client.voice(&known);
+    let ran = slash::run(
+        store,
+        &turn.scope,
+        command,
+        (turn.budget, &voice),
+        turn.checkout(),
+    )?;
+    let line = (turn.notice != Notice::Off)
+        .then(|| notice::saved(&ran.recorded, ""))
+        .flatten();
+    Ok(Answer {
+        context: Some(ran.text),
+        line,
+    })
+}
+
 /// Whether a prompt's offer showed any memory.
 fn offered_any(offered: &Option<Offered>) -> bool {
     offered.as_ref().is_some_and(|o| !o.shown.is_empty())
@@ -79,14 +104,13 @@ fn keep_typed(
             break;
         }
         let source = format!("prompt {short} {day}");
-        let (lines, outcome) = slash::keep(store, &turn.scope, &text, source, turn.checkout())?;
+        let (lines, kept) = slash::keep(store, &turn.scope, &text, source, turn.checkout())?;
         said.push(format!("line {}: {}", n + 1, lines.join("; ")));
-        if let Some(outcome) = outcome {
-            given.push(outcome.id);
-            recorded.push(Recorded::Stored {
-                outcome,
-                shared: Shared::No,
-            });
+        if let Some(kept) = kept {
+            if let Recorded::Stored { outcome, .. } = &kept {
+                given.push(outcome.id);
+            }
+            recorded.push(kept);
         }
     }
     mark_given(store, turn.payload, given)?;

@@ -10,7 +10,7 @@ use anyhow::Result;
 use super::offer::{offer, write_or_spool, Frame};
 use super::{fold, Answer, Turn};
 use crate::config::Notice;
-use crate::plugin::{inject, notice};
+use crate::plugin::notice;
 use crate::recall::unasked;
 use crate::recall::Hit;
 use crate::sources::Known;
@@ -53,10 +53,10 @@ fn session_start(
             return Ok((None, None));
         }
         let memories = store.count_live(scope)?;
-        let saving = turn.client.saving(&known);
+        let voice = turn.client.voice(&known);
         return Ok((
-            Some(format!("{}\n", inject::status_line(memories, saving))),
-            Some(notice::waiting(memories)),
+            Some(format!("{}\n", voice.status_line(memories))),
+            Some(notice::waiting(memories, voice.search)),
         ));
     }
     let mut hits = rules_for_files(store, scope, &known, &signal.files)?;
