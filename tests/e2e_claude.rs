@@ -50,11 +50,12 @@ const LEARNED: &str = "Idempotency keys expire after 24 hours (e2e)";
 /// How Claude Code names the tools of the plugin's MCP server `synapse`.
 const MCP_PREFIX: &str = "mcp__plugin_synapse_synapse__";
 /// The hook binaries `bin/synapse-hook` runs, next to `synapse`.
-const HOOK_BINARIES: [&str; 4] = [
+const HOOK_BINARIES: [&str; 5] = [
     "synapse-session-start",
     "synapse-prompt-submit",
     "synapse-stop",
     "synapse-compact",
+    "synapse-instructions-loaded",
 ];
 
 // ---------------------------------------------------------------------------------------------

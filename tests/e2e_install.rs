@@ -33,13 +33,14 @@ const RUN_TIMEOUT: Duration = Duration::from_secs(60);
 /// How long the background download, check and install may take.
 const INSTALL_TIMEOUT: Duration = Duration::from_secs(60);
 /// The binaries the archive holds.
-const BINARIES: [&str; 6] = [
+const BINARIES: [&str; 7] = [
     "synapse",
     "synapse-mcp",
     "synapse-session-start",
     "synapse-prompt-submit",
     "synapse-stop",
     "synapse-compact",
+    "synapse-instructions-loaded",
 ];
 const MEMORY: &str =
     "Integration tests: make test-int; they need the local Postgres on port 5433 (docker compose)";

@@ -1150,3 +1150,51 @@ fn a_recall_closes_as_the_session_s_blocks_do(#[case] env: &[(&str, &str)], #[ca
     assert_eq!(footer(&recalled), footer(&started));
     assert!(footer(&started).contains(lessons), "{started}");
 }
+
+/// What Claude Code reports loading (InstructionsLoaded) decides what the model has, over the
+/// guess from the files' places: an import it did not load is offered, a nested `CLAUDE.md` it
+/// loaded when the model read a file below it is not; a session with no report keeps the guess.
+#[test]
+fn the_files_claude_code_reports_loading_are_what_the_model_has() {
+    let repo = Repo::new();
+    let imported = "Seed the payments test database with make seed-payments";
+    let nested = "Webhook signatures are checked with HMAC SHA-256 before parsing";
+    std::fs::write(repo.path.join("CLAUDE.md"), "# Notes\n\n@docs/extra.md\n").unwrap();
+    std::fs::create_dir_all(repo.path.join("docs")).unwrap();
+    std::fs::write(repo.path.join("docs/extra.md"), format!("- {imported}\n")).unwrap();
+    // Beside the changed file, where the hooks look for a nested `CLAUDE.md`.
+    std::fs::write(
+        repo.path.join("src/webhooks/CLAUDE.md"),
+        format!("- {nested}\n"),
+    )
+    .unwrap();
+    for other in [
+        "The docs build with mdbook",
+        "Payments use Stripe in test mode",
+    ] {
+        repo.remember(other);
+    }
+    let loaded = |session: &str, file: &str| {
+        let payload = json!({"session_id": session, "cwd": repo.path,
+            "hook_event_name": "InstructionsLoaded", "file_path": repo.path.join(file),
+            "memory_type": "Project", "load_reason": "session_start"});
+        let out = repo.hook("synapse-instructions-loaded", &payload, &[]);
+        assert_eq!(stdout(out), "", "InstructionsLoaded prints nothing");
+    };
+    // What the session's blocks hand the model, from its start through two prompts.
+    let asks = |session: &str| {
+        let start = repo.start(session, "startup");
+        let seed = repo.prompt(session, "how do we seed the payments test database?");
+        let signatures = repo.prompt(session, "how are webhook signatures checked?");
+        let given = start + &seed + &signatures;
+        (given.contains(imported), given.contains(nested))
+    };
+    // Reported (as 2.1.332 may, before the session's start): the top CLAUDE.md and the nested
+    // one, not the import.
+    loaded("reported", "CLAUDE.md");
+    loaded("reported", "src/webhooks/CLAUDE.md");
+    assert_eq!(asks("reported"), (true, false));
+    // No report: the import counts as loaded with its importer, the nested file as not.
+    assert_eq!(asks("guessed"), (false, true));
+    assert_eq!(repo.log_lines(), 0);
+}

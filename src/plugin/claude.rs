@@ -4,7 +4,7 @@
 //!
 //! - Payloads: `session_id`, `cwd`, `hook_event_name`, and per event `source` (SessionStart),
 //!   `prompt` (UserPromptSubmit), `last_assistant_message` (Stop), `compact_summary`
-//!   (PostCompact).
+//!   (PostCompact), `file_path` (InstructionsLoaded, one per instruction file it loads).
 //! - Plain stdout of SessionStart, UserPromptSubmit and PreCompact reaches the model; JSON with
 //!   `systemMessage` shows the person a line beside `hookSpecificOutput.additionalContext`.
 //! - The client loads `CLAUDE.md` files, rules and its auto memory's `MEMORY.md` itself; while
@@ -35,12 +35,24 @@ struct Sent {
     hook_event_name: Option<String>,
     #[serde(default)]
     compact_summary: Option<String>,
+    /// InstructionsLoaded.
+    #[serde(default)]
+    file_path: Option<String>,
 }
 
 impl Adapter for ClaudeCode {
     fn payload(&self, event: Event, input: &str) -> Result<Payload> {
         let sent: Sent = serde_json::from_str(input)
             .with_context(|| format!("{} payload is not the expected JSON", event.name()))?;
+        // The one hook that acts on another client event than its binary's name would have it
+        // read as: a mix-up would record a file as loaded, or miss one.
+        let loading = sent.hook_event_name.as_deref() == Some("InstructionsLoaded");
+        anyhow::ensure!(
+            loading == (event == Event::InstructionsLoaded),
+            "the {} hook ran for {:?}: the plugin's hooks/hooks.json is wired wrong",
+            event.name(),
+            sent.hook_event_name
+        );
         Ok(Payload {
             session_id: sent.session_id,
             cwd: sent.cwd,
@@ -49,6 +61,7 @@ impl Adapter for ClaudeCode {
             last_assistant_message: sent.last_assistant_message,
             hook_event_name: sent.hook_event_name,
             compact_summary: sent.compact_summary,
+            loaded_file: sent.file_path,
         })
     }
 

@@ -51,6 +51,8 @@ fn event_names(event: Event) -> &'static [&'static str] {
         Event::UserPromptSubmit => &["UserPromptSubmit"],
         Event::Stop => &["Stop"],
         Event::Compact => &["PreCompact", "PostCompact"],
+        // Claude Code's alone.
+        Event::InstructionsLoaded => &[],
     }
 }
 
@@ -78,6 +80,7 @@ impl Adapter for Codex {
             last_assistant_message: sent.last_assistant_message,
             hook_event_name: Some(sent.hook_event_name),
             compact_summary: None,
+            loaded_file: None,
         })
     }
 

@@ -58,6 +58,7 @@ fn event_name(event: Event) -> &'static str {
         Event::Stop => "AfterAgent",
         // Not wired for Gemini; the nearest moment of Gemini's, for the error.
         Event::Compact => "PreCompress",
+        Event::InstructionsLoaded => "InstructionsLoaded",
     }
 }
 
@@ -91,8 +92,9 @@ impl Adapter for Gemini {
 /// recorded as a lesson.
 fn payload(event: Event, input: &str) -> Result<Payload> {
     anyhow::ensure!(
-        event != Event::Compact,
-        "the compaction hooks are Claude Code's; Gemini CLI's extension does not run them"
+        !matches!(event, Event::Compact | Event::InstructionsLoaded),
+        "the {} hook is Claude Code's; Gemini CLI's extension does not run it",
+        event.name()
     );
     let name = event_name(event);
     let payload: GeminiPayload = serde_json::from_str(input)
@@ -106,7 +108,7 @@ fn payload(event: Event, input: &str) -> Result<Payload> {
         Event::SessionStart => (None, None),
         Event::UserPromptSubmit => (payload.prompt.map(without_session_context), None),
         Event::Stop => (None, payload.prompt_response),
-        Event::Compact => (None, None),
+        Event::Compact | Event::InstructionsLoaded => (None, None),
     };
     Ok(Payload {
         session_id: payload.session_id,
@@ -116,6 +118,7 @@ fn payload(event: Event, input: &str) -> Result<Payload> {
         last_assistant_message: reply,
         hook_event_name: Some(payload.hook_event_name),
         compact_summary: None,
+        loaded_file: None,
     })
 }
 

@@ -27,6 +27,11 @@ pub struct Known {
     pub(super) auto_memory: bool,
     /// Which of these files the session's client loads itself (`loaded_by`).
     pub(super) loads: Loads,
+    /// The files the client reported loading into the session (`reported`).
+    pub(super) reported: HashSet<String>,
+    /// Whether `reported` is the whole of what the client loaded of the files it reports
+    /// (instruction files and rules), rather than what it has reported so far.
+    pub(super) whole: bool,
 }
 
 /// Which of the source files a client loads into its sessions itself: their memories are then
@@ -64,6 +69,19 @@ impl Known {
         Known { loads, ..self }
     }
 
+    /// The same files, with those Claude Code reported loading into the session (its
+    /// InstructionsLoaded hook: `CLAUDE.md` files, their imports, nested ones, matched rules).
+    /// A reported file is loaded; when the report is `whole` (the session is past its start,
+    /// when the reports arrive), an instruction file or rule it does not name is not, whatever
+    /// its place suggests. With no report (a client that sends none), the places decide.
+    pub fn reported(self, reported: HashSet<String>, whole: bool) -> Known {
+        Known {
+            reported,
+            whole,
+            ..self
+        }
+    }
+
     /// The files known for `place`, as last folded, without looking at them.
     pub fn unchanged(store: &Store, place: &Place) -> Result<Known> {
         let scope = place.scope();
@@ -86,6 +104,13 @@ impl Known {
             Loads::Nothing => return false,
             Loads::Agents => return file.kind == Kind::Agents && under(&file.dir),
             Loads::ClaudeCode => {}
+        }
+        if self.reported.contains(&file.path) {
+            return true;
+        }
+        let reportable = matches!(file.kind, Kind::Instructions | Kind::Agents | Kind::Rule);
+        if reportable && self.whole && !self.reported.is_empty() {
+            return false;
         }
         match file.kind {
             Kind::Topic | Kind::Rule => false,

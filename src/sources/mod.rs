@@ -176,6 +176,6 @@ pub fn refresh(store: &mut Store, place: &Place, near: &[String], limits: Limits
         waiting,
         cwd: place.cwd.clone(),
         auto_memory: place.client.auto_memory,
-        loads: Loads::ClaudeCode,
+        ..Known::default()
     })
 }

@@ -230,6 +230,17 @@ const MIGRATIONS: &[&str] = &[
         PRIMARY KEY (memory_id, newer, kind, why)
     ) WITHOUT ROWID;
     "#,
+    // 13: the instruction files a client reported loading into a session (Claude Code's
+    // InstructionsLoaded hook: `store::loaded`), which say what the model has better than the
+    // files' places do.
+    r#"
+    CREATE TABLE loaded (
+        session TEXT NOT NULL,
+        path    TEXT NOT NULL,
+        at      INTEGER NOT NULL,
+        PRIMARY KEY (session, path)
+    ) WITHOUT ROWID;
+    "#,
 ];
 
 /// Synapse's mark in the file's header (`PRAGMA application_id`, "SYNA"), written by migration 7:
@@ -704,10 +715,10 @@ mod tests {
                 ..Default::default()
             };
             let id = store.remember(&memory, &[], &scope).unwrap().id;
-            // Back to version 11 as it shipped: no table of dismissals.
+            // Back to version 11 as it shipped: no table of dismissals (nor any later table).
             store
                 .conn()
-                .execute_batch("DROP TABLE dismissed; PRAGMA user_version = 11;")
+                .execute_batch("DROP TABLE dismissed; DROP TABLE loaded; PRAGMA user_version = 11;")
                 .unwrap();
             id
         };
@@ -717,12 +728,29 @@ mod tests {
             .conn()
             .pragma_query_value(None, "user_version", |r| r.get(0))
             .unwrap();
-        assert_eq!(version, 12);
+        assert_eq!(version, super::LATEST);
         store
             .dismiss("stale", id, None, "x.rs is gone", &scope)
             .unwrap();
         assert_eq!(store.dismissals(&scope).unwrap()[0].id, id);
         assert_eq!(store.get(id, &scope).unwrap().unwrap().body, "Use pnpm.");
+    }
+
+    /// A store at version 12 gains the table of the files a client reported loading.
+    #[test]
+    fn migration_13_adds_the_files_a_client_loaded_to_a_version_12_store() {
+        let dir = tempfile::tempdir().unwrap();
+        {
+            let store = crate::store::Store::open(dir.path()).unwrap();
+            store
+                .conn()
+                .execute_batch("DROP TABLE loaded; PRAGMA user_version = 12;")
+                .unwrap();
+        }
+        let mut store = crate::store::Store::open(dir.path()).unwrap();
+        assert!(dir.path().join("synapse.db.v12.bak").exists());
+        store.mark_loaded("s", "/r/CLAUDE.md").unwrap();
+        assert_eq!(store.loaded_files("s").unwrap().len(), 1);
     }
 
     /// `scopes` holds one row per project and one global row: UNIQUE alone would admit any

@@ -169,6 +169,7 @@ pub fn install_plugin(home: &Path, enabled: bool) {
         "synapse-prompt-submit",
         "synapse-stop",
         "synapse-compact",
+        "synapse-instructions-loaded",
         "synapse-mcp",
     ] {
         let link = bin.join(name);

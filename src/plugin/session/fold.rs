@@ -56,7 +56,7 @@ pub(super) fn sources(store: &mut Store, turn: &Turn, signal: &Signal) -> Known 
     let place = sources::Place::new(&turn.scope, &turn.payload.cwd, turn.checkout());
     // The folders of the first changed files are looked in: a bounded number of `stat`s.
     let near = &signal.files[..signal.files.len().min(NEAR_FILES)];
-    let known = match sources::refresh(store, &place, near, sources::HOOK) {
+    let refreshed = match sources::refresh(store, &place, near, sources::HOOK) {
         Ok(known) => known,
         Err(e) => {
             log_failure(
@@ -69,5 +69,17 @@ pub(super) fn sources(store: &mut Store, turn: &Turn, signal: &Signal) -> Known 
             })
         }
     };
-    turn.client.known(known)
+    // What the client reported loading into this session (Claude Code's InstructionsLoaded).
+    // At a session's start its reports may still be on their way: they only add to the guess.
+    let reported = store
+        .loaded_files(&turn.payload.session_id)
+        .unwrap_or_else(|e| {
+            log_failure(
+                event,
+                &e.context("could not read the files the client loaded"),
+            );
+            Default::default()
+        });
+    let whole = event != Event::SessionStart;
+    turn.client.known(refreshed.reported(reported, whole))
 }

@@ -20,6 +20,7 @@
 
 mod compact;
 mod fold;
+mod loaded;
 mod offer;
 mod prompt;
 mod start;
@@ -50,6 +51,9 @@ pub enum Event {
     Stop,
     /// PreCompact or PostCompact, as the payload's `hook_event_name` says: one binary for both.
     Compact,
+    /// The client loaded an instruction file into the session (Claude Code's
+    /// InstructionsLoaded).
+    InstructionsLoaded,
 }
 
 impl Event {
@@ -60,6 +64,7 @@ impl Event {
             Event::UserPromptSubmit => "UserPromptSubmit",
             Event::Stop => "Stop",
             Event::Compact => "PreCompact/PostCompact",
+            Event::InstructionsLoaded => "InstructionsLoaded",
         }
     }
 }
@@ -95,6 +100,8 @@ pub struct Payload {
     pub hook_event_name: Option<String>,
     /// PostCompact: the summary the compaction wrote.
     pub compact_summary: Option<String>,
+    /// InstructionsLoaded: the file the client loaded (absolute).
+    pub loaded_file: Option<String>,
 }
 
 /// A client the hooks serve, as its adapter describes it: how its payloads are read and its
@@ -168,9 +175,13 @@ pub fn handle(
             Event::UserPromptSubmit => settings.hooks.prompt_submit,
             Event::Stop => settings.hooks.stop,
             Event::Compact => settings.hooks.compact,
+            Event::InstructionsLoaded => settings.hooks.session_start,
         };
     if !on {
         return Ok((Answer::default(), None));
+    }
+    if event == Event::InstructionsLoaded {
+        return loaded::record(&dir, settings, &payload);
     }
     if event == Event::Compact {
         // Before a compaction: a constant request, nothing to open.
@@ -188,7 +199,7 @@ pub fn handle(
     let wants_signal = match event {
         Event::SessionStart => true,
         Event::UserPromptSubmit => command.is_none() && prompt_on,
-        Event::Stop | Event::Compact => false,
+        Event::Stop | Event::Compact | Event::InstructionsLoaded => false,
     };
     let pending = wants_signal.then(|| Pending::start(repo, &settings.signal.ignore));
     let mut turn = Turn {
@@ -218,6 +229,7 @@ pub fn handle(
             None => prompt::run(&mut store, &mut turn, typed, prompt_on)?,
         },
         Event::Stop | Event::Compact => stop::run(&mut store, &turn)?,
+        Event::InstructionsLoaded => Answer::default(),
     };
     Ok((answer, Some(store)))
 }
