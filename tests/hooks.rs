@@ -1174,10 +1174,10 @@ fn the_files_claude_code_reports_loading_are_what_the_model_has() {
     ] {
         repo.remember(other);
     }
-    let loaded = |session: &str, file: &str| {
+    let loaded = |session: &str, file: &str, reason: &str| {
         let payload = json!({"session_id": session, "cwd": repo.path,
             "hook_event_name": "InstructionsLoaded", "file_path": repo.path.join(file),
-            "memory_type": "Project", "load_reason": "session_start"});
+            "memory_type": "Project", "load_reason": reason});
         let out = repo.hook("synapse-instructions-loaded", &payload, &[]);
         assert_eq!(stdout(out), "", "InstructionsLoaded prints nothing");
     };
@@ -1191,10 +1191,14 @@ fn the_files_claude_code_reports_loading_are_what_the_model_has() {
     };
     // Reported (as 2.1.332 may, before the session's start): the top CLAUDE.md and the nested
     // one, not the import.
-    loaded("reported", "CLAUDE.md");
-    loaded("reported", "src/webhooks/CLAUDE.md");
+    loaded("reported", "CLAUDE.md", "session_start");
+    loaded("reported", "src/webhooks/CLAUDE.md", "nested_traversal");
     assert_eq!(asks("reported"), (true, false));
     // No report: the import counts as loaded with its importer, the nested file as not.
     assert_eq!(asks("guessed"), (false, true));
+    // A report without the session's start (2.1.332 may send none for it) only adds: the
+    // import still counts as loaded, the nested file reported is.
+    loaded("partial", "src/webhooks/CLAUDE.md", "nested_traversal");
+    assert_eq!(asks("partial"), (false, false));
     assert_eq!(repo.log_lines(), 0);
 }

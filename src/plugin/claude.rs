@@ -35,9 +35,11 @@ struct Sent {
     hook_event_name: Option<String>,
     #[serde(default)]
     compact_summary: Option<String>,
-    /// InstructionsLoaded.
+    /// InstructionsLoaded: the file, and why the client loaded it.
     #[serde(default)]
     file_path: Option<String>,
+    #[serde(default)]
+    load_reason: Option<String>,
 }
 
 impl Adapter for ClaudeCode {
@@ -61,7 +63,9 @@ impl Adapter for ClaudeCode {
             last_assistant_message: sent.last_assistant_message,
             hook_event_name: sent.hook_event_name,
             compact_summary: sent.compact_summary,
-            loaded_file: sent.file_path,
+            loaded_file: sent
+                .file_path
+                .map(|path| (path, sent.load_reason.unwrap_or_default())),
         })
     }
 

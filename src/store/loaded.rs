@@ -8,25 +8,47 @@ use anyhow::Result;
 
 use super::Store;
 
+/// The `load_reason` of a file the client loaded as a session started.
+pub const AT_START: &str = "session_start";
+
+/// What a client reported loading into one session.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Loaded {
+    /// The files, absolute.
+    pub paths: HashSet<String>,
+    /// Whether the report holds the files loaded as the session started (`AT_START`): the
+    /// client then reported that batch, so a file on the path it did not name was not loaded.
+    pub at_start: bool,
+}
+
 impl Store {
-    /// Note that the client loaded the file at `path` (absolute) into `session`.
-    pub fn mark_loaded(&mut self, session: &str, path: &str) -> Result<()> {
+    /// Note that the client loaded the file at `path` (absolute) into `session`, for `reason`
+    /// (its `load_reason`).
+    pub fn mark_loaded(&mut self, session: &str, path: &str, reason: &str) -> Result<()> {
         self.write(|conn| {
             conn.prepare_cached(
-                "INSERT OR IGNORE INTO loaded(session, path, at) VALUES (?1, ?2, ?3)",
+                "INSERT OR IGNORE INTO loaded(session, path, reason, at) VALUES (?1, ?2, ?3, ?4)",
             )?
-            .execute(rusqlite::params![session, path, super::now()])?;
+            .execute(rusqlite::params![session, path, reason, super::now()])?;
             Ok(())
         })
     }
 
-    /// The files the client reported loading into `session`; empty when it reported none.
-    pub fn loaded_files(&self, session: &str) -> Result<HashSet<String>> {
+    /// What the client reported loading into `session`; empty when it reported nothing.
+    pub fn loaded_files(&self, session: &str) -> Result<Loaded> {
         let mut stmt = self
             .conn()
-            .prepare_cached("SELECT path FROM loaded WHERE session = ?1")?;
-        let paths = stmt.query_map([session], |r| r.get(0))?;
-        Ok(paths.collect::<rusqlite::Result<_>>()?)
+            .prepare_cached("SELECT path, reason FROM loaded WHERE session = ?1")?;
+        let rows = stmt.query_map([session], |r| {
+            Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?))
+        })?;
+        let mut loaded = Loaded::default();
+        for row in rows {
+            let (path, reason) = row?;
+            loaded.at_start |= reason == AT_START;
+            loaded.paths.insert(path);
+        }
+        Ok(loaded)
     }
 }
 
@@ -35,17 +57,20 @@ mod tests {
     use super::*;
 
     #[test]
-    fn each_session_keeps_its_own_files_once() {
+    fn each_session_keeps_its_own_files_once_and_whether_its_start_was_reported() {
         let dir = tempfile::tempdir().unwrap();
         let mut store = Store::open(dir.path()).unwrap();
-        assert!(store.loaded_files("a").unwrap().is_empty());
-        store.mark_loaded("a", "/r/CLAUDE.md").unwrap();
-        store.mark_loaded("a", "/r/CLAUDE.md").unwrap();
-        store.mark_loaded("b", "/r/sub/CLAUDE.md").unwrap();
-        assert_eq!(
-            store.loaded_files("a").unwrap(),
-            HashSet::from(["/r/CLAUDE.md".to_owned()])
-        );
-        assert_eq!(store.loaded_files("b").unwrap().len(), 1);
+        assert_eq!(store.loaded_files("a").unwrap(), Loaded::default());
+        store.mark_loaded("a", "/r/CLAUDE.md", AT_START).unwrap();
+        store.mark_loaded("a", "/r/CLAUDE.md", AT_START).unwrap();
+        store
+            .mark_loaded("b", "/r/sub/CLAUDE.md", "nested_traversal")
+            .unwrap();
+        let a = store.loaded_files("a").unwrap();
+        assert_eq!(a.paths, HashSet::from(["/r/CLAUDE.md".to_owned()]));
+        assert!(a.at_start);
+        let b = store.loaded_files("b").unwrap();
+        assert_eq!(b.paths.len(), 1);
+        assert!(!b.at_start);
     }
 }

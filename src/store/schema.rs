@@ -231,12 +231,14 @@ const MIGRATIONS: &[&str] = &[
     ) WITHOUT ROWID;
     "#,
     // 13: the instruction files a client reported loading into a session (Claude Code's
-    // InstructionsLoaded hook: `store::loaded`), which say what the model has better than the
-    // files' places do.
+    // InstructionsLoaded hook: `store::loaded`), and why it loaded each (its `load_reason`:
+    // `session_start`, `include`, `nested_traversal`, ...), which say what the model has better
+    // than the files' places do.
     r#"
     CREATE TABLE loaded (
         session TEXT NOT NULL,
         path    TEXT NOT NULL,
+        reason  TEXT NOT NULL,
         at      INTEGER NOT NULL,
         PRIMARY KEY (session, path)
     ) WITHOUT ROWID;
@@ -749,8 +751,10 @@ mod tests {
         }
         let mut store = crate::store::Store::open(dir.path()).unwrap();
         assert!(dir.path().join("synapse.db.v12.bak").exists());
-        store.mark_loaded("s", "/r/CLAUDE.md").unwrap();
-        assert_eq!(store.loaded_files("s").unwrap().len(), 1);
+        store
+            .mark_loaded("s", "/r/CLAUDE.md", "session_start")
+            .unwrap();
+        assert_eq!(store.loaded_files("s").unwrap().paths.len(), 1);
     }
 
     /// `scopes` holds one row per project and one global row: UNIQUE alone would admit any

@@ -70,7 +70,9 @@ pub(super) fn sources(store: &mut Store, turn: &Turn, signal: &Signal) -> Known 
         }
     };
     // What the client reported loading into this session (Claude Code's InstructionsLoaded).
-    // At a session's start its reports may still be on their way: they only add to the guess.
+    // It replaces the guess for the files it covers once it holds the batch loaded at the
+    // session's start and that start is past (the reports may still be on their way at
+    // SessionStart, and 2.1.332 sometimes sends none for that batch): before, it only adds.
     let reported = store
         .loaded_files(&turn.payload.session_id)
         .unwrap_or_else(|e| {
@@ -80,6 +82,6 @@ pub(super) fn sources(store: &mut Store, turn: &Turn, signal: &Signal) -> Known 
             );
             Default::default()
         });
-    let whole = event != Event::SessionStart;
-    turn.client.known(refreshed.reported(reported, whole))
+    let whole = reported.at_start && event != Event::SessionStart;
+    turn.client.known(refreshed.reported(reported.paths, whole))
 }

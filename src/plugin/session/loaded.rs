@@ -18,11 +18,11 @@ pub(super) fn record(
     settings: Settings,
     payload: &Payload,
 ) -> Result<(Answer, Option<Store>)> {
-    let file = payload
+    let (file, reason) = payload
         .loaded_file
-        .as_deref()
+        .as_ref()
         .context("the InstructionsLoaded payload names no file_path")?;
     let mut store = Store::open_for_hook(dir)?.with_settings(settings);
-    store.mark_loaded(&payload.session_id, file)?;
+    store.mark_loaded(&payload.session_id, file, reason)?;
     Ok((Answer::default(), Some(store)))
 }

@@ -100,8 +100,9 @@ pub struct Payload {
     pub hook_event_name: Option<String>,
     /// PostCompact: the summary the compaction wrote.
     pub compact_summary: Option<String>,
-    /// InstructionsLoaded: the file the client loaded (absolute).
-    pub loaded_file: Option<String>,
+    /// InstructionsLoaded: the file the client loaded (absolute), and why (its
+    /// `load_reason`).
+    pub loaded_file: Option<(String, String)>,
 }
 
 /// A client the hooks serve, as its adapter describes it: how its payloads are read and its
