@@ -521,7 +521,7 @@ fn hits_over_the_floor_without_strong_evidence_are_pointers_under_a_one_line_fra
         5,
         "tags, frame, two pointers: {block}"
     );
-    assert!(block.contains("(the readmemory tool):"), "{block}");
+    assert!(block.contains("(readmemory tool):"), "{block}");
     assert!(!block.contains("/synapse:"), "{block}");
     assert!(!block.contains("Read a whole memory"), "no footer: {block}");
     assert!(!block.contains("earlier sessions"), "no header: {block}");

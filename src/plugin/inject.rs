@@ -363,7 +363,7 @@ mod tests {
             texts[1]
         );
         assert!(
-            texts[2].contains("(the readmemory tool):\n[2] today: b\n"),
+            texts[2].contains("(readmemory tool):\n[2] today: b\n"),
             "{}",
             texts[2]
         );

@@ -28,7 +28,7 @@ pub struct Voice {
 /// The tool the blocks name where a line must stay short (a prompt's pointers): the bare name,
 /// which every client's name of it holds, and which a client that defers its MCP tools finds
 /// by a search for that word (Claude Code's ToolSearch).
-pub const READ_SHORT: &str = "the readmemory tool";
+pub const READ_SHORT: &str = "readmemory tool";
 
 impl Voice {
     /// How to read the memory `id` whole, for an abridged memory's mark.

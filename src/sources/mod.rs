@@ -1,6 +1,7 @@
 //! Claude Code's own memory and instruction files, read as sources: the auto-memory folder,
-//! `CLAUDE.md` files and their imports, rules and `AGENTS.md`, found, split into memories and
-//! folded into the store when they change. Synapse never writes into them.
+//! `CLAUDE.md` files and their imports, rules and `AGENTS.md` (and Codex CLI's `MEMORY.md` of its
+//! memories), found, split into memories and folded into the store when they change. Which of
+//! them a session's client loads itself is `Known`'s to say. Synapse never writes into them.
 //!
 //! A hook calls `refresh`: it stats every file it knows of or expects (a few fixed names, the
 //! memory folder's and the rules folder's entries, the `CLAUDE.md` beside each changed file),
