@@ -62,17 +62,7 @@ impl Fixture {
     }
 
     fn bodies(&self) -> Vec<String> {
-        let project = self.repo.to_str().unwrap();
-        let args = ["list", "--json", "--project", project];
-        let out = common::run_synapse(&self.data, &self.repo, &args, b"");
-        assert!(out.status.success(), "{out:?}");
-        let listed: Value = serde_json::from_slice(&out.stdout).unwrap();
-        listed["memories"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|m| m["body"].as_str().unwrap().to_owned())
-            .collect()
+        common::project_bodies(&self.data, &self.repo)
     }
 
     /// Codex's payload for `event`, from the repository, with `fields` added.

@@ -1202,3 +1202,23 @@ fn the_files_claude_code_reports_loading_are_what_the_model_has() {
     assert_eq!(asks("partial"), (false, false));
     assert_eq!(repo.log_lines(), 0);
 }
+
+/// A memory holding every one of a short prompt's words is handed over whole: two words are
+/// enough when they are all the prompt has.
+#[test]
+fn a_memory_holding_every_word_of_a_two_word_prompt_is_given_whole() {
+    let repo = Repo::new();
+    for other in [
+        "The docs build with mdbook",
+        "Payments use Stripe in test mode",
+        "The marketing site deploys from the www repository",
+    ] {
+        repo.remember(other);
+    }
+    repo.remember("The canary runs in eu-west only, for 30 minutes");
+    let block = repo.prompt("s", "where does the canary run?");
+    assert!(
+        block.contains("\n    The canary runs in eu-west only, for 30 minutes\n"),
+        "{block}"
+    );
+}
