@@ -35,11 +35,17 @@ const INPUTS: &[&str] = &[
     "key1 ",
     "Şifresi ",
     "Twilio 4be0c1d97a35f8e26b10d9c4a7e3f582 ",
-    // issue 37's one reader: its rules of synapse.toml and its new places
+    // rules of synapse.toml and places of the reader
     "redis-cli AUTH ",
     "{\\\"password\\\":\\\"",
     "name=\"api-key\" content=\"",
     "kind: Secret\ndata:\n  a: b\n",
+    // the catalogues' YAML rules and the ids of a pair
+    "client_secret=Zk4mQ8rT2vX7nB1c client_id=a1b2c3d4e5f6 ",
+    "secret_id=",
+    "line secret ",
+    "github key ",
+    "auth0_client_id ",
 ];
 
 fn median_time(text: &str) -> Duration {

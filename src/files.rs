@@ -19,8 +19,8 @@ pub const LOG_FILE: &str = "synapse.log";
 const LOG_BYTES: u64 = 1 << 20;
 
 /// Names of the files Synapse keeps in its data folder (`synapse.db` and its log and backups,
-/// `synapse.log`, `config.toml`, the spool, the team files' fold marks); a folder holding nothing
-/// else is Synapse's own.
+/// `synapse.log`, `config.toml`, the spool, the team files' fold marks, `setup`'s journals); a
+/// folder holding nothing else is Synapse's own.
 fn is_synapse_file(name: &str) -> bool {
     name.starts_with("synapse.db")
         || name.starts_with(LOG_FILE)
@@ -28,6 +28,7 @@ fn is_synapse_file(name: &str) -> bool {
         || name.starts_with("spool")
         || name.starts_with(".synapse-")
         || name.starts_with("shared-")
+        || name == "setup"
 }
 
 /// Make sure the data folder exists and is private. A new folder is created 0700. An existing one

@@ -32,6 +32,8 @@ pub mod recall;
 pub mod record;
 /// Secrets in memory text, masked by one detector on every write path.
 pub mod secrets;
+/// Wiring Synapse into a client's own config (`synapse setup`), and taking it back.
+pub mod setup;
 /// The task signal: branch, changed files and prompt, from git without reading file contents.
 pub mod signal;
 /// The clients' own memory and instruction files (Claude Code's, `AGENTS.md`, Codex CLI's
@@ -41,7 +43,8 @@ pub mod sources;
 pub mod store;
 /// Team memory through git: the shared file of a repository, its events, sharing and folding.
 pub mod team;
-/// Text folding and stemming shared by query terms and coverage counting; English word frequencies.
+/// Text folding and stemming shared by query terms and coverage counting; English word
+/// frequencies; text made safe to show (control characters and direction overrides escaped).
 pub mod text;
 /// The terminal view (`synapse ui`, feature `ui`): browse, search, read and settle the memory.
 #[cfg(feature = "ui")]

@@ -130,6 +130,10 @@ pub struct Similar {
     pub age: String,
     pub created_at: Stamp,
     pub source: String,
+    /// Written after the new memory (`Memory::written`: a lesson that waited in the spool, an
+    /// import's older time): the new one cannot replace it, though it may replace the new one.
+    #[serde(skip)]
+    pub newer: bool,
 }
 
 impl Similar {
@@ -140,8 +144,15 @@ impl Similar {
     }
 
     /// `line` for a writer who can run `synapse` (the CLI, the slash commands, a typed line), told
-    /// how the memory `new` just stored replaces this one.
+    /// how the memory `new` just stored replaces this one (or, when this one is newer, how it
+    /// replaces the new one).
     pub fn command_line(&self, new: i64) -> String {
+        if self.newer {
+            return self.line(&format!(
+                "it is newer: `synapse supersede {new} {}` if it replaces this one",
+                self.id
+            ));
+        }
         self.line(&format!(
             "`synapse supersede {} {new}` replaces it",
             self.id
@@ -190,6 +201,7 @@ pub fn similar(store: &Store, visible: &Scope, outcome: &Remembered) -> Result<V
             id: hit.id,
             gist: crate::text::gist(&hit.body, GIST_CHARS),
             age: crate::text::age::age(now - hit.created_at.seconds()).said(),
+            newer: (hit.created_at, hit.id) > new.written(),
             created_at: hit.created_at,
             source: hit.source,
         })

@@ -1181,7 +1181,7 @@ fn doctor_checks_the_plugin_is_installed_enabled_and_answering() {
             found("binaries"),
             found("mcp")
         ),
-        (1, 5, 1, 1),
+        (1, synapse::cmd::doctor::wiring::BINARIES.len(), 1, 1),
         "{report}"
     );
     let mcp = checks.iter().find(|c| c["what"] == "mcp").unwrap();
@@ -1193,7 +1193,7 @@ fn doctor_checks_the_plugin_is_installed_enabled_and_answering() {
     // version than the binaries is a failure, never used silently.
     let plugins = home.join(".claude/plugins");
     std::fs::write(
-        plugins.join("data/synapse-synapse/bin/ORIGIN"),
+        home.join(".local/share/synapse-plugin/bin/ORIGIN"),
         "source=download\nurl=http://127.0.0.1:1/synapse-x.tar.xz\nsha256=abc\nversion=0.1.0\n",
     )
     .unwrap();
@@ -1245,7 +1245,7 @@ fn doctor_checks_the_plugin_is_installed_enabled_and_answering() {
     std::fs::write(&settings, value.to_string()).unwrap();
 
     // The binaries gone from where the launcher looks: each named, with the build to run.
-    std::fs::remove_dir_all(home.join(".claude/plugins/data/synapse-synapse/bin")).unwrap();
+    std::fs::remove_dir_all(home.join(".local/share/synapse-plugin/bin")).unwrap();
     let out = common::run_synapse_with(
         &env.data,
         env.root(),
@@ -1261,7 +1261,11 @@ fn doctor_checks_the_plugin_is_installed_enabled_and_answering() {
         .iter()
         .filter(|c| c["ok"] == false)
         .collect();
-    assert_eq!(missing.len(), 5, "{report}");
+    assert_eq!(
+        missing.len(),
+        synapse::cmd::doctor::wiring::BINARIES.len(),
+        "{report}"
+    );
     assert!(
         missing.iter().all(
             |c| c["what"] == "binary" && c["fix"].as_str().unwrap().contains("downloads them")
@@ -1287,6 +1291,41 @@ fn doctor_shows_where_everything_is_and_fails_on_bad_settings() {
     std::fs::write(env.data.join("config.toml"), "budget = \"huge\"\n").unwrap();
     let message = env.fail(&["doctor"]);
     assert!(message.contains("config.toml"), "{message}");
+}
+
+/// Doctor says what waits in the spool, which of it no longer applies (a memory given to a
+/// session and deleted since), and, when the spool cannot be drained at all, that writes go on
+/// without it; every write then still succeeds.
+#[test]
+fn doctor_says_what_waits_in_the_spool_and_whether_it_can_drain() {
+    let env = Env::new();
+    common::install_plugin(&common::test_home(&env.data), true);
+    let id = env.json(&["remember", "kept for the doctor", "--project", "p"])["id"]
+        .as_i64()
+        .unwrap();
+    let spool = env.data.join("spool.jsonl");
+    let line = |key: &str, ids: &[i64]| {
+        json!({"key": key, "op": "injected", "session": "s1", "ids": ids}).to_string() + "\n"
+    };
+    std::fs::write(&spool, line("k1", &[id]) + &line("k2", &[id, 9_999])).unwrap();
+    let report = env.json(&["doctor"]);
+    let said = report["warnings"].to_string();
+    assert!(
+        said.contains("2 writes") && said.contains("the next write stores them"),
+        "{said}"
+    );
+    assert!(said.contains("1 of them no longer apply"), "{said}");
+    assert_eq!(report["spool"]["stale"], 1, "{report}");
+
+    std::fs::remove_file(&spool).unwrap();
+    std::fs::create_dir(&spool).unwrap();
+    let report = env.json(&["doctor"]);
+    let said = report["warnings"].to_string();
+    assert!(
+        said.contains("cannot be drained") && said.contains("Writes go on without it"),
+        "{said}"
+    );
+    env.json(&["remember", "written all the same", "--project", "p"]);
 }
 
 /// `synapse list | head -1`: the reader goes away after one line, and synapse stops quietly
@@ -1439,8 +1478,8 @@ fn every_manifest_and_the_launcher_name_the_crate_s_version() {
 #[test]
 fn the_launcher_passes_over_binaries_installed_for_another_version() {
     let dir = tempfile::tempdir().unwrap();
-    let data = dir.path().join("plugin-data");
-    let bin = data.join("bin");
+    // Where the launchers install the binaries (`synapse_data` in bin/synapse-find).
+    let bin = dir.path().join(".local/share/synapse-plugin/bin");
     std::fs::create_dir_all(&bin).unwrap();
     let hook = bin.join("synapse-session-start");
     std::fs::write(&hook, "#!/bin/sh\necho installed hook ran\n").unwrap();
@@ -1451,7 +1490,6 @@ fn the_launcher_passes_over_binaries_installed_for_another_version() {
             .env_clear()
             .env("PATH", "/usr/bin:/bin")
             .env("HOME", dir.path())
-            .env("CLAUDE_PLUGIN_DATA", &data)
             // A plugin folder without a checkout's target/release beside the launcher.
             .env("CLAUDE_PLUGIN_ROOT", dir.path())
             // Nothing to download from: the install this starts fails quickly, offline.
@@ -1612,4 +1650,191 @@ fn forget_and_restore_take_several_ids_and_name_the_bad_ones() {
         "{message}"
     );
     assert_eq!(listed(&env, "p", false), [a, b, c], "nothing changed");
+}
+
+/// A memory as a pasted log or an odd file brings it: a window-title sequence, colours, a C1
+/// control, a NUL, a lone carriage return and a direction override that disguises a file name.
+const SLY: &str = "Deploy notes \x1b]0;owned\x07 \x1b[31mred\x1b[0m \u{9b}2J nul\0end \
+                   over\rwritten user\u{202e}gpj.exe";
+
+/// Remember `SLY` (on standard input: an argument cannot hold a NUL) in `project`; its id.
+fn remember_sly(env: &Env, cwd: &Path, project: &str) -> i64 {
+    let stored = env.json_in(
+        cwd,
+        &["remember", "-", "--project", project],
+        SLY.as_bytes(),
+    );
+    stored["id"].as_i64().unwrap()
+}
+
+/// Whether `bytes` hold a character that would act on a terminal or disguise text.
+fn raw_hidden(bytes: &[u8]) -> bool {
+    String::from_utf8_lossy(bytes)
+        .chars()
+        .any(synapse::text::hidden)
+}
+
+/// What a person sees of a memory with escape sequences: every verb shows them as escapes, on
+/// standard output and in an error on standard error.
+#[rstest]
+#[case::list(&["list", "--project", "p"])]
+#[case::list_all(&["list", "--all", "--project", "p"])]
+#[case::read(&["read", "1", "--project", "p"])]
+#[case::recall(&["recall", "deploy", "notes", "--project", "p"])]
+#[case::recall_explained(&["recall", "deploy", "--explain", "--project", "p"])]
+fn a_memory_s_escape_sequences_reach_no_terminal_raw(#[case] args: &[&str]) {
+    let env = Env::new();
+    remember_sly(&env, env.root(), "p");
+    let out = env.run(args);
+    assert!(out.status.success(), "{args:?}: {out:?}");
+    assert!(
+        !raw_hidden(&out.stdout),
+        "{args:?} printed {:?}",
+        out.stdout
+    );
+    let shown = String::from_utf8_lossy(&out.stdout);
+    assert!(shown.contains(r"\u{1b}]0;owned\u{7}"), "{args:?}: {shown}");
+    assert!(shown.contains(r"\u{202e}gpj.exe"), "{args:?}: {shown}");
+}
+
+#[test]
+fn read_shows_every_control_character_and_raw_gives_the_exact_bytes() {
+    let env = Env::new();
+    let id = remember_sly(&env, env.root(), "p").to_string();
+    let out = env.run(&["read", &id, "--project", "p"]);
+    let shown = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        shown.starts_with(
+            r"Deploy notes \u{1b}]0;owned\u{7} \u{1b}[31mred\u{1b}[0m \u{9b}2J nul\u{0}end over\u{d}written user\u{202e}gpj.exe"
+        ),
+        "{shown}"
+    );
+    let raw = env.run(&["read", &id, "--raw", "--project", "p"]);
+    assert!(raw.status.success(), "{raw:?}");
+    assert_eq!(
+        raw.stdout,
+        SLY.as_bytes(),
+        "--raw gives the stored bytes alone"
+    );
+    let from = env.run(&["read", &id, "--raw", "--offset", "13", "--project", "p"]);
+    assert_eq!(from.stdout, SLY.as_bytes()[13..].to_vec());
+    let both = env.fail(&["read", &id, "--raw", "--json", "--project", "p"]);
+    assert!(both.contains("give one of them"), "{both}");
+}
+
+/// `--raw` writes a memory longer than any page whole, from the offset to its end.
+#[test]
+fn read_raw_writes_a_long_memory_to_its_end() {
+    let env = Env::new();
+    let body: String = (0..150_000).map(|i| format!("{i} é\u{1b}\n")).collect();
+    let out = env.run_in(
+        env.root(),
+        &["remember", "-", "--project", "p"],
+        body.as_bytes(),
+    );
+    assert!(out.status.success(), "{out:?}");
+    let raw = env.run(&["read", "1", "--raw", "--project", "p"]);
+    assert!(raw.stdout.len() > 1 << 20, "{} bytes", raw.stdout.len());
+    assert!(raw.stdout == body.as_bytes(), "the bytes differ");
+}
+
+/// JSON keeps each text exact for a program, and shows no control character or override raw:
+/// each is a JSON escape.
+#[rstest]
+#[case::list(&["list", "--project", "p"], "/memories/0/body")]
+#[case::read(&["read", "1", "--project", "p"], "/memory/body")]
+#[case::recall(&["recall", "deploy", "--project", "p"], "/results/0/text")]
+fn json_keeps_the_exact_text_with_control_characters_escaped(
+    #[case] args: &[&str],
+    #[case] field: &str,
+) {
+    let env = Env::new();
+    remember_sly(&env, env.root(), "p");
+    let mut with_json = args.to_vec();
+    with_json.push("--json");
+    let out = env.run(&with_json);
+    assert!(out.status.success(), "{args:?}: {out:?}");
+    assert!(
+        !raw_hidden(&out.stdout),
+        "{args:?} printed {:?}",
+        out.stdout
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains(r"\u001b]0;owned\u0007"), "{text}");
+    assert!(
+        text.contains(r"\u202egpj.exe") && text.contains(r"\u009b2J"),
+        "{text}"
+    );
+    let value: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(value.pointer(field), Some(&json!(SLY)), "{text}");
+}
+
+/// `synapse drift` names a finding's memories by their opening lines: shown as text too.
+#[test]
+fn drift_shows_a_finding_s_memories_as_text() {
+    let env = Env::new();
+    let app = env.root().join("app");
+    common::git_repo(&app, "main");
+    let note = format!("{SLY} (see docs/gone.md)");
+    let out = env.run_in(&app, &["remember", "-"], note.as_bytes());
+    assert!(out.status.success(), "{out:?}");
+    let out = env.run_in(&app, &["drift"], b"");
+    let shown = String::from_utf8_lossy(&out.stdout);
+    assert!(shown.contains("docs/gone.md"), "{shown}");
+    assert!(!raw_hidden(&out.stdout), "drift printed {:?}", out.stdout);
+    assert!(shown.contains(r"\u{1b}]0;owned"), "{shown}");
+}
+
+/// An error quoting what a person gave (a file name) shows it as text on standard error.
+#[test]
+fn an_error_shows_what_it_quotes_as_text() {
+    let env = Env::new();
+    let said = env.fail(&["import", "missing\x1b]0;owned\x07.jsonl"]);
+    assert!(!said.chars().any(synapse::text::hidden), "{said:?}");
+    assert!(said.contains(r"missing\u{1b}]0;owned\u{7}.jsonl"), "{said}");
+}
+
+#[rstest]
+#[case::before_the_verb(&["--project", "p", "list"])]
+#[case::joined_before_the_verb(&["--project=p", "list"])]
+#[case::after_json(&["--json", "--project", "p", "list"])]
+#[case::after_the_verb(&["list", "--project", "p"])]
+fn project_may_come_before_or_after_the_verb(#[case] args: &[&str]) {
+    let env = Env::new();
+    let id = env.remember("Deploys go out on Tuesdays", "p");
+    let listed = env.json(args);
+    assert_eq!(ids(&listed, "memories"), [id], "{args:?}");
+}
+
+#[test]
+fn project_before_a_verb_that_takes_none_is_refused_by_that_verb() {
+    let env = Env::new();
+    let out = env.run(&["--project", "p", "doctor"]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(said.contains("--project"), "{said}");
+}
+
+/// The ignore lists are long: doctor prints the one list once when drift and the task signal
+/// share it (the defaults do), and each apart when config.toml makes them differ.
+#[test]
+fn doctor_prints_a_shared_ignore_list_once() {
+    let env = Env::new();
+    env.json(&["remember", "kept for the doctor", "--project", "p"]);
+    let text = String::from_utf8(env.run(&["doctor"]).stdout).unwrap();
+    let listing = |text: &str| text.lines().filter(|l| l.contains("Cargo.lock")).count();
+    assert_eq!(listing(&text), 1, "{text}");
+    assert!(text.contains("for drift and the task signal"), "{text}");
+    std::fs::write(
+        env.data.join("config.toml"),
+        "[signal]\nignore = [\"*.lock\"]\n",
+    )
+    .unwrap();
+    let text = String::from_utf8(env.run(&["doctor"]).stdout).unwrap();
+    assert_eq!(listing(&text), 1, "{text}");
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("signal ignore (set in config.toml) *.lock")),
+        "{text}"
+    );
 }

@@ -577,6 +577,27 @@ fn drift_shows_a_chain_once_newest_first() {
     );
 }
 
+/// A note that conflicts with the newest of a value's versions on another subject (where
+/// retries are queued, against a retry count) is no earlier version of that value: the chain
+/// needs every two of its members to conflict.
+#[test]
+fn a_note_on_another_subject_is_no_version_in_a_chain() {
+    let cli = Cli::new();
+    let id = |text: &str| cli.json(&["remember", text])["id"].as_i64().unwrap();
+    let five = id("Webhook retries: at most 5 attempts before a delivery is dropped");
+    id("Failed webhook deliveries are queued for retry in the webhook_retries table");
+    let eight = id("Webhook retries: 8 attempts before a delivery is dropped");
+    let audit = cli.json(&["drift"]);
+    assert_eq!(audit["chains"], serde_json::json!([]), "{audit}");
+    let pairs: Vec<(i64, i64)> = audit["conflict"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| (f["id"].as_i64().unwrap(), f["newer"].as_i64().unwrap()))
+        .collect();
+    assert!(pairs.contains(&(five, eight)), "{audit}");
+}
+
 /// Issue 36: a memory naming three gone paths is reported for all three, not the first only: in
 /// JSON as `paths` beside `why`, and in the text a person reads.
 #[test]

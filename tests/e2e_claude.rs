@@ -1655,8 +1655,8 @@ fn read_only_tools_need_no_grant_and_remember_still_does(#[case] client: Client)
 
 /// The `permissions.allow` entry that lets the read-only tools run where the plugin's hooks do not
 /// (`disableAllHooks`, or managed settings that allow only managed hooks): the line the README
-/// and `synapse doctor` give (`plugin::wiring::READ_ONLY_ALLOW`), checked as written.
-const READ_ONLY_ALLOW: &str = synapse::plugin::wiring::READ_ONLY_ALLOW;
+/// and `synapse doctor` give (`cmd::doctor::wiring::READ_ONLY_ALLOW`), checked as written.
+const READ_ONLY_ALLOW: &str = synapse::cmd::doctor::wiring::READ_ONLY_ALLOW;
 
 /// With hooks off, `recall` needs a grant again (so the plugin's hook is what allowed it), and
 /// `READ_ONLY_ALLOW` in the user's settings is that grant for all three read-only tools.

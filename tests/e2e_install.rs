@@ -5,7 +5,8 @@
 //! packed here from the binaries cargo just built. The first session starts the download and
 //! says so; once the launcher has checked and installed the archive, a later session injects
 //! memories as usual. A corrupted archive is refused and reported once; an unreachable URL
-//! leaves every session working and is reported once.
+//! leaves every session working and is reported once. Installed from a marketplace instead, the
+//! plugin gives the person `synapse` on PATH and one copy of the binaries.
 //!
 //! Each test runs once per client, like tests/e2e_claude.rs (`pinned`: `SYNAPSE_CLAUDE` or
 //! `.ci/node`; `newest`: `SYNAPSE_CLAUDE_NEWEST` or `.ci/node-newest`). A plain `cargo test`
@@ -19,11 +20,11 @@ use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use common::http;
+use common::{http, release};
 use rstest::rstest;
 use serde_json::{json, Value};
 
@@ -32,16 +33,6 @@ const MODEL: &str = "claude-sonnet-4-5";
 const RUN_TIMEOUT: Duration = Duration::from_secs(60);
 /// How long the background download, check and install may take.
 const INSTALL_TIMEOUT: Duration = Duration::from_secs(60);
-/// The binaries the archive holds.
-const BINARIES: [&str; 7] = [
-    "synapse",
-    "synapse-mcp",
-    "synapse-session-start",
-    "synapse-prompt-submit",
-    "synapse-stop",
-    "synapse-compact",
-    "synapse-instructions-loaded",
-];
 const MEMORY: &str =
     "Integration tests: make test-int; they need the local Postgres on port 5433 (docker compose)";
 const PROMPT: &str = "the integration tests fail to connect to postgres, which port do they use?";
@@ -164,63 +155,15 @@ fn write_stream(out: &mut impl Write) -> std::io::Result<()> {
 // The archive, the client, the session
 // ---------------------------------------------------------------------------------------------
 
-/// The host's target triple, as bin/synapse-fetch names it from `uname`.
-fn target() -> &'static str {
-    match (std::env::consts::OS, std::env::consts::ARCH) {
-        ("linux", "x86_64") => "x86_64-unknown-linux-gnu",
-        ("linux", "aarch64") => "aarch64-unknown-linux-gnu",
-        ("macos", "x86_64") => "x86_64-apple-darwin",
-        ("macos", "aarch64") => "aarch64-apple-darwin",
-        other => panic!("no release archive is made for {other:?}"),
-    }
-}
-
-/// The release archive of the binaries cargo built, in dist's layout, and its `.sha256` text;
-/// packed once (stripped, quick compression: the test binaries carry debug information).
-fn archive() -> &'static (Vec<u8>, String) {
-    static ARCHIVE: OnceLock<(Vec<u8>, String)> = OnceLock::new();
-    ARCHIVE.get_or_init(|| {
-        let stage = tempfile::tempdir().unwrap();
-        let name = format!("synapse-{}", target());
-        let folder = stage.path().join(&name);
-        fs::create_dir_all(&folder).unwrap();
-        let built = Path::new(env!("CARGO_BIN_EXE_synapse")).parent().unwrap();
-        for bin in BINARIES {
-            let status = Command::new("strip")
-                .arg("-o")
-                .arg(folder.join(bin))
-                .arg(built.join(bin))
-                .status()
-                .expect("run strip");
-            assert!(status.success(), "strip {bin} failed");
-        }
-        let file = stage.path().join(format!("{name}.tar.xz"));
-        let status = Command::new("tar")
-            .env("XZ_OPT", "-0")
-            .arg("-cJf")
-            .arg(&file)
-            .arg("-C")
-            .arg(stage.path())
-            .arg(&name)
-            .status()
-            .expect("run tar");
-        assert!(status.success(), "tar failed");
-        let out = Command::new("sha256sum").arg(&file).output().unwrap();
-        let hash = String::from_utf8(out.stdout).unwrap();
-        let hash = hash.split_whitespace().next().unwrap().to_owned();
-        (fs::read(&file).unwrap(), format!("{hash} *{name}.tar.xz\n"))
-    })
-}
-
 /// Serve the archive under `prefix`, with one byte changed when `corrupt`.
 fn publish(server: &Server, prefix: &str, corrupt: bool) {
-    let (bytes, sum) = archive();
+    let (bytes, sum) = release::archive();
     let mut bytes = bytes.clone();
     if corrupt {
         let middle = bytes.len() / 2;
         bytes[middle] ^= 0x01;
     }
-    let name = format!("synapse-{}.tar.xz", target());
+    let name = release::name();
     server.put(&format!("{prefix}/{name}"), bytes);
     server.put(&format!("{prefix}/{name}.sha256"), sum.clone().into_bytes());
 }
@@ -229,6 +172,11 @@ fn publish(server: &Server, prefix: &str, corrupt: bool) {
 struct Machine {
     dir: tempfile::TempDir,
     claude: PathBuf,
+    /// The sessions' PATH.
+    path: String,
+    /// Whether the client loads the plugin from its folder for each run (`--plugin-dir`),
+    /// rather than as installed from a marketplace.
+    plugin_dir: bool,
     server: Server,
     release_url: String,
     runs: usize,
@@ -239,14 +187,7 @@ const PATH: &str = "/usr/bin:/bin";
 
 impl Machine {
     fn new(newest: bool, server: Server, release_url: String) -> Machine {
-        for dir in PATH.split(':') {
-            for tool in ["cargo", "rustc"] {
-                assert!(
-                    !Path::new(dir).join(tool).exists(),
-                    "{dir}/{tool} exists: this test needs a PATH without Rust"
-                );
-            }
-        }
+        common::assert_no_rust(PATH);
         let dir = tempfile::tempdir().unwrap();
         common::copy_checkout(&common::PLUGIN_FOLDERS, &dir.path().join("plugin"));
         let repo = dir.path().join("repo");
@@ -261,10 +202,35 @@ impl Machine {
         Machine {
             dir,
             claude: common::claude_client(newest),
+            path: PATH.to_owned(),
+            plugin_dir: true,
             server,
             release_url,
             runs: 0,
         }
+    }
+
+    /// Install the plugin as a person without Rust does: the client adds the copy of the
+    /// checkout as a marketplace and installs the plugin from it (the README's no-Rust line);
+    /// later sessions load it as installed.
+    fn install_from_marketplace(&mut self) {
+        let plugin = self.dir.path().join("plugin");
+        for args in [
+            vec!["plugin", "marketplace", "add", plugin.to_str().unwrap()],
+            vec!["plugin", "install", "synapse@synapse"],
+        ] {
+            let out = Command::new(&self.claude)
+                .args(&args)
+                .current_dir(self.repo())
+                .env_clear()
+                .env("HOME", self.home())
+                .env("PATH", &self.path)
+                .stdin(Stdio::null())
+                .output()
+                .unwrap();
+            assert!(out.status.success(), "claude {args:?}: {out:?}");
+        }
+        self.plugin_dir = false;
     }
 
     fn home(&self) -> PathBuf {
@@ -292,14 +258,18 @@ impl Machine {
         self.runs += 1;
         let before = self.server.calls().len();
         let start = Instant::now();
-        let mut child = Command::new(&self.claude)
-            .args(["-p", PROMPT, "--model", MODEL, "--output-format", "json"])
-            .arg("--plugin-dir")
-            .arg(self.dir.path().join("plugin"))
+        let mut command = Command::new(&self.claude);
+        command.args(["-p", PROMPT, "--model", MODEL, "--output-format", "json"]);
+        if self.plugin_dir {
+            command
+                .arg("--plugin-dir")
+                .arg(self.dir.path().join("plugin"));
+        }
+        let mut child = command
             .current_dir(self.repo())
             .env_clear()
             .env("HOME", self.home())
-            .env("PATH", PATH)
+            .env("PATH", &self.path)
             .env("SYNAPSE_DATA", self.dir.path().join("store"))
             .env("SYNAPSE_RELEASE_URL", &self.release_url)
             .env("ANTHROPIC_BASE_URL", self.server.url())
@@ -413,7 +383,7 @@ fn the_first_session_downloads_and_a_later_one_injects(#[case] newest: bool) {
     );
     let data = machine.wait_for_install();
     let log = log_of(&data);
-    for bin in BINARIES {
+    for bin in release::BINARIES {
         assert!(
             data.join("bin").join(bin).is_file(),
             "{bin} not installed\n{log}"
@@ -434,6 +404,88 @@ fn the_first_session_downloads_and_a_later_one_injects(#[case] newest: bool) {
         "install to the first injected memory: {:.2} s",
         elapsed.as_secs_f64()
     );
+}
+
+/// A plugin-only install on a machine without Rust, from a copy of the checkout added as a
+/// marketplace: the first session downloads the binaries once, into the launchers' one folder,
+/// and links `synapse` into ~/.local/bin (on the person's PATH), so `synapse doctor` runs from
+/// the person's shell and finds everything working; a slash command's shell line (which the
+/// client starts without the plugin's variables) runs the same binaries; one copy of them exists.
+#[rstest]
+#[case::pinned(false)]
+#[case::newest(true)]
+#[ignore = "runs the real Claude Code client; .ci/test runs it"]
+fn a_plugin_install_gives_the_person_synapse_and_one_copy_of_the_binaries(#[case] newest: bool) {
+    let server = Server::start();
+    publish(&server, "/release", false);
+    let url = format!("{}/release", server.url());
+    let mut machine = Machine::new(newest, server, url);
+    let local_bin = machine.home().join(".local/bin");
+    machine.path = format!("{}:{PATH}", local_bin.display());
+    machine.install_from_marketplace();
+    machine.remember();
+
+    let first = machine.session();
+    assert!(first.contains(DOWNLOADING), "first session: {first}");
+    assert!(
+        first.contains("The synapse command will be in ~/.local/bin."),
+        "first session: {first}"
+    );
+    let data = machine.wait_for_install();
+    let log = log_of(&data);
+    let second = machine.session();
+    assert!(
+        second.contains(MEMORY),
+        "the memory is injected: {second}
+{log}"
+    );
+
+    // The person's shell: `synapse doctor` in the project.
+    let out = Command::new("/bin/sh")
+        .args(["-c", "synapse doctor"])
+        .current_dir(machine.repo())
+        .env_clear()
+        .env("HOME", machine.home())
+        .env("PATH", &machine.path)
+        .env("SYNAPSE_DATA", machine.dir.path().join("store"))
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && said.contains("everything works"),
+        "synapse doctor from the shell: {out:?}
+{said}
+{log}"
+    );
+
+    // A slash command's line: the installed plugin's bin/ on PATH, no plugin variables.
+    let installed = machine.home().join(concat!(
+        ".claude/plugins/cache/synapse/synapse/",
+        env!("CARGO_PKG_VERSION")
+    ));
+    let launcher = [
+        installed.join("bin/synapse"),
+        machine.dir.path().join("plugin/bin/synapse"),
+    ]
+    .into_iter()
+    .find(|p| p.is_file())
+    .unwrap();
+    let out = Command::new(&launcher)
+        .arg("--version")
+        .env_clear()
+        .env("HOME", machine.home())
+        .env(
+            "PATH",
+            format!("{PATH}:{}", launcher.parent().unwrap().display()),
+        )
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{launcher:?} --version: {out:?}");
+
+    thread::sleep(Duration::from_secs(1));
+    let mut copies = Vec::new();
+    find(machine.dir.path(), "synapse-session-start", &mut copies);
+    assert_eq!(copies.len(), 1, "copies of the binaries: {copies:?}");
 }
 
 /// One byte changed in the archive: never installed, and the person is told once.

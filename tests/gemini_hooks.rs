@@ -303,3 +303,41 @@ fn the_launcher_finds_a_first_use_build_without_claude_plugin_data() {
         "built hook: --client gemini\n"
     );
 }
+
+/// Gemini's answers show a memory's escape sequences and direction overrides as escapes, at the
+/// session's start and at a prompt, as Claude Code's do; `CLAUDE.md` naming a gone path is
+/// Claude Code's to load, so Gemini is not told of it.
+#[test]
+fn gemini_gets_a_memory_s_escape_sequences_only_as_text() {
+    let fx = Fixture::new();
+    fx.remember(
+        "Webhook retries: 5 attempts \x1b]0;owned\x07 \x1b[31mwith backoff\x1b[0m, see \
+         src/webhooks/retry.rs; user\u{202e}gpj.exe",
+    );
+    fs::write(
+        fx.repo.join("CLAUDE.md"),
+        "- Read docs/gone-policy.md first.\n",
+    )
+    .unwrap();
+    let start = fx.gemini(
+        "session-start",
+        &fx.payload("SessionStart", json!({"source": "startup"})),
+    );
+    let prompt = fx.gemini(
+        "prompt-submit",
+        &fx.payload(
+            "BeforeAgent",
+            // Another session: this one was given the memory at its start.
+            json!({"session_id": "another", "prompt": "how many webhook retries with backoff, and where?"}),
+        ),
+    );
+    for (stdout, event) in [(&start, "SessionStart"), (&prompt, "BeforeAgent")] {
+        assert!(!stdout.chars().any(synapse::text::hidden), "{stdout:?}");
+        let context = context(stdout, event);
+        assert!(
+            context.contains(r"\u{1b}]0;owned\u{7}") && context.contains(r"\u{202e}gpj.exe"),
+            "{event}: {context}"
+        );
+        assert!(!context.contains("gone-policy"), "{event}: {context}");
+    }
+}

@@ -698,6 +698,169 @@ fn a_reply_replacing_another_project_s_memory_is_refused_logged_and_the_lesson_k
     assert!(!log.contains("Webhook"), "the log quotes no lesson: {log}");
 }
 
+/// The auto-memory folder Claude Code keeps for `repo`.
+fn memory_folder(repo: &Repo) -> PathBuf {
+    common::claude_memory::memory_folder(&common::test_home(&repo.data), &repo.path)
+}
+
+/// Write the topic file `name` with `body`, last modified `days` ago.
+fn topic_file(folder: &std::path::Path, name: &str, body: &str, days: u64) {
+    let when = common::claude_memory::days_ago(days);
+    common::claude_memory::write_topic(
+        &folder.join(name),
+        name,
+        "webhook delivery retries",
+        body,
+        when,
+    );
+}
+
+/// The id of the memory whose text holds `text`, among those `repo`'s project sees.
+fn id_of(repo: &Repo, text: &str) -> i64 {
+    let out = common::run_synapse(&repo.data, &repo.path, &["list", "--json"], b"");
+    let list: Value = serde_json::from_slice(&out.stdout).unwrap();
+    list["memories"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["body"].as_str().unwrap().contains(text))
+        .unwrap_or_else(|| panic!("no memory holds {text:?}: {list}"))["id"]
+        .as_i64()
+        .unwrap()
+}
+
+/// Two topic files folded in the opposite order to their dates: the newer file (8 attempts,
+/// written 2 days ago) is folded first and holds the smaller id. Newer means written later, so
+/// the blocks, recall and the audit all name the 8 the newer memory. By ids, a check of the 5
+/// found no newer memory (only larger ids were looked at): recall returning the 5 said no drift,
+/// while the audit reported the conflict.
+#[test]
+fn files_folded_against_their_dates_are_newer_by_date_everywhere() {
+    let repo = Repo::new();
+    let folder = memory_folder(&repo);
+    topic_file(
+        &folder,
+        "retry-count.md",
+        "Webhook retries: 8 attempts before a delivery is dropped.",
+        2,
+    );
+    repo.start("fold", "startup");
+    topic_file(
+        &folder,
+        "retry-count-old.md",
+        "Webhook retries: at most 5 attempts before a delivery is dropped.",
+        10,
+    );
+    repo.start("fold", "startup");
+    let (eight, five) = (id_of(&repo, "8 attempts"), id_of(&repo, "5 attempts"));
+    assert!(eight < five, "the newer file was folded first");
+
+    // The newer first; the older, if shown, after it and marked older where a block shows
+    // marks.
+    let block = repo.prompt("s1", "how many times do webhooks retry?");
+    let at = |block: &str, id: i64| block.find(&format!("[{id}]"));
+    let (newer_at, older_at) = (at(&block, eight).expect(&block), at(&block, five));
+    assert!(older_at.is_none_or(|o| o > newer_at), "{block}");
+    assert!(!header(&block, eight).contains("older"), "{block}");
+    let block = repo.start("s2", "startup");
+    assert!(!header(&block, eight).contains("older"), "{block}");
+    if at(&block, five).is_some() {
+        let line = header(&block, five);
+        assert!(line.contains(&format!("older; #{eight}")), "{block}");
+    }
+    let said_newer = |findings: &Value| {
+        findings
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["kind"] == "conflict")
+            .map(|f| (f["id"].as_i64().unwrap(), f["newer"].as_i64().unwrap()))
+            .collect::<Vec<_>>()
+    };
+    // Recall returning only the older finds the newer one and quotes it.
+    let args = [
+        "recall",
+        "--json",
+        "--limit",
+        "1",
+        "webhook retries at most",
+    ];
+    let out = common::run_synapse(&repo.data, &repo.path, &args, b"");
+    let recalled: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(recalled["results"][0]["id"], five, "{recalled}");
+    assert_eq!(
+        said_newer(&recalled["drift"]),
+        [(five, eight)],
+        "{recalled}"
+    );
+    let quoted = recalled["drift"][0]["newer_text"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(quoted.contains("8 attempts"), "{recalled}");
+    let out = common::run_synapse(&repo.data, &repo.path, &["drift", "--json"], b"");
+    let audit: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(said_newer(&audit["conflict"]), [(five, eight)], "{audit}");
+}
+
+/// A session was shown a topic file's memory; the file was removed (its memory deleted) and a
+/// note remembered after it took the freed id, so the reply's `replaces #N`, meant for the
+/// topic file, superseded the unrelated note. Ids are never given again now, and a reply
+/// replaces only what its session was shown.
+#[test]
+fn a_reply_replacing_a_deleted_memory_never_hides_a_memory_written_since() {
+    let repo = Repo::new();
+    let folder = memory_folder(&repo);
+    let topic = folder.join("webhook-retries.md");
+    topic_file(
+        &folder,
+        "webhook-retries.md",
+        "Webhook deliveries are retried at most 5 attempts.",
+        0,
+    );
+    let block = repo.prompt("s1", "how many times are webhook deliveries retried?");
+    let shown: i64 = block
+        .split('[')
+        .nth(1)
+        .and_then(|rest| rest.split(']').next())
+        .and_then(|id| id.parse().ok())
+        .unwrap_or_else(|| panic!("no memory shown: {block}"));
+
+    std::fs::remove_file(&topic).unwrap();
+    let out = common::run_synapse(&repo.data, &repo.path, &["sync"], b"");
+    assert!(out.status.success(), "{out:?}");
+    let note = repo.remember("Deploys go out on Fridays after the freeze");
+    assert_ne!(note, shown, "the note took the deleted memory's id");
+
+    let reply = format!("remember (replaces #{shown}): Webhook deliveries are retried 8 times");
+    repo.stop("s1", &reply).unwrap();
+    assert!(supersedes_of(&repo, note, None).is_empty());
+    assert!(repo
+        .bodies()
+        .contains(&"Deploys go out on Fridays after the freeze".to_owned()));
+    let log = log_text(&repo);
+    assert!(log.contains(&format!("replaces {shown} refused")), "{log}");
+}
+
+/// A reply names an id its session was never shown: the lesson is stored as new, and the log
+/// says why.
+#[test]
+fn a_reply_replacing_a_memory_its_session_was_never_shown_is_refused() {
+    let repo = Repo::new();
+    let old = repo.remember("Webhook retry limit is 5 attempts");
+    repo.prompt("s1", "what is the webhook retry limit?");
+    let reply = format!("remember (replaces #{old}): Webhook retries: 8 attempts");
+    repo.stop("s2", &reply).unwrap();
+    assert!(supersedes_of(&repo, old, None).is_empty());
+    assert_eq!(repo.bodies().len(), 2);
+    let log = log_text(&repo);
+    assert!(
+        log.contains(&format!(
+            "replaces {old} refused: this session was never shown"
+        )),
+        "{log}"
+    );
+}
+
 /// The next block names a memory the session was given that it replaced since (here through the
 /// CLI with the session's label, as the Stop hook writes it), once; a replacement someone else
 /// wrote, or of a memory the session was not given, is not this line's to tell.
@@ -1221,4 +1384,69 @@ fn a_memory_holding_every_word_of_a_two_word_prompt_is_given_whole() {
         block.contains("\n    The canary runs in eu-west only, for 30 minutes\n"),
         "{block}"
     );
+}
+/// Whether a hook's output holds a character that would act on a terminal or disguise text.
+fn raw_hidden(printed: &Output) -> bool {
+    String::from_utf8_lossy(&printed.stdout)
+        .chars()
+        .any(synapse::text::hidden)
+}
+
+/// A memory's window-title sequence, colours and direction override reach the model (and the
+/// client's terminal) only as escapes: in the session's block, the prompt's block, the page
+/// `/synapse:read` gives and the results of `/synapse:recall`.
+#[test]
+fn a_memory_s_escape_sequences_reach_the_model_only_as_text() {
+    let repo = Repo::new();
+    let id = repo.remember(
+        "Webhook retries log \x1b]0;owned\x07 \x1b[31mgave up\x1b[0m after 3 attempts, see \
+         src/webhooks/retry.rs; user\u{202e}gpj.exe \u{9b}2J",
+    );
+    let start = repo.start_printed("s1", "startup");
+    let prompt_payload = json!({"session_id": "s2", "cwd": repo.path,
+        "prompt": "why do webhook retries give up after 3 attempts?",
+        "hook_event_name": "UserPromptSubmit", "transcript_path": "/dev/null"});
+    let read_payload = json!({"session_id": "s3", "cwd": repo.path,
+        "prompt": format!("/synapse:read {id}"),
+        "hook_event_name": "UserPromptSubmit", "transcript_path": "/dev/null"});
+    let recall_payload = json!({"session_id": "s4", "cwd": repo.path,
+        "prompt": "/synapse:recall webhook retries gave up",
+        "hook_event_name": "UserPromptSubmit", "transcript_path": "/dev/null"});
+    let outputs = [
+        repo.hook("synapse-prompt-submit", &prompt_payload, &[]),
+        repo.hook("synapse-prompt-submit", &read_payload, &[]),
+        repo.hook("synapse-prompt-submit", &recall_payload, &[]),
+    ];
+    let mut contexts = vec![start.context];
+    for out in outputs {
+        assert!(!raw_hidden(&out), "{:?}", out.stdout);
+        contexts.push(printed(out).context);
+    }
+    for context in &contexts {
+        assert!(context.contains(&format!("{id}")), "{context}");
+        assert!(!context.chars().any(synapse::text::hidden), "{context:?}");
+        assert!(
+            context.contains(r"\u{1b}]0;owned\u{7}") && context.contains(r"\u{202e}gpj.exe"),
+            "{context}"
+        );
+    }
+    assert!(
+        contexts[2].contains("control characters shown as"),
+        "{}",
+        contexts[2]
+    );
+}
+
+/// The person's line names the branch: a direction override in its name is shown, not obeyed.
+#[test]
+fn the_person_s_line_shows_a_branch_s_override_as_text() {
+    let repo = Repo::committed(&["src/a.rs"], "fix/\u{202e}gpj.exe");
+    std::fs::write(repo.path.join("src/a.rs"), "changed\n").unwrap();
+    repo.remember("The a.rs module parses the config, see src/a.rs");
+    let payload = json!({"session_id": "s1", "cwd": repo.path, "source": "startup",
+        "hook_event_name": "SessionStart", "transcript_path": "/dev/null"});
+    let out = repo.hook("synapse-session-start", &payload, &[]);
+    assert!(!raw_hidden(&out), "{:?}", out.stdout);
+    let line = printed(out).line.expect("a person's line");
+    assert!(line.contains(r"fix/\u{202e}gpj.exe"), "{line}");
 }

@@ -430,29 +430,67 @@ fn recall_then_readmemory_pages_a_long_multibyte_memory_byte_for_byte() {
     assert_eq!(hit["scope"], "project");
     assert!(hit["read"].as_str().unwrap().contains("readmemory"));
 
-    let mut joined = String::new();
+    // Each page is the stored bytes from its offset to its `next`, as text: the NULs (and a
+    // carriage return a page ends on) shown as escapes, since a model reads the answer.
     let mut offset = json!(0);
     let mut pages = 0;
     while !offset.is_null() {
         let page = server.ok("readmemory", json!({"id": id, "offset": offset}));
         assert_eq!(page["offset"], offset);
         assert_eq!(page["total"], json!(body.len()));
-        assert!(page["about"].as_str().unwrap().contains("advisory"));
-        joined.push_str(page["body"].as_str().unwrap());
+        let about = page["about"].as_str().unwrap();
+        assert!(about.contains("advisory"), "{about}");
+        assert!(about.contains("control characters shown as"), "{about}");
+        let from = offset.as_u64().unwrap() as usize;
+        let to = page["next"].as_u64().map_or(body.len(), |n| n as usize);
+        let stored = body.get(from..to).expect("a page ends on a character");
+        assert_eq!(page["body"], json!(synapse::text::visible(stored)));
         offset = page["next"].clone();
         pages += 1;
     }
     assert!(pages >= 7, "{pages} pages for {} bytes", body.len());
-    assert_eq!(
-        joined.as_bytes(),
-        body.as_bytes(),
-        "the pages joined differ"
-    );
 
     // The exact end answers an empty page and no next.
     let end = server.ok("readmemory", json!({"id": id, "offset": body.len()}));
     assert_eq!(end["body"], "");
     assert!(end["next"].is_null());
+    server.finish();
+}
+
+/// Every tool's answer shows a memory's escape sequences and direction overrides as escapes:
+/// the model (and the person the client shows the result to) never gets them raw.
+#[test]
+fn a_memory_s_escape_sequences_reach_the_model_only_as_text() {
+    let fx = Fixture::new();
+    let sly =
+        "Payment retry runbook \x1b]0;owned\x07 \x1b[31mred\x1b[0m user\u{202e}gpj.exe \u{9b}2J";
+    let id = fx.remember_in(&fx.project, sly);
+    fx.remember_in(&fx.project, sly.replace("runbook", "guide").as_str());
+    let mut server = fx.server();
+    let answers = [
+        server.ok("recall", json!({"query": "payment retry runbook"})),
+        server.ok("readmemory", json!({"id": id})),
+        server.ok("drift", json!({})),
+        server.ok("remember", json!({"text": format!("{sly} again")})),
+    ];
+    for (n, answer) in answers.iter().enumerate() {
+        let text = answer.to_string();
+        assert!(!text.chars().any(synapse::text::hidden), "{text:?}");
+        if n == 2 {
+            continue; // the audit finds nothing to quote here; it is checked for raw text only
+        }
+        let shown = serde_json::to_string(answer).unwrap();
+        assert!(
+            shown.contains(r"\\u{1b}]0;owned\\u{7}") || shown.contains(r"\\u{202e}gpj"),
+            "{shown}"
+        );
+    }
+    assert_eq!(
+        answers[1]["body"],
+        json!(
+            r"Payment retry runbook \u{1b}]0;owned\u{7} \u{1b}[31mred\u{1b}[0m user\u{202e}gpj.exe \u{9b}2J"
+        )
+    );
     server.finish();
 }
 
@@ -1023,7 +1061,7 @@ fn the_official_python_sdk_drives_the_server() {
         assert!(out.status.success(), "mode {mode}: {}\n{said}", out.status);
         assert!(
             said.contains(&format!(
-                "paged {} bytes of memory {id} exactly",
+                "paged {} bytes of memory {id} as text",
                 body.len()
             )),
             "mode {mode}: {said}"

@@ -177,9 +177,9 @@ enum Bar {
     HeldOut { masked: usize, changed: usize },
 }
 
-/// Each set through each write path, against the set's bar. Beside each case, its figures with
-/// the one reader of issue 37 (`examples/secrets_score`): secrets masked, and look-alikes
-/// changed; for a held-out set, also what the hand rules before it masked (docs/secrets.md).
+/// Each set through each write path, against the set's bar. Beside each case, its figures
+/// (`examples/secrets_score`): secrets masked, and look-alikes changed; for a held-out set, also
+/// what the hand rules masked (docs/secrets.md).
 #[rstest]
 #[case::dev("dev", Bar::Tuned { masked: 100 })]
 #[case::dev2("dev2", Bar::Tuned { masked: 100 })]
@@ -193,6 +193,8 @@ enum Bar {
 #[case::dev7("dev7", Bar::Tuned { masked: 100 })]
 #[case::dev8("dev8", Bar::Tuned { masked: 100 })]
 #[case::dev9("dev9", Bar::Tuned { masked: 100 })]
+// 55/60 (45/60 when first measured).
+#[case::dev10("dev10", Bar::Tuned { masked: 91 })]
 // 100/101, 1 of 107 changed (hand rules: 100/101, 0). A case named `test` alone is not
 // generated at all.
 #[case::test_("test", Bar::HeldOut { masked: 99, changed: 1 })]
@@ -212,6 +214,8 @@ enum Bar {
 #[case::test8("test8", Bar::HeldOut { masked: 96, changed: 0 })]
 // 141/150, 3 of 75 changed (hand rules: 141/150, 1).
 #[case::test9("test9", Bar::HeldOut { masked: 94, changed: 3 })]
+// 59/60, 1 of 26 changed (main with gitleaks' catalogue alone: 50/60, 1).
+#[case::test10("test10", Bar::HeldOut { masked: 98, changed: 1 })]
 fn every_write_path_masks_every_secret_and_keeps_look_alikes(
     #[case] half: &str,
     #[case] bar: Bar,

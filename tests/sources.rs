@@ -457,3 +457,64 @@ fn memory_md_is_injected_only_when_the_client_does_not_load_it() {
     assert!(off.contains("janitor job"), "{off}");
     assert!(off.contains("memory/MEMORY.md:"), "{off}");
 }
+
+/// `CLAUDE.md` is loaded into every session and tells the model to read four files that are
+/// gone: the session's block names three of those lines (`CLAUDE.md:12 names
+/// scripts/legacy_seed.py, which is gone`) and how many more, and the person's line counts them.
+/// A resumed session was told at its start: nothing again.
+#[test]
+fn session_start_names_the_loaded_lines_that_point_to_gone_paths() {
+    let project = Project::new();
+    let payload = |source: &str| {
+        json!({"session_id": "s1", "cwd": project.memory.repo, "source": source,
+            "hook_event_name": "SessionStart", "transcript_path": "/dev/null"})
+    };
+    let home = project.memory.home.to_string_lossy().into_owned();
+    let env = [("HOME", home.as_str())];
+    let out = common::run_hook(
+        "synapse-session-start",
+        &project.data,
+        payload("startup").to_string().as_bytes(),
+        &env,
+    );
+    let printed: Value = serde_json::from_slice(&out.stdout).expect("JSON with a person's line");
+    let block = printed["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap();
+    let missing = project.memory.missing_paths();
+    for (path, line) in &missing[..3] {
+        let said = format!("CLAUDE.md:{line} names {path}, which is gone");
+        assert!(block.contains(&said), "{said} is not said:\n{block}");
+    }
+    let (fourth, _) = missing[3];
+    assert!(!block.contains(fourth), "{block}");
+    assert!(
+        block.contains("1 more line of the files loaded into this session names gone paths"),
+        "{block}"
+    );
+    let line = printed["systemMessage"].as_str().unwrap();
+    assert!(
+        line.ends_with(" · 4 loaded lines name gone paths"),
+        "{line}"
+    );
+
+    let resumed = common::run_hook(
+        "synapse-session-start",
+        &project.data,
+        payload("resume").to_string().as_bytes(),
+        &env,
+    );
+    let resumed = String::from_utf8(resumed.stdout).unwrap();
+    assert!(!resumed.contains("which is gone"), "{resumed}");
+
+    // With a task to recall for, the lines close the block of notes.
+    project.memory.on_api_branch();
+    let block = project.start("s2");
+    let (path, line) = missing[0];
+    let said = format!("CLAUDE.md:{line} names {path}, which is gone\n");
+    assert!(block.contains(&said), "{block}");
+    assert!(
+        block.ends_with("(`synapse drift` lists them).\n</synapse-memories>\n"),
+        "{block}"
+    );
+}

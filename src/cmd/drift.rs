@@ -558,7 +558,7 @@ fn confirm(todo: &[Finding], bulk: Bulk, json: bool) -> Result<()> {
     }
     said.push_str("each can be undone with the command its line gives\n");
     if !std::io::stdin().is_terminal() {
-        eprint!("{said}");
+        eprint!("{}", crate::text::visible(&said));
         bail!(
             "standard input is not a terminal to confirm on, so nothing was changed; run it \
              again with --yes to settle these"
@@ -566,7 +566,7 @@ fn confirm(todo: &[Finding], bulk: Bulk, json: bool) -> Result<()> {
     }
     said.push_str("settle them? [y/N] ");
     if json {
-        eprint!("{said}");
+        eprint!("{}", crate::text::visible(&said));
     } else {
         out!("{said}");
         std::io::stdout()

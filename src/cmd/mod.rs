@@ -3,28 +3,32 @@
 //! Output goes through `out!` and `outln!`, which hand a failed write back as an error: when the
 //! reader of a pipe goes away (`synapse list | head -1`), the command stops there and exits
 //! quietly (see `is_closed_pipe`), where `println!` would panic.
+//!
+//! Everything printed for a person passes through `text::visible` there, so no memory's control
+//! characters or direction overrides reach the terminal raw, whatever the verb prints; JSON goes
+//! out through `print_json`, whose strings keep their exact text with each such character
+//! written as a JSON escape (`\u001b`). Exact bytes only where asked for: `read --raw`, `export`.
 
-/// `print!` that returns a failed write as an error (the caller's `?`).
+/// `print!` that shows its text safely (`text::visible`) and returns a failed write as an error
+/// (the caller's `?`).
 macro_rules! out {
     ($($arg:tt)*) => {{
-        use std::io::Write as _;
-        write!(std::io::stdout().lock(), $($arg)*)?
+        $crate::cmd::show(&format!($($arg)*))?
     }};
 }
 
-/// `println!` that returns a failed write as an error (the caller's `?`).
+/// `println!` that shows its text safely (`text::visible`) and returns a failed write as an error
+/// (the caller's `?`).
 macro_rules! outln {
     () => {{
-        use std::io::Write as _;
-        writeln!(std::io::stdout().lock())?
+        $crate::cmd::show("\n")?
     }};
     ($($arg:tt)*) => {{
-        use std::io::Write as _;
-        writeln!(std::io::stdout().lock(), $($arg)*)?
+        $crate::cmd::show(&(format!($($arg)*) + "\n"))?
     }};
 }
 
-mod doctor;
+pub mod doctor;
 mod drift;
 mod eval;
 mod export;
@@ -36,6 +40,7 @@ mod read;
 mod recall;
 mod remember;
 mod restore;
+mod setup;
 mod share;
 mod status;
 mod statusline;
@@ -78,19 +83,21 @@ Environment variables:
   SYNAPSE_RELEASE_URL    Where the launchers download the release archives from when no binary
                          is found; default: the GitHub release of the plugin's version
   SYNAPSE_BUILD          source: the launchers build the binaries with cargo instead
-  CLAUDE_PLUGIN_DATA     The plugin's data folder (set by Claude Code): the binaries are
-                         installed into its bin/
   CLAUDE_PLUGIN_ROOT     The plugin's folder (set by Claude Code): the launchers look in its
                          target/release
   CLAUDE_PROJECT_DIR     The project synapse-mcp serves without --project (set by Claude Code)
   CLAUDE_CONFIG_DIR      Claude Code's folder (default ~/.claude), where Synapse reads the
                          user's CLAUDE.md, rules and the auto-memory folders
+  CODEX_HOME             Codex CLI's folder (default ~/.codex): `synapse setup codex` edits
+                         its config.toml
   CLAUDE_CODE_DISABLE_AUTO_MEMORY
                          1: Claude Code keeps no memory files, so Synapse's blocks ask for
                          \"remember:\" lines again (0: on, whatever the settings say)
   HOME                   Where ~/.claude is, and how files under it are named
 
-The budget and the hooks' switches win over config.toml in the data folder.";
+The budget and the hooks' switches win over config.toml in the data folder.
+
+--project may come before the verb too: `synapse --project ~/app list`.";
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
@@ -125,6 +132,9 @@ pub enum Command {
     Drift(drift::Args),
     /// Show where everything is (data, settings, log, hook binaries) and check it works.
     Doctor(doctor::Args),
+    /// Wire Synapse into a client (claude, codex, gemini): hooks and the MCP server; `--undo`
+    /// takes it back.
+    Setup(setup::Args),
     /// Share memories of this project with its team, through `.synapse/memories.jsonl`.
     Share(share::Args),
     /// Withdraw a shared memory from the team.
@@ -139,6 +149,50 @@ pub enum Command {
     /// settle drift (`?` lists the keys).
     #[cfg(feature = "ui")]
     Ui(ui::Args),
+}
+
+/// The options every verb that works in a project takes, which may come before the verb too:
+/// `synapse --project X list` is `synapse list --project X` (`--json` is global already).
+const BEFORE_THE_VERB: &[&str] = &["--project"];
+
+impl Cli {
+    /// The command line of this process, parsed (`clap::Parser::parse`, which exits on an error or
+    /// `--help`), with the options of `BEFORE_THE_VERB` given before the verb moved after it
+    /// (`after_the_verb`).
+    pub fn from_args() -> Cli {
+        Cli::parse_from(after_the_verb(std::env::args_os().collect()))
+    }
+}
+
+/// `args` (the program's name first) with each option of `BEFORE_THE_VERB` that comes before the
+/// verb, and its value, moved to just after the verb, where the verb's own arguments read it (and
+/// a verb that takes no such option says so). Anything else is left for clap to judge.
+pub fn after_the_verb(args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString> {
+    let mut before = Vec::new();
+    let mut moved = Vec::new();
+    let mut rest = args.into_iter();
+    before.extend(rest.next());
+    while let Some(arg) = rest.next() {
+        let text = arg.to_string_lossy();
+        let option = text.split('=').next().unwrap_or_default();
+        if BEFORE_THE_VERB.contains(&option) {
+            let joined = text.contains('=');
+            moved.push(arg);
+            if !joined {
+                moved.extend(rest.next());
+            }
+        } else if text.starts_with('-') {
+            before.push(arg);
+        } else {
+            // The verb: what was moved goes right after it.
+            before.push(arg);
+            before.append(&mut moved);
+            before.extend(rest);
+            return before;
+        }
+    }
+    before.append(&mut moved);
+    before
 }
 
 /// Run one parsed command line.
@@ -158,6 +212,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Import(args) => import::run(args, json),
         Command::Export(args) => export::run(args, json),
         Command::Eval(args) => eval::run(args, json),
+        Command::Setup(args) => setup::run(args, json),
         Command::Share(args) => share::run(args, json),
         Command::Unshare(args) => unshare::run(args, json),
         Command::Sync(args) => sync::run(args, json),
@@ -290,7 +345,11 @@ impl Targets {
 /// before. Nothing is read for a project that is no folder (an imported key) or the global scope.
 fn fold_sources(store: &mut Store, scope: &Scope, limits: crate::sources::Limits) {
     if let Err(e) = try_fold_sources(store, scope, limits) {
-        eprintln!("synapse: could not read Claude Code's memory files: {e:#}");
+        let why = format!("{e:#}");
+        eprintln!(
+            "synapse: could not read Claude Code's memory files: {}",
+            crate::text::visible(&why)
+        );
     }
 }
 
@@ -323,10 +382,11 @@ fn here() -> Result<std::path::PathBuf> {
 fn open_to_read() -> Result<Store> {
     let store = Store::open_default_to_read()?;
     if !store.on_disk() {
+        let dir = store.dir().display().to_string();
         eprintln!(
             "synapse: no memories stored yet: the data folder {} holds no store (reading \
              creates none; the first write does)",
-            store.dir().display()
+            crate::text::visible(&dir)
         );
     }
     Ok(store)
@@ -358,10 +418,51 @@ fn team_here_with(
     Ok((store, scope, top))
 }
 
-/// Print a value as one line of JSON.
+/// Print a value as one line of JSON: its strings exactly, each character `text::visible` would
+/// replace written as a JSON escape (`\u001b`, `\u202e`), so the line shows no control character
+/// or direction override raw, and a program reading it gets the exact text.
 fn print_json(value: &impl Serialize) -> Result<()> {
-    outln!("{}", serde_json::to_string(value)?);
+    use std::io::Write as _;
+    let mut line = Vec::new();
+    value.serialize(&mut serde_json::Serializer::with_formatter(
+        &mut line,
+        EscapeHidden,
+    ))?;
+    line.push(b'\n');
+    std::io::stdout().lock().write_all(&line)?;
     Ok(())
+}
+
+/// Write `text` to standard output as a person may see it (`text::visible`): `out!` and `outln!`.
+pub(crate) fn show(text: &str) -> std::io::Result<()> {
+    use std::io::Write as _;
+    std::io::stdout()
+        .lock()
+        .write_all(crate::text::visible(text).as_bytes())
+}
+
+/// serde_json's compact output with every `text::hidden` character escaped (serde_json escapes
+/// only the C0 controls, which are among them).
+struct EscapeHidden;
+
+impl serde_json::ser::Formatter for EscapeHidden {
+    fn write_string_fragment<W: ?Sized + std::io::Write>(
+        &mut self,
+        writer: &mut W,
+        fragment: &str,
+    ) -> std::io::Result<()> {
+        let mut rest = fragment;
+        while let Some((at, c)) = rest.char_indices().find(|&(_, c)| crate::text::hidden(c)) {
+            let (before, after) = rest.split_at(at);
+            writer.write_all(before.as_bytes())?;
+            let mut units = [0u16; 2];
+            for unit in c.encode_utf16(&mut units) {
+                write!(writer, "\\u{unit:04x}")?;
+            }
+            rest = after.get(c.len_utf8()..).unwrap_or_default();
+        }
+        writer.write_all(rest.as_bytes())
+    }
 }
 
 /// Standard input as text, refusing more than a memory may hold before reading it all (a

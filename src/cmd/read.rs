@@ -1,4 +1,6 @@
-//! `synapse read`: one page of a memory's exact text.
+//! `synapse read`: one page of a memory's text, shown safely (`text::visible`, as all output
+//! for a person); `--raw`, the stored bytes exactly, from the offset to the end; `--json`, the
+//! page's exact text in JSON (control characters as JSON escapes), as the paging contract says.
 
 use anyhow::{bail, Result};
 use serde_json::json;
@@ -24,10 +26,24 @@ pub struct Args {
     /// Sets the page size (lean 2,800 bytes; balanced and full 6,000).
     #[arg(long, value_enum, default_value_t)]
     budget: Budget,
+    /// Write the stored bytes exactly, from the offset to the end, and nothing else (control
+    /// characters and escape sequences included: for a file or a program, not a terminal).
+    #[arg(long)]
+    raw: bool,
 }
 
+/// How many bytes `--raw` reads at a time: a memory of any size is written without being held
+/// whole.
+const RAW_CHUNK: usize = 1 << 20;
+
 pub fn run(args: Args, json: bool) -> Result<()> {
+    if args.raw && json {
+        bail!("--raw writes the stored bytes alone; --json a page in JSON: give one of them");
+    }
     let (store, scope) = args.place.open_to_read()?;
+    if args.raw {
+        return raw(&store, &scope, args.id, args.at.unwrap_or(args.offset));
+    }
     let page = crate::read::read(
         &store,
         &scope,
@@ -65,5 +81,26 @@ pub fn run(args: Args, json: bool) -> Result<()> {
             page.source
         ),
     }
+    Ok(())
+}
+
+/// Write memory `id`'s stored bytes from `offset` to the end, exactly, a chunk at a time.
+fn raw(
+    store: &crate::store::Store,
+    scope: &crate::store::Scope,
+    id: i64,
+    offset: usize,
+) -> Result<()> {
+    use std::io::Write as _;
+    let mut stdout = std::io::stdout().lock();
+    let mut at = Some(offset);
+    while let Some(offset) = at {
+        let Some(page) = crate::read::read(store, scope, id, offset, RAW_CHUNK)? else {
+            bail!("no readable memory {id} in this scope (it may be missing, superseded or forgotten)");
+        };
+        stdout.write_all(page.body.as_bytes())?;
+        at = page.next;
+    }
+    stdout.flush()?;
     Ok(())
 }

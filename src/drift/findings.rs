@@ -99,6 +99,10 @@ pub struct Finding {
     /// Where `newer` is written, likewise.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub newer_source: Option<FileLine>,
+    /// Of a pair, when its older and its newer memory were written (`Memory::written`): what
+    /// orders a chain's members no finding orders. Not sent.
+    #[serde(skip)]
+    pub written: Option<[Written; 2]>,
 }
 
 impl Finding {
@@ -168,13 +172,23 @@ impl Finding {
     }
 }
 
-/// The chains among conflict findings: three or more memories linked by conflicts (the same
-/// value updated again and again), each as ids newest first. A memory in no chain is in none
-/// of the lists.
+/// The chains among conflict findings: three or more memories linked by conflicts over one
+/// subject (the same value updated again and again), each as ids newest first. A memory in no
+/// chain is in none of the lists.
+///
+/// Only the claims rule's conflicts (`Certainty::Likely`) link a chain: it ties two notes to one
+/// subject by the words of their claims, so two of its conflicts through one memory are about
+/// the same thing. The other rules tie notes by rare words they share, which unrelated notes of
+/// one project also do: linked through them, a note on where retries are queued, paired by such
+/// a rule with the newest retry count, was named among the count's earlier versions. Their
+/// conflicts stay pairs, shown side by side.
 pub fn chains(findings: &[Finding]) -> Vec<Vec<i64>> {
-    let links: Vec<(i64, i64)> = findings
+    let linking: Vec<&Finding> = findings
         .iter()
-        .filter(|f| f.kind == Kind::Conflict)
+        .filter(|f| f.kind == Kind::Conflict && f.certainty == Certainty::Likely)
+        .collect();
+    let links: Vec<(i64, i64)> = linking
+        .iter()
         .filter_map(|f| f.newer.map(|n| (f.id, n)))
         .collect();
     let mut group: HashMap<i64, i64> = HashMap::new();
@@ -197,20 +211,34 @@ pub fn chains(findings: &[Finding]) -> Vec<Vec<i64>> {
         let r = root(&mut group, id);
         members.entry(r).or_default().push(id);
     }
+    let mut written: HashMap<i64, Written> = HashMap::new();
+    for f in &linking {
+        if let (Some(newer), Some([older_at, newer_at])) = (f.newer, f.written) {
+            written.insert(f.id, older_at);
+            written.insert(newer, newer_at);
+        }
+    }
     let mut out: Vec<Vec<i64>> = members
         .into_values()
         .filter(|m| m.len() >= 3)
-        .map(|m| newest_first(&m, &links))
+        .map(|m| newest_first(&m, &links, &written))
         .collect();
     out.sort();
     out
 }
 
+/// When a memory was written (`Memory::written`).
+pub type Written = (crate::store::Stamp, i64);
+
 /// `members` ordered so that each comes before every memory it contradicts (the newer first);
-/// ties by id, larger first.
-fn newest_first(members: &[i64], links: &[(i64, i64)]) -> Vec<i64> {
+/// of members no finding orders, the one written later first.
+fn newest_first(
+    members: &[i64],
+    links: &[(i64, i64)],
+    written: &HashMap<i64, Written>,
+) -> Vec<i64> {
     let mut left: Vec<i64> = members.to_vec();
-    left.sort_unstable_by(|a, b| b.cmp(a));
+    left.sort_unstable_by_key(|id| std::cmp::Reverse(written.get(id).copied()));
     let mut out = Vec::with_capacity(left.len());
     while !left.is_empty() {
         // The newest remaining: no remaining member is newer than it.
@@ -221,6 +249,38 @@ fn newest_first(members: &[i64], links: &[(i64, i64)]) -> Vec<i64> {
         out.push(left.remove(at));
     }
     out
+}
+
+/// A line of one of Claude Code's files that names paths drift is certain are gone: how a
+/// session is told of an instruction it was given that points nowhere (`stale_lines`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StaleLine {
+    pub place: FileLine,
+    /// The gone paths, as the line writes them.
+    pub paths: Vec<String>,
+}
+
+/// The stale findings among `findings` that are about a line of a file, one `StaleLine` per
+/// line (a line naming two gone paths is one), by file and line.
+pub fn stale_lines(findings: &[Finding]) -> Vec<StaleLine> {
+    let mut lines: Vec<StaleLine> = Vec::new();
+    for f in findings.iter().filter(|f| f.kind == Kind::Stale) {
+        let Some(place) = &f.source else {
+            continue;
+        };
+        match lines.iter_mut().find(|l| l.place == *place) {
+            Some(line) => line.paths.extend(f.paths.iter().cloned()),
+            None => lines.push(StaleLine {
+                place: place.clone(),
+                paths: f.paths.clone(),
+            }),
+        }
+    }
+    for line in &mut lines {
+        line.paths.dedup();
+    }
+    lines.sort_by(|a, b| (&a.place.file, a.place.line).cmp(&(&b.place.file, b.place.line)));
+    lines
 }
 
 /// What a hook leaves out of the memories it is about to inject, and why.
@@ -339,10 +399,12 @@ pub fn arrange(kept: &[i64], findings: &[Finding]) -> Arranged {
             ));
             continue;
         }
-        // A memory in no chain is in at most one inferred pair.
+        // Its first inferred pair whose other side is not shown yet; a memory may be in several
+        // (a note contradicted by two newer ones that are no versions of one thing).
         let pair = inferred.iter().find(|f| {
             f.newer.is_some_and(|newer| {
-                (f.id == id && !out_for_certain(newer)) || (newer == id && kept.contains(&f.id))
+                (f.id == id && !out_for_certain(newer) && !placed.contains(&newer))
+                    || (newer == id && kept.contains(&f.id) && !placed.contains(&f.id))
             })
         });
         match pair.and_then(|f| Some((f.id, f.newer?))) {
@@ -354,6 +416,15 @@ pub fn arrange(kept: &[i64], findings: &[Finding]) -> Arranged {
             None => {
                 placed.push(id);
                 arranged.ids.push(id);
+                // Older than a memory shown already: marked so, beside no second copy of it.
+                let shown_newer = inferred.iter().find_map(|f| {
+                    f.newer
+                        .filter(|newer| f.id == id && placed.contains(newer))
+                        .filter(|&newer| !out_for_certain(newer))
+                });
+                if let Some(newer) = shown_newer {
+                    arranged.marks.push((id, Mark::Older { newer }));
+                }
             }
         }
     }
@@ -375,6 +446,7 @@ mod tests {
             newer_text: None,
             source: None,
             newer_source: None,
+            written: None,
         }
     }
 
@@ -388,6 +460,56 @@ mod tests {
             ..conflict(30, 31)
         });
         assert_eq!(chains(&findings), vec![vec![9, 3, 7]]);
+    }
+
+    /// Versions of a retry count, and a note on where retries are queued that a rule of shared
+    /// rare words paired with the newest count: the note is no earlier version of the count, but
+    /// a pair of its own, shown and marked older.
+    #[test]
+    fn a_note_paired_by_shared_words_is_no_earlier_version() {
+        let (five, queued, eight, six) = (1, 2, 3, 4);
+        let guessed = Finding {
+            certainty: Certainty::Possible,
+            ..conflict(queued, six)
+        };
+        let findings = vec![
+            conflict(five, eight),
+            conflict(five, six),
+            conflict(eight, six),
+            guessed,
+        ];
+        assert_eq!(chains(&findings), vec![vec![six, eight, five]]);
+        let arranged = arrange(&[six, queued, five], &findings);
+        assert_eq!(arranged.ids, [six, queued]);
+        assert_eq!(
+            arranged.marks,
+            [
+                (
+                    six,
+                    Mark::Newest {
+                        earlier: vec![eight, five]
+                    }
+                ),
+                (queued, Mark::Older { newer: six })
+            ]
+        );
+    }
+
+    /// Members no finding orders (two newest versions nobody compared) are ordered by when they
+    /// were written, not by id.
+    #[test]
+    fn a_chain_s_members_no_finding_orders_go_by_time() {
+        let at = |seconds: i64, id: i64| (crate::store::Stamp::from_seconds(seconds), id);
+        let timed = |older: i64, newer: i64, times: [i64; 2]| Finding {
+            written: Some([at(times[0], older), at(times[1], newer)]),
+            ..conflict(older, newer)
+        };
+        // 9 was written after 3, though its id is larger only by chance: 3 and 9 were never
+        // compared; both replace 5.
+        let findings = vec![timed(5, 9, [100, 300]), timed(5, 3, [100, 200])];
+        assert_eq!(chains(&findings), vec![vec![9, 3, 5]]);
+        let findings = vec![timed(5, 9, [100, 200]), timed(5, 3, [100, 300])];
+        assert_eq!(chains(&findings), vec![vec![3, 9, 5]]);
     }
 
     #[test]

@@ -8,7 +8,7 @@ use super::read::claims::Claim;
 use super::read::clauses::Word;
 use super::read::values::Rarity;
 use super::read::Reading;
-use super::{conflict, key, order, Finding};
+use super::{conflict, key, Finding};
 use crate::store::Memory;
 
 /// The clearest conflict of each pair of memories (by index), as (closeness, why). Identical
@@ -35,7 +35,7 @@ pub(super) fn conflicts_among<'a>(
             *slot = (closeness, why);
         }
     };
-    let older = |i: usize, j: usize| order(&memories[i]) < order(&memories[j]);
+    let older = |i: usize, j: usize| memories[i].written() < memories[j].written();
 
     // Claims, each distinct one with the memories that make it.
     let mut claims: Vec<(&'a Claim, Vec<usize>)> = Vec::new();

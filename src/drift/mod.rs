@@ -35,7 +35,8 @@ use crate::store::{Memory, Scope, Store};
 use crate::text::{duplicate, words, WordStemmer};
 use findings::Inferred;
 pub use findings::{
-    arrange, chains, leave_out, Arranged, Certainty, FileLine, Finding, Kind, LeftOut, Mark,
+    arrange, chains, leave_out, stale_lines, Arranged, Certainty, FileLine, Finding, Kind, LeftOut,
+    Mark, StaleLine,
 };
 use origin::Origins;
 pub use origin::{line_in_piece, line_in_text};
@@ -166,7 +167,7 @@ pub fn audit(store: &Store, scope: &Scope) -> Result<Vec<Finding>> {
     for group in by_hash.values().filter(|g| g.len() > 1) {
         // Newest first: each memory repeats the newest one it matches.
         let mut group = group.clone();
-        group.sort_by_key(|&i| std::cmp::Reverse(order(&memories[i])));
+        group.sort_by_key(|&i| std::cmp::Reverse(memories[i].written()));
         for (n, &i) in group.iter().enumerate().skip(1) {
             let newer = group[..n]
                 .iter()
@@ -201,7 +202,7 @@ pub fn audit(store: &Store, scope: &Scope) -> Result<Vec<Finding>> {
         if pairs.contains_key(&(i, j)) {
             continue;
         }
-        let (older, newer) = if order(&memories[i]) < order(&memories[j]) {
+        let (older, newer) = if memories[i].written() < memories[j].written() {
             (i, j)
         } else {
             (j, i)
@@ -237,12 +238,12 @@ fn drop_dismissed(store: &Store, scope: &Scope, findings: &mut Vec<Finding>) -> 
     Ok(())
 }
 
-/// Which memories `check` pairs a memory with.
+/// Which memories `check` pairs a memory with, by when they were written (`Memory::written`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Partners {
-    /// Memories stored after it: what may have replaced it (recall, the hooks).
+    /// Memories written after it: what may have replaced it (recall, the hooks).
     Newer,
-    /// Memories stored before it: what a new memory may contradict or repeat (remember).
+    /// Memories written before it: what a new memory may contradict or repeat (remember).
     Older,
 }
 
@@ -330,6 +331,30 @@ pub fn check(
     Ok(findings)
 }
 
+/// The stale findings on `memories` alone (a path each names that is gone), a piece of one of
+/// Claude Code's files at the line that names the path, as `check` finds them, without looking
+/// for pairs: what a session is told of the files the client loads into it.
+pub fn stale_among(store: &Store, scope: &Scope, memories: &[Memory]) -> Result<Vec<Finding>> {
+    let home = home();
+    let ignore = &store.settings()?.drift.ignore;
+    let gone: Vec<(&Memory, Vec<Gone>)> = memories
+        .iter()
+        .map(|m| (m, gone_in(m, home.as_deref(), ignore)))
+        .filter(|(_, gone)| !gone.is_empty())
+        .collect();
+    if gone.is_empty() {
+        return Ok(Vec::new());
+    }
+    let ids: Vec<i64> = gone.iter().map(|(m, _)| m.id).collect();
+    let origins = Origins::of(store, scope, &ids)?;
+    let mut findings = Vec::new();
+    for (m, named) in gone {
+        findings.extend(origins.stale(m, named, home.as_deref()));
+    }
+    drop_dismissed(store, scope, &mut findings)?;
+    Ok(findings)
+}
+
 /// What a memory just remembered finds among the older ones `visible` sees (what it
 /// contradicts or repeats, paths it names that are gone): nothing for a repeat, which stored
 /// nothing. Every write path that reports on a new memory (CLI, slash command, MCP) asks here.
@@ -341,10 +366,10 @@ pub fn of_remembered(store: &Store, visible: &Scope, outcome: &Remembered) -> Re
     check(store, visible, &[stored], Partners::Older)
 }
 
-/// Live memories visible from `scope`, stored on `side` of `m`, that may pair with it: the
+/// Live memories visible from `scope`, written on `side` of `m`, that may pair with it: the
 /// nearest ones sharing a word of its claims' subjects (the word index is walked from `m` and
-/// stops at a fixed count), and its folded duplicates (one lookup of the stored hash). The cost
-/// does not grow with the store.
+/// stops at a fixed count, `Store::neighbours`), and its folded duplicates (one lookup of the
+/// stored hash). The cost does not grow with the store.
 fn partners(
     store: &Store,
     scope: &Scope,
@@ -366,19 +391,21 @@ fn partners(
         let any = quoted_any(&subject);
         let any: Vec<&str> = any.iter().map(String::as_str).collect();
         let newer = side == Partners::Newer;
-        ids = store.neighbours(&within, &any, m.id, newer, PARTNERS)?;
+        ids = store.neighbours(&within, &any, m, newer, PARTNERS)?;
     }
     for id in store.repeats(m, scope, REPEATS)? {
-        let on_side = match side {
-            Partners::Newer => id > m.id,
-            Partners::Older => id < m.id,
-        };
-        if on_side && !ids.contains(&id) {
+        if !ids.contains(&id) {
             ids.push(id);
         }
     }
     // Drift reads no more than the opening of a memory.
-    store.live_openings_by_ids(&ids, scope, READ_BYTES)
+    let mut found = store.live_openings_by_ids(&ids, scope, READ_BYTES)?;
+    // The repeats were found on both sides.
+    found.retain(|p| match side {
+        Partners::Newer => p.written() > m.written(),
+        Partners::Older => p.written() < m.written(),
+    });
+    Ok(found)
 }
 
 /// `"a"`, `"b"`: the quoted phrases for words that are plain words (code words are searched by their parts).
@@ -507,15 +534,12 @@ fn pair(kind: Kind, certainty: Certainty, older: &Memory, newer: &Memory, why: S
         newer_text: None,
         source: None,
         newer_source: None,
+        written: Some([older.written(), newer.written()]),
     }
 }
 
-fn order(m: &Memory) -> (crate::store::Stamp, i64) {
-    (m.created_at, m.id)
-}
-
 fn oldest_first<'a>(a: &'a Memory, b: &'a Memory) -> (&'a Memory, &'a Memory) {
-    if order(a) < order(b) {
+    if a.written() < b.written() {
         (a, b)
     } else {
         (b, a)

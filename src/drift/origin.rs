@@ -95,6 +95,7 @@ impl Origins {
             newer_text: None,
             source,
             newer_source: None,
+            written: None,
         };
         let Some((file, origin)) = self.of_memory(m.id) else {
             if gone.is_empty() {
@@ -184,6 +185,7 @@ impl Origins {
                     newer_text: None,
                     source: None,
                     newer_source: None,
+                    written: None,
                 },
             ));
         }

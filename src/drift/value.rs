@@ -85,12 +85,27 @@ pub fn changed(older: &Values, newer: &Values, rarity: &Rarity) -> Option<String
                 .iter()
                 .max_by(|a, b| rarity.idf(a).total_cmp(&rarity.idf(b)))
                 .map_or("", |t| t.as_str());
+            let rarest = written(older, rarest);
             best = Some((weight, format!("{rarest}: {} vs {}", o.text, n.text)));
         }
     }
     let sole = shared >= SOLE_SHARED_WORDS && share >= SOLE_SUBJECT;
     best.map(|(_, why)| why)
         .or_else(|| sole.then(|| sole_values(older, newer)).flatten())
+}
+
+/// How `values`' text writes the word whose key (stem) is `key`: the word itself, or the
+/// compound (a path, `max.poll.ms`) one of whose parts it is. A reason names what a person can
+/// find in the memory, never a stem cut mid-name (`src/webhooks/retry.r`).
+fn written<'a>(values: &'a Values, key: &'a str) -> &'a str {
+    let of_key = values.words.iter().find(|w| w.key.as_deref() == Some(key));
+    let of_part = || {
+        values
+            .words
+            .iter()
+            .find(|w| w.parts.iter().any(|p| p == key))
+    };
+    of_key.or_else(of_part).map_or(key, |w| w.lower.as_str())
 }
 
 /// The one value of its measure on each side, for two memories that share three words and a
@@ -286,5 +301,18 @@ pub(super) mod tests {
     )]
     fn an_unchanged_value_is_not(#[case] older: &str, #[case] newer: &str) {
         assert_eq!(judge(older, newer, OTHERS), None, "{older} / {newer}");
+    }
+
+    /// The word a reason names the setting by is written as the memories write it: a path or a
+    /// word whole, never its stem cut mid-name (`src/webhooks/retry.r`).
+    #[rstest]
+    #[case::a_path("See src/webhooks/retry.rs: 8", "See src/webhooks/retry.rs: 10")]
+    #[case::a_backticked_path(
+        "`src/webhooks/retry.rs` sets MAX_ATTEMPTS = 8",
+        "`src/webhooks/retry.rs` sets MAX_ATTEMPTS = 10"
+    )]
+    fn a_reason_names_a_path_whole(#[case] older: &str, #[case] newer: &str) {
+        let why = judge(older, newer, OTHERS).expect("a changed value");
+        assert_eq!(why, "src/webhooks/retry.rs: 8 vs 10");
     }
 }

@@ -129,10 +129,34 @@ fn project_folder(given: Option<PathBuf>) -> Result<PathBuf, String> {
 /// A tool's answer as the model reads it: the JSON object as `structuredContent` (and, for
 /// clients that read only text, the same JSON as a text block), or an error result whose message
 /// says what to fix.
+///
+/// Every string in it is shown as text (`text::visible`): the model, and the person the client
+/// shows the result to, never get a memory's control characters or direction overrides raw.
 fn answer(outcome: Result<Value>) -> CallToolResult {
     match outcome {
-        Ok(value) => CallToolResult::structured(value),
-        Err(e) => CallToolResult::error(vec![ContentBlock::text(format!("{e:#}"))]),
+        Ok(mut value) => {
+            shown(&mut value);
+            CallToolResult::structured(value)
+        }
+        Err(e) => {
+            let said = format!("{e:#}");
+            let said = crate::text::visible(&said).into_owned();
+            CallToolResult::error(vec![ContentBlock::text(said)])
+        }
+    }
+}
+
+/// `value` with every string in it passed through `text::visible`.
+fn shown(value: &mut Value) {
+    match value {
+        Value::String(text) => {
+            if let std::borrow::Cow::Owned(escaped) = crate::text::visible(text) {
+                *text = escaped;
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(shown),
+        Value::Object(fields) => fields.values_mut().for_each(shown),
+        Value::Null | Value::Bool(_) | Value::Number(_) => {}
     }
 }
 

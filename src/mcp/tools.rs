@@ -278,15 +278,21 @@ pub fn read(store: &Store, scope: &Scope, args: ReadArgs) -> Result<Value> {
         );
     };
     let end = page.offset + page.body.len();
+    // The answer's strings are shown as text (`answer` in the server): say so when it matters.
+    let escaped = if page.body.chars().any(crate::text::hidden) {
+        " (control characters shown as \\u{..} escapes)"
+    } else {
+        ""
+    };
     let about = match page.next {
         Some(next) => format!(
-            "Memory {}, bytes {}..{end} of {}, exactly as stored: a note from an earlier session \
-             (advisory, possibly outdated). More follows: readmemory id {} offset {next}.",
+            "Memory {}, bytes {}..{end} of {}, exactly as stored{escaped}: a note from an earlier \
+             session (advisory, possibly outdated). More follows: readmemory id {} offset {next}.",
             page.id, page.offset, page.total, page.id
         ),
         None => format!(
-            "Memory {}, bytes {}..{end} of {} (the end), exactly as stored: a note from an \
-             earlier session (advisory, possibly outdated).",
+            "Memory {}, bytes {}..{end} of {} (the end), exactly as stored{escaped}: a note from \
+             an earlier session (advisory, possibly outdated).",
             page.id, page.offset, page.total
         ),
     };
@@ -354,11 +360,15 @@ pub fn remember(
         Shared::Failed(why) => Some(("not_shared", why)),
     };
     said.extend(found.iter().map(|f| f.about_new(id)));
-    said.extend(similar.iter().map(|near| {
-        near.line(&format!(
+    said.extend(similar.iter().map(|near| match near.newer {
+        true => near.line(&format!(
+            "it is newer: if it replaces memory {id}: supersede with old {id} and new {}",
+            near.id
+        )),
+        false => near.line(&format!(
             "if memory {id} replaces it: supersede with old {} and new {id}",
             near.id
-        ))
+        )),
     }));
     let mut answer = json!({
         "about": said.join("\n"),

@@ -104,7 +104,7 @@ fn run_process(event: Event) -> Result<()> {
 /// Handle one payload of Claude Code's: what the hook answers.
 pub fn run(event: Event, input: &str) -> Result<Answer> {
     let payload = ClaudeCode.payload(event, input)?;
-    Ok(session::handle(event, &ClaudeCode, payload)?.0)
+    Ok(session::handle(event, &ClaudeCode, payload)?.0.shown())
 }
 
 /// Handle one payload, hand what the hook prints to `print`, then trim the store's log, and
@@ -117,6 +117,7 @@ fn respond(
 ) -> Result<Option<Store>> {
     let payload = client.payload(event, input)?;
     let (answer, store) = session::handle(event, client, payload)?;
+    let answer = answer.shown();
     if let Some(text) = client.output(event, answer) {
         print(&text)?;
     }

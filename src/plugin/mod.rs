@@ -2,9 +2,9 @@
 //!
 //! - The core decides what every client's hooks do alike: `session` (what to offer, marking what
 //!   a session was given, recording lessons; one file per hook), the blocks it injects
-//!   (`inject`) and how they speak to a client's model (`voice`), the person's line (`notice`),
-//!   the lessons of a reply (`lessons`) and the slash commands run on the prompt as typed
-//!   (`slash`). What to offer and how to write is decided below it (`recall::unasked`,
+//!   (`inject`, a session's ending with the loaded lines that name gone paths: `stale`) and how
+//!   they speak to a client's model (`voice`), the person's line (`notice`), the lessons of a
+//!   reply (`lessons`) and the slash commands run on the prompt as typed (`slash`). What to offer and how to write is decided below it (`recall::unasked`,
 //!   `record`).
 //! - An adapter per client reads its payloads and writes its answers, and says what the client
 //!   loads itself and how its model reads a memory: `claude` (Claude Code), `gemini` (Gemini
@@ -13,8 +13,7 @@
 //!
 //! The layers run one way: `hook` -> adapters -> core. No adapter imports another, and no module
 //! of the core imports an adapter (a test below reads the sources to hold that); the next client
-//! is one new adapter and one line in `hook`. `wiring` checks Claude Code's plugin install for
-//! `synapse doctor`.
+//! is one new adapter and one line in `hook`.
 
 pub mod claude;
 pub mod codex;
@@ -25,8 +24,8 @@ pub mod lessons;
 pub mod notice;
 pub mod session;
 pub mod slash;
+pub mod stale;
 pub mod voice;
-pub mod wiring;
 
 #[cfg(test)]
 mod layers {

@@ -9,8 +9,9 @@ use crate::record::Recorded;
 const WHO: &str = "Synapse";
 
 /// At a session's start: "Synapse · 4 notes for fix/stripe-webhook · left out 2 (1 stale,
-/// 1 replaced)". `task` is the branch, when the session has one.
-pub fn session(given: usize, task: Option<&str>, left: &LeftOut) -> String {
+/// 1 replaced) · 1 loaded line names a gone path". `task` is the branch, when the session has
+/// one; `stale` counts the lines of the files the client loads that name gone paths.
+pub fn session(given: usize, task: Option<&str>, left: &LeftOut, stale: usize) -> String {
     let notes = match given {
         0 => "no notes".to_owned(),
         1 => "1 note".to_owned(),
@@ -23,17 +24,31 @@ pub fn session(given: usize, task: Option<&str>, left: &LeftOut) -> String {
     if let Some(counts) = left.counts() {
         line.push_str(&format!(" · left out {} ({counts})", left.kinds.len()));
     }
-    line
+    line + &gone_paths(stale)
 }
 
 /// At a session's start with nothing to go on (no branch, no changed files): how many memories
-/// there are, and how the person reaches them (`search`, as the client's voice says).
-pub fn waiting(memories: i64, search: &str) -> String {
+/// there are, and how the person reaches them (`search`, as the client's voice says); and, as
+/// `session` says it, how many loaded lines name gone paths.
+pub fn waiting(memories: i64, search: &str, stale: usize) -> String {
     let memories = match memories {
         1 => "1 memory".to_owned(),
         n => format!("{n} memories"),
     };
-    format!("{WHO} · {memories} here · {search} searches them")
+    format!(
+        "{WHO} · {memories} here · {search} searches them{}",
+        gone_paths(stale)
+    )
+}
+
+/// " · 2 loaded lines name gone paths": what a session's block says of the files the client
+/// loads, counted; nothing for none.
+fn gone_paths(stale: usize) -> String {
+    match stale {
+        0 => String::new(),
+        1 => " · 1 loaded line names a gone path".to_owned(),
+        n => format!(" · {n} loaded lines name gone paths"),
+    }
 }
 
 /// At a prompt (`notice = "always"`): "Synapse · 2 notes for this prompt (#12, #31)".
@@ -114,19 +129,29 @@ mod tests {
     fn the_session_line_counts_what_was_given_and_left_out_by_kind() {
         let mut left = LeftOut::default();
         assert_eq!(
-            session(4, Some("fix/webhook"), &left),
+            session(4, Some("fix/webhook"), &left, 0),
             "Synapse · 4 notes for fix/webhook"
         );
         left.add(Some(3), "3 is stale (x)".into(), "stale");
         left.add(Some(5), "5 is replaced by newer 9 (y)".into(), "replaced");
         left.add(Some(6), "6 is stale (z)".into(), "stale");
         assert_eq!(
-            session(1, None, &left),
+            session(1, None, &left, 0),
             "Synapse · 1 note for this task · left out 3 (2 stale, 1 replaced)"
         );
         assert_eq!(
-            session(0, Some("main"), &LeftOut::default()),
+            session(0, Some("main"), &LeftOut::default(), 0),
             "Synapse · no notes for main"
+        );
+        assert_eq!(
+            session(2, Some("main"), &left, 4),
+            "Synapse · 2 notes for main · left out 3 (2 stale, 1 replaced) · 4 loaded lines \
+             name gone paths"
+        );
+        assert_eq!(
+            waiting(12, "/synapse:recall", 1),
+            "Synapse · 12 memories here · /synapse:recall searches them · 1 loaded line names a \
+             gone path"
         );
     }
 

@@ -78,11 +78,13 @@ pub fn parse(prompt: &str) -> Option<Command<'_>> {
     Some(Command { verb, text })
 }
 
-/// What running a command did: the answer for the model, and what it recorded, for the
-/// person's line.
+/// What running a command did: the answer for the model, what it recorded (for the person's
+/// line), and the memories the answer shows (by text or by id: the session may name them in a
+/// `replaces #N` later).
 pub struct Ran {
     pub text: String,
     pub recorded: Vec<Recorded>,
+    pub shown: Vec<i64>,
 }
 
 /// Run `command` and say what happened, for the model to read. A request that cannot be done
@@ -100,41 +102,48 @@ pub fn run(
 ) -> Result<Ran> {
     let name = command.verb.name();
     let mut recorded = Vec::new();
-    let said = match command.verb {
+    let (said, shown) = match command.verb {
         Verb::Remember => {
-            let (said, kept) = remember(store, scope, command.text, checkout)?;
-            recorded.extend(kept);
-            said
+            let kept = remember(store, scope, command.text, checkout)?;
+            recorded.extend(kept.recorded);
+            (kept.lines.join("\n"), kept.shown)
         }
-        Verb::Share => share(store, scope, command.text, checkout)?,
+        Verb::Share => (share(store, scope, command.text, checkout)?, Vec::new()),
         Verb::Recall => recall(store, scope, command.text, budget, voice)?,
         Verb::Read => read(store, scope, command.text, budget)?,
-        Verb::Forget => forget(store, scope, command.text)?,
+        Verb::Forget => (forget(store, scope, command.text)?, Vec::new()),
     };
     Ok(Ran {
         text: format!("Synapse ran /synapse:{name} on the text exactly as typed:\n{said}\n"),
         recorded,
+        shown,
     })
 }
 
-fn remember(
-    store: &mut Store,
-    scope: &Scope,
-    text: &str,
-    checkout: Option<&Path>,
-) -> Result<(String, Option<Recorded>)> {
+fn remember(store: &mut Store, scope: &Scope, text: &str, checkout: Option<&Path>) -> Result<Kept> {
     let source = format!("slash-command {}", crate::store::today());
-    let (mut lines, kept) = keep(store, scope, text, source, checkout)?;
-    if let Some(Recorded::Stored { outcome, .. }) = &kept {
+    let mut kept = keep(store, scope, text, source, checkout)?;
+    if let Some(Recorded::Stored { outcome, .. }) = &kept.recorded {
         let findings = drift::of_remembered(store, scope, outcome)?;
-        lines.extend(findings.iter().map(|f| f.about_new(outcome.id)));
+        kept.lines
+            .extend(findings.iter().map(|f| f.about_new(outcome.id)));
+        kept.shown.extend(findings.iter().map(|f| f.id));
     }
-    Ok((lines.join("\n"), kept))
+    Ok(kept)
+}
+
+/// What keeping a typed text did.
+pub struct Kept {
+    /// What became of it, a line each.
+    pub lines: Vec<String>,
+    /// What recording did (none when nothing was recorded: not a memory's text).
+    pub recorded: Option<Recorded>,
+    /// The memories the lines name: the one stored or repeated, and those close to it.
+    pub shown: Vec<i64>,
 }
 
 /// Record `text` the user typed as a memory of `scope`, labelled `source`: the lines that say
-/// what became of it (and which live memories it is close to, `record::similar`), and what
-/// recording did (none when nothing was recorded: not a memory's text).
+/// what became of it (and which live memories it is close to, `record::similar`).
 /// `/synapse:remember` and a prompt's `remember:` lines both keep text this way.
 pub fn keep(
     store: &mut Store,
@@ -142,9 +151,14 @@ pub fn keep(
     text: &str,
     source: String,
     checkout: Option<&Path>,
-) -> Result<(Vec<String>, Option<Recorded>)> {
+) -> Result<Kept> {
+    let said = |line: String, recorded: Option<Recorded>| Kept {
+        lines: vec![line],
+        recorded,
+        shown: Vec::new(),
+    };
     if let Err(e) = crate::store::write::check_body(text) {
-        return Ok((vec![format!("nothing stored: {e:#}")], None));
+        return Ok(said(format!("nothing stored: {e:#}"), None));
     }
     let recording = Recording {
         memory: NewMemory {
@@ -159,7 +173,7 @@ pub fn keep(
     let (outcome, shared) = match record::remember(store, scope, recording)? {
         Recorded::Stored { outcome, shared } => (outcome, shared),
         Recorded::Spooled => {
-            return Ok((vec![record::SPOOLED.to_owned()], Some(Recorded::Spooled)));
+            return Ok(said(record::SPOOLED.to_owned(), Some(Recorded::Spooled)));
         }
     };
     let id = outcome.id;
@@ -172,7 +186,13 @@ pub fn keep(
     lines.extend(shared.line());
     let similar = record::similar(store, scope, &outcome)?;
     lines.extend(similar.iter().map(|near| near.command_line(id)));
-    Ok((lines, Some(Recorded::Stored { outcome, shared })))
+    let mut shown = vec![id];
+    shown.extend(similar.iter().map(|near| near.id));
+    Ok(Kept {
+        lines,
+        recorded: Some(Recorded::Stored { outcome, shared }),
+        shown,
+    })
 }
 
 fn recall(
@@ -181,17 +201,28 @@ fn recall(
     query: &str,
     budget: Budget,
     voice: &Voice,
-) -> Result<String> {
+) -> Result<(String, Vec<i64>)> {
     let options = Options {
         budget,
         ..Options::default()
     };
     let found = recall::recall(store, scope, query, &options)?;
     let now = crate::store::now();
-    Ok(super::inject::recall_block(query, &found, now, voice))
+    let mut shown: Vec<i64> = found.results.iter().map(|hit| hit.id).collect();
+    shown.extend(
+        found
+            .drift
+            .iter()
+            .flat_map(|f| [f.id].into_iter().chain(f.newer)),
+    );
+    Ok((
+        super::inject::recall_block(query, &found, now, voice),
+        shown,
+    ))
 }
 
-fn read(store: &Store, scope: &Scope, args: &str, budget: Budget) -> Result<String> {
+/// A page of the memory `args` names, with that memory; an answer that read nothing shows none.
+fn read(store: &Store, scope: &Scope, args: &str, budget: Budget) -> Result<(String, Vec<i64>)> {
     let words: Vec<&str> = args
         .split_whitespace()
         .filter(|w| *w != "--offset")
@@ -202,30 +233,46 @@ fn read(store: &Store, scope: &Scope, args: &str, budget: Budget) -> Result<Stri
         _ => (None, None),
     };
     let (Some(id), Some(offset)) = (id, offset) else {
-        return Ok(format!(
-            "nothing read: expected a memory id and an optional byte offset, like \
-             `/synapse:read 12` or `/synapse:read 12 6000`, not {args:?}"
+        return Ok((
+            format!(
+                "nothing read: expected a memory id and an optional byte offset, like \
+                 `/synapse:read 12` or `/synapse:read 12 6000`, not {args:?}"
+            ),
+            Vec::new(),
         ));
     };
     let page = match crate::read::read(store, scope, id, offset, budget.page_bytes()) {
         Ok(Some(page)) => page,
         Ok(None) => {
-            return Ok(format!(
-                "no readable memory {id} in this project (it may be missing, superseded or \
-                 forgotten)"
+            return Ok((
+                format!(
+                    "no readable memory {id} in this project (it may be missing, superseded or \
+                     forgotten)"
+                ),
+                Vec::new(),
             ))
         }
-        Err(e) => return Ok(format!("nothing read: {e:#}")),
+        Err(e) => return Ok((format!("nothing read: {e:#}"), Vec::new())),
     };
     let end = page.offset + page.body.len();
     let more = match page.next {
         Some(next) => format!("more: /synapse:read {id} {next}"),
         None => "the end".to_owned(),
     };
-    Ok(format!(
-        "memory {id}, bytes {}..{end} of {}, exactly as stored (source: {}):\n{}\n--- {more}",
-        page.offset, page.total, page.source, page.body
-    ))
+    let escaped = if page.body.chars().any(crate::text::hidden) {
+        "; control characters shown as \\u{..} escapes"
+    } else {
+        ""
+    };
+    let said = format!(
+        "memory {id}, bytes {}..{end} of {}, exactly as stored (source: {}{escaped}):\n{}\n--- \
+         {more}",
+        page.offset,
+        page.total,
+        page.source,
+        crate::text::visible(&page.body)
+    );
+    Ok((said, vec![id]))
 }
 
 /// The memory ids a command's text lists, or `None` unless it is one or more ids and nothing else.

@@ -40,7 +40,7 @@ pub struct Fused {
 }
 
 /// Fuse two ranked lanes by reciprocal rank: score = sum of 1 / (K + rank). Best first; ties go
-/// to the newer id.
+/// to the later arrival, until recall reads the candidates and breaks its ties by time.
 ///
 /// The trigram lane's order votes only when the word lane found nothing (a question in a script
 /// written without spaces, or only of fragments of identifiers). Otherwise its candidates join
@@ -231,6 +231,39 @@ pub fn weight(df: f64, total: i64) -> f64 {
     (1.0 + (total - df + 0.5) / (df + 0.5)).ln()
 }
 
+/// Re-rank the word lane's `places` (one per candidate, `None` for those it did not rank) by
+/// each one's bm25 times `kept[i]`, the share of its held terms' weight its length keeps
+/// (`length`): a long memory whose bm25 comes from words its length holds anyway moves down.
+/// The lane's ranks are handed out again in the new order (so a candidate left out of the list
+/// keeps its gap) and each place gets the weighed bm25. Whether any rank changed: when every
+/// share is 1, nothing does.
+pub fn reweigh_words(places: &mut [Option<LanePlace>], kept: &[f64]) -> bool {
+    let ranked: Vec<(usize, LanePlace)> = places
+        .iter()
+        .enumerate()
+        .filter_map(|(i, p)| p.map(|p| (i, p)))
+        .collect();
+    if ranked.iter().all(|&(i, _)| kept[i] >= 1.0) {
+        return false;
+    }
+    let mut ranks: Vec<usize> = ranked.iter().map(|(_, p)| p.rank).collect();
+    ranks.sort_unstable();
+    let mut order: Vec<(usize, LanePlace)> = ranked
+        .iter()
+        .map(|&(i, p)| {
+            let bm25 = p.bm25 * kept[i].min(1.0);
+            (i, LanePlace { rank: p.rank, bm25 })
+        })
+        .collect();
+    order.sort_by(|(_, a), (_, b)| a.bm25.total_cmp(&b.bm25).then(a.rank.cmp(&b.rank)));
+    let mut moved = false;
+    for ((i, place), rank) in order.into_iter().zip(ranks) {
+        moved |= rank != place.rank;
+        places[i] = Some(LanePlace { rank, ..place });
+    }
+    moved
+}
+
 /// Add the coverage ranking to fused scores: `covered[i]` is candidate i's weighted coverage.
 /// Candidates are ranked by it (ties keep their fused order) and each gains 1 / (K + rank).
 pub fn add_coverage_rank(scores: &mut [f64], covered: &[f64]) {
@@ -281,8 +314,9 @@ impl Floor {
 /// the price of an answer now and then.
 #[derive(Clone, Debug)]
 pub struct Coverage {
-    /// The most distinct terms any candidate holds.
-    pub best: usize,
+    /// The most terms any candidate holds, counted at its length (`length`): a long memory
+    /// holding every word of the task by chance does not raise the bar for the notes.
+    pub best: f64,
     /// How many query terms the store holds at all.
     pub known: usize,
     /// For each query term: whether it is a rarest known term (fewest matching memories).
@@ -290,28 +324,34 @@ pub struct Coverage {
 }
 
 impl Coverage {
-    /// The floor for terms matching `df[i]` memories each, over candidates that hold `held`.
-    pub fn new(df: &[i64], held: &[&[usize]]) -> Coverage {
+    /// The floor for terms matching `df[i]` memories each, over candidates that hold `held`,
+    /// counted at their lengths `counted` (the count itself for a memory of average length).
+    pub fn new(df: &[i64], held: &[&[usize]], counted: &[f64]) -> Coverage {
         let fewest = df.iter().copied().filter(|&n| n > 0).min();
         let tied = df.iter().filter(|&&n| Some(n) == fewest).count();
         let fewest = fewest.filter(|_| tied == 1);
+        let best = held
+            .iter()
+            .zip(counted)
+            .map(|(h, &c)| c.min(h.len() as f64))
+            .fold(0.0, f64::max);
         Coverage {
-            best: held.iter().map(|h| h.len()).max().unwrap_or(0),
+            best,
             known: df.iter().filter(|&&n| n > 0).count(),
             rarest: df.iter().map(|&n| Some(n) == fewest).collect(),
         }
     }
 
-    /// Whether a candidate holding the terms `held` passes: at least half as many as the best
-    /// candidate, and, when the store knows two or more of the query's terms, either two of them
-    /// or the rarest one.
-    pub fn passes(&self, held: &[usize]) -> bool {
+    /// Whether a candidate holding the terms `held`, `counted` at its length, passes: at least
+    /// half as many as the best candidate, and, when the store knows two or more of the query's
+    /// terms, either two of them or the rarest one.
+    pub fn passes(&self, held: &[usize], counted: f64) -> bool {
         let lone_ok = match held {
             [only] => self.known < 2 || self.rarest.get(*only).copied().unwrap_or(false),
             [] => self.known < 2,
             _ => true,
         };
-        2 * held.len() >= self.best && lone_ok
+        2.0 * counted.min(held.len() as f64) >= self.best && lone_ok
     }
 }
 
@@ -363,22 +403,47 @@ mod tests {
     #[test]
     fn coverage_floor_is_half_of_best_and_more_than_one_common_word() {
         // Terms 0..4 match 50, 3, 0 and 20 memories: term 1 is the rarest known term.
-        let floor = Coverage::new(&[50, 3, 0, 20], &[&[0, 3], &[1]]);
-        assert_eq!((floor.best, floor.known), (2, 3));
-        assert!(floor.passes(&[0, 3]));
+        let floor = Coverage::new(&[50, 3, 0, 20], &[&[0, 3], &[1]], &[2.0, 1.0]);
+        assert_eq!((floor.best, floor.known), (2.0, 3));
+        assert!(floor.passes(&[0, 3], 2.0));
         assert!(
-            !floor.passes(&[0]),
+            !floor.passes(&[0], 1.0),
             "one common word of several is not enough"
         );
-        assert!(floor.passes(&[1]), "the rarest word alone may answer");
-        let wide = Coverage::new(&[50, 3, 7, 9], &[&[0, 1, 2, 3]]);
+        assert!(floor.passes(&[1], 1.0), "the rarest word alone may answer");
+        let wide = Coverage::new(&[50, 3, 7, 9], &[&[0, 1, 2, 3]], &[4.0]);
         assert!(
-            !wide.passes(&[1]),
+            !wide.passes(&[1], 1.0),
             "fewer than half of the best candidate's terms"
         );
         assert!(
-            Coverage::new(&[5], &[&[0]]).passes(&[0]),
+            Coverage::new(&[5], &[&[0]], &[1.0]).passes(&[0], 1.0),
             "a one-word question needs one word"
+        );
+    }
+
+    /// A pasted log holding all four terms by its length (counted 1.2 at it) sets no bar: the
+    /// note holding two of them passes, and the log itself falls below half of the note.
+    #[test]
+    fn a_long_memory_holding_every_term_by_chance_raises_no_bar() {
+        let floor = Coverage::new(&[9, 7, 5, 3], &[&[0, 1, 2, 3], &[1, 3]], &[1.2, 2.0]);
+        assert_eq!(floor.best, 2.0);
+        assert!(floor.passes(&[1, 3], 2.0));
+        assert!(!floor.passes(&[0, 1, 2, 3], 0.9));
+    }
+
+    #[test]
+    fn the_word_lane_is_reranked_by_what_each_length_keeps() {
+        let place = |rank, bm25| Some(LanePlace { rank, bm25 });
+        let mut places = [place(1, -9.0), place(2, -6.0), None, place(4, -5.0)];
+        assert!(!reweigh_words(&mut places, &[1.0, 1.0, 1.0, 1.0]));
+        assert_eq!(places[0], place(1, -9.0), "nothing moves at full length");
+        // The first keeps a tenth of its terms' weight: it falls behind both others, which
+        // take its rank; the gap at 3 stays.
+        assert!(reweigh_words(&mut places, &[0.1, 1.0, 1.0, 1.0]));
+        assert_eq!(
+            places,
+            [place(4, -0.9), place(1, -6.0), None, place(2, -5.0)]
         );
     }
 

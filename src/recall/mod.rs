@@ -2,11 +2,14 @@
 //!
 //! The steps, each in its own module: `terms` splits the question; `lanes` ranks it in the
 //! stemmed-word and trigram indexes; `fuse` merges them with a coverage ranking by reciprocal rank
-//! and applies the evidence floor (and, for the hooks, the coverage floor); `pack` fits the survivors into the budget. A query with no terms (empty, or only
-//! function words) answers with the newest visible memories.
+//! and applies the evidence floor (and, for the hooks, the coverage floor), with each candidate's
+//! evidence weighed at its length (`length`: a long text holds many words by chance); `pack`
+//! fits the survivors into the budget. A query with no terms (empty, or only function words)
+//! answers with the newest visible memories.
 
 pub mod fuse;
 pub mod lanes;
+pub mod length;
 pub mod pack;
 pub mod terms;
 pub mod unasked;
@@ -95,6 +98,11 @@ pub struct Hit {
     pub score: f64,
     /// How many distinct query terms it holds.
     pub coverage: usize,
+    /// Those terms counted at the memory's length (`length`): each as much as holding it says
+    /// in a memory that long, so `coverage` itself for a memory no longer than the scope's
+    /// average, less for a longer one. Not sent.
+    #[serde(skip)]
+    pub coverage_at_length: f64,
     /// The stored body, or its head for a memory longer than that (`Memory::body`), for callers
     /// that check answers (eval) or paths (the hooks); not sent.
     #[serde(skip)]
@@ -119,6 +127,7 @@ impl Hit {
             bytes: memory.bytes,
             score: 0.0,
             coverage: 0,
+            coverage_at_length: 0.0,
             body: memory.body,
             mark: None,
         }
@@ -164,6 +173,8 @@ struct Candidate {
     trigrams: Option<LanePlace>,
     fused: f64,
     held: Vec<usize>,
+    /// The held terms counted at its length (`Hit::coverage_at_length`).
+    counted: f64,
     /// Whether it clears the evidence floor (`fuse::Floor`).
     passes: bool,
 }
@@ -216,6 +227,7 @@ fn recall_in(
                 trigrams: None,
                 fused: 0.0,
                 held: Vec::new(),
+                counted: 0.0,
                 passes: true,
             })
             .collect();
@@ -276,6 +288,7 @@ fn recall_in(
                 bytes: c.memory.bytes,
                 score: c.fused,
                 coverage: c.held.len(),
+                coverage_at_length: c.counted,
                 body: c.memory.body.clone(),
                 mark: None,
             });
@@ -349,6 +362,7 @@ fn candidates(
             let text = format!("{}\n{}", memory.body, memory.source);
             Some(Candidate {
                 held: matcher.held(&text, stemmer),
+                counted: 0.0,
                 passes: true,
                 memory,
                 words: f.words,
@@ -360,15 +374,43 @@ fn candidates(
 
     let total = within.docs;
     let df: Vec<i64> = counted.iter().map(|(_, c)| c.df()).collect();
-    let weights: Vec<f64> = counted
+    let smoothed: Vec<f64> = counted
         .iter()
         .zip(&df)
-        .map(|((t, _), &n)| fuse::weight(lanes::smoothed_df(&t.word, n, total), total))
+        .map(|((t, _), &n)| lanes::smoothed_df(&t.word, n, total))
         .collect();
-    let covered: Vec<f64> = candidates
-        .iter()
-        .map(|c| c.held.iter().map(|&i| weights[i]).sum())
-        .collect();
+    let weights: Vec<f64> = smoothed.iter().map(|&d| fuse::weight(d, total)).collect();
+    // Each candidate's held terms weighed at its length (`length`), and what that keeps of
+    // their weight at the average length: 1 for a memory no longer than the average.
+    let average = within.average_words();
+    let mut covered = Vec::with_capacity(candidates.len());
+    let mut kept = Vec::with_capacity(candidates.len());
+    for c in &mut candidates {
+        let length = length::Length::of(&c.memory.body, &c.memory.source, average);
+        let at_length: Vec<f64> = c
+            .held
+            .iter()
+            .map(|&i| length.weight(smoothed[i], total))
+            .collect();
+        let whole: f64 = c.held.iter().map(|&i| weights[i]).sum();
+        let fair: f64 = at_length.iter().sum();
+        c.counted = c
+            .held
+            .iter()
+            .zip(&at_length)
+            .map(|(&i, w)| w / weights[i])
+            .sum();
+        covered.push(fair);
+        kept.push(if whole > 0.0 { fair / whole } else { 1.0 });
+    }
+    let mut places: Vec<Option<LanePlace>> = candidates.iter().map(|c| c.words).collect();
+    if fuse::reweigh_words(&mut places, &kept) {
+        for (c, place) in candidates.iter_mut().zip(places) {
+            // Some candidate has a word-lane place, so the trigram lane cast no vote (`rrf`).
+            c.words = place;
+            c.fused = place.map_or(0.0, |p| 1.0 / (fuse::RRF_K + p.rank as f64));
+        }
+    }
     let mut scores: Vec<f64> = candidates.iter().map(|c| c.fused).collect();
     fuse::add_coverage_rank(&mut scores, &covered);
     let words: Vec<f64> = candidates
@@ -378,7 +420,8 @@ fn candidates(
     let floor = fuse::Floor::new(&covered, &words);
     let coverage = options.unasked.then(|| {
         let held: Vec<&[usize]> = candidates.iter().map(|c| c.held.as_slice()).collect();
-        fuse::Coverage::new(&df, &held)
+        let counted: Vec<f64> = candidates.iter().map(|c| c.counted).collect();
+        fuse::Coverage::new(&df, &held, &counted)
     });
     for ((c, score), (covered, words)) in candidates
         .iter_mut()
@@ -386,13 +429,16 @@ fn candidates(
         .zip(covered.iter().zip(&words))
     {
         c.fused = score;
-        c.passes =
-            floor.passes(*covered, *words) && coverage.as_ref().is_none_or(|f| f.passes(&c.held));
+        let over_coverage = coverage
+            .as_ref()
+            .is_none_or(|f| f.passes(&c.held, c.counted));
+        c.passes = floor.passes(*covered, *words) && over_coverage;
     }
+    // Ties go to the memory written later (`Memory::written`).
     candidates.sort_by(|a, b| {
         b.fused
             .total_cmp(&a.fused)
-            .then(b.memory.id.cmp(&a.memory.id))
+            .then(b.memory.written().cmp(&a.memory.written()))
     });
     Ok((candidates, df))
 }

@@ -71,7 +71,8 @@ pub struct Prompted {
 }
 
 /// What UserPromptSubmit may offer for `prompt`: recall for the prompt's own words, the hits
-/// that hold `prompt_floor` of its terms, those holding more of its terms first, and among
+/// that hold `prompt_floor` of its terms, those holding more of its terms first (each counted at
+/// the memory's length, `Hit::coverage_at_length`: a long text holds words by chance), and among
 /// hits holding as many, the ones the task signal points at first (naming a changed file, then
 /// holding a word of the branch or a changed file's name).
 /// The signal may order, never admit: on a feature branch nearly every memory shares a word with
@@ -96,11 +97,12 @@ pub fn for_prompt(
     let options = prompt_options();
     let found = recall_except(store, scope, prompt_start(prompt), &options, loaded)?;
     // Recall was asked the prompt alone, so a hit's coverage counts the prompt's terms.
-    let need = prompt_floor(found.terms.kept.len());
+    // Held terms are counted at each memory's length: a long text holds words by chance.
+    let need = prompt_floor(found.terms.kept.len()) as f64;
     let mut hits: Vec<Hit> = found
         .results
         .iter()
-        .filter(|h| h.coverage >= need)
+        .filter(|h| h.coverage_at_length >= need)
         .cloned()
         .collect();
     let stemmer = WordStemmer::default();
@@ -112,11 +114,12 @@ pub fn for_prompt(
     };
     let task = Terms::parse(&signal.query(), &stemmer).kept;
     let mut on_task = Matcher::new(&task);
-    // Stable: recall's order stands among hits that tie.
+    // Stable: recall's order stands among hits that tie. (A count at length is never negative,
+    // and the bits of non-negative floats order as the floats do.)
     hits.sort_by_cached_key(|h| {
         (
             !whole.contains(&h.id),
-            Reverse(h.coverage),
+            Reverse(h.coverage_at_length.to_bits()),
             !names_a_changed_file(h, &signal.files),
             on_task.held(&h.body, &stemmer).is_empty(),
         )

@@ -4,10 +4,9 @@
 //! of secret bytes, which are then merged and replaced by [`MARKER`]. Everything else is kept
 //! byte for byte. The readers, one module each:
 //!
-//! - [`catalogue`]: vendor secrets by gitleaks' rule catalogue, vendored as data (about 215
-//!   rules: an id, keywords, a regex, an entropy floor, allowlists), and Synapse's own rules in
-//!   the same format for the shapes it misses, URL credentials and commands that take a
-//!   password by position; see `docs/secrets.md`.
+//! - [`catalogue`]: vendor secrets by the field's rule catalogues as data (gitleaks', Nosey
+//!   Parker's, Kingfisher's), and Synapse's own rules in gitleaks' format for the shapes they
+//!   miss, URL credentials and commands that take a password by position (`docs/secrets.md`).
 //! - [`reader`]: one assignment reader: a key that names a secret, a separator, a value
 //!   (`KEY=value`, `key: value`, `"key": "value"`, `key is value`, `--flag value`, `-p`,
 //!   `-u user:password`, `<key>value</key>`, `setKey("value")`, `f("KEY", "value")`); and
@@ -17,15 +16,13 @@
 //! - [`prose`]: a value shaped like a password a few words after a word such as "password"
 //!   or "secret" in a sentence, in several languages and scripts; and bare passwords.
 //! - [`strength`]: one score of how surely a value is a secret, after the exclusions that
-//!   keep look-alikes (references, placeholders, paths, hashes, identifiers, words); each
-//!   place asks for its own grade.
+//!   keep look-alikes; each place asks for its own grade.
 //!
 //! A value found once is then masked wherever else it stands in the text ([`repeats`]).
 //!
 //! Every scan is linear: each byte is read a bounded number of times (values, windows and
-//! look-backs have fixed caps). The scans work on bytes and cut the text only where a byte they
-//! checked is ASCII, so any UTF-8 is safe; nothing here slices a `str` by a computed index,
-//! indexes without a check, or unwraps.
+//! look-backs have fixed caps). The scans cut the text only where a byte they checked is ASCII,
+//! so any UTF-8 is safe; nothing here slices a `str` by a computed index or unwraps.
 
 #![deny(clippy::string_slice, clippy::indexing_slicing)]
 
@@ -35,6 +32,10 @@ mod prose;
 mod reader;
 mod repeats;
 mod strength;
+/// The reader's word lists, as data: `words.toml`, written out by `build.rs`.
+mod words {
+    include!(concat!(env!("OUT_DIR"), "/words.rs"));
+}
 
 use serde::Serialize;
 

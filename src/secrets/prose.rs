@@ -7,71 +7,10 @@
 
 #![deny(clippy::string_slice, clippy::indexing_slicing)]
 
-use super::reader::{NOT_SECRET, QUALIFIERS};
 use super::strength::{key_shape, score, KEYED, PASSWORD, STRICT, SURE};
+use super::words::{ASCII_TRIGGERS, CONNECTIVES, FIELDS, NOT_SECRET, PROSE_COPULAS as COPULAS};
+use super::words::{QUALIFIERS, TRIGGERS};
 use super::{Span, MARKER};
-
-/// Trigger words in ASCII, sorted (searched by halves), and what they announce.
-#[rustfmt::skip]
-const ASCII_TRIGGERS: &[(&str, &str)] = &[
-    ("adgangskode", "password"), ("anahtar", "api key"), ("apikey", "api key"),
-    ("chave", "api key"), ("chiave", "api key"), ("clave", "password"),
-    ("credentials", "credentials"), ("creds", "credentials"), ("geslo", "password"),
-    ("heslo", "password"), ("jeton", "token"), ("kennwort", "password"), ("key", "api key"),
-    ("klucz", "api key"), ("login", "login"), ("lozinka", "password"), ("mdp", "password"),
-    ("parola", "password"), ("parool", "password"), ("pass", "password"),
-    ("passcode", "passcode"), ("passe", "password"), ("passord", "password"),
-    ("passphrase", "passphrase"), ("passwd", "password"), ("password", "password"),
-    ("passwort", "password"), ("pin", "pin"), ("psk", "pre-shared key"), ("pw", "password"), ("pwd", "password"),
-    ("salasana", "password"), ("secret", "secret"), ("senha", "password"), ("sleutel", "api key"),
-    ("token", "token"), ("wachtwoord", "password"),
-];
-
-/// By first letter: the lengths of the ASCII triggers that start with it, and of their plurals
-/// (a quick test most words fail).
-#[allow(clippy::indexing_slicing)]
-static FIRST: [u32; 26] = {
-    let mut g = [0u32; 26];
-    let mut i = 0;
-    while i < ASCII_TRIGGERS.len() {
-        let w = ASCII_TRIGGERS[i].0.as_bytes();
-        g[(w[0] - b'a') as usize] |= 0b11 << w.len();
-        i += 1;
-    }
-    g
-};
-
-/// Trigger words in other scripts.
-#[rustfmt::skip]
-const TRIGGERS: &[(&str, &str)] = &[
-    ("jelszó", "password"), ("пароль", "password"), ("парола", "password"),
-    ("κωδικός", "password"), ("סיסמה", "password"), ("contraseña", "password"),
-    ("lösenord", "password"), ("hasło", "password"), ("şifre", "password"), ("密码", "password"),
-    ("密碼", "password"), ("パスワード", "password"), ("비밀번호", "password"), ("密钥", "api key"),
-    ("токен", "token"), ("토큰", "token"), ("schlüssel", "api key"), ("ключ", "api key"),
-    ("clé", "api key"), ("키", "api key"), ("シークレット", "secret"),
-];
-
-/// Words between a trigger and its value that keep the value "right after" it.
-#[rustfmt::skip]
-const COPULAS: &[&str] = &[
-    "is", "was", "are", "=", "-", "/", "->", "=>", "→", "—", "–", "est", "était", "es", "era",
-    "è", "é", "ist", "war", "lautet", "är", "er", "jest", "je", "it's",
-];
-
-/// Words between a trigger and its value that keep it near, but less so (`set to`, `now`).
-#[rustfmt::skip]
-const CONNECTIVES: &[&str] = &[
-    "now", "still", "set", "reset", "changed", "to", "it", "jetzt", "nun", "maintenant", "ahora",
-    "agora", "ora", "теперь",
-];
-
-/// Words right after a trigger that make it name a field or a rule, not a value
-/// (`password field`, `token length`).
-#[rustfmt::skip]
-const FIELDS: &[&str] = &[
-    "field", "fields", "column", "attribute", "policy", "length", "hash", "prompt", "input",
-];
 
 /// How far after a trigger a value is looked for.
 const WINDOW_BYTES: usize = 160;
@@ -90,12 +29,7 @@ fn trigger(word: &str) -> Option<&'static str> {
         // (lowercase in a buffer, then searched by halves: no allocation)
         let mut buf = [0u8; 16];
         let n = word.len();
-        let first = word.as_bytes().first().map_or(0, u8::to_ascii_lowercase);
-        let lengths = FIRST
-            .get(usize::from(first.wrapping_sub(b'a')))
-            .copied()
-            .unwrap_or(0);
-        if !(2..=16).contains(&n) || lengths >> n & 1 == 0 {
+        if !(2..=16).contains(&n) {
             return None;
         }
         for (d, c) in buf.iter_mut().zip(word.bytes()) {
@@ -113,9 +47,7 @@ fn trigger(word: &str) -> Option<&'static str> {
     }
     let lower = word.to_lowercase();
     TRIGGERS.iter().find_map(|&(t, kind)| {
-        let hit = if word.is_ascii() {
-            lower == t || (lower.strip_suffix('s') == Some(t) && t.len() > 3)
-        } else if t.chars().next().is_some_and(wide) {
+        let hit = if t.chars().next().is_some_and(wide) {
             lower.contains(t) && (t.chars().count() > 1 || lower.starts_with(t))
         } else {
             lower

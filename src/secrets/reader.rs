@@ -15,69 +15,8 @@
 use super::strength::{
     entropy, identifier_like, key_shape, reference, score, KEYED, MAX_VALUE, PASSWORD, STRICT,
 };
+use super::words::{KEY_COPULAS, KEY_WORDS, NOT_PASS, NOT_SECRET, QUALIFIERS, SUFFIXES, TAILS};
 use super::{ahead, at, before, behind, Span};
-
-/// Key words: the word, what it names, and whether it names a secret alone (strong).
-#[rustfmt::skip]
-const KEY_WORDS: &[(&str, &str, bool)] = &[
-    ("password", "password", true), ("passwd", "password", true), ("passphrase", "passphrase", true),
-    ("passcode", "password", true), ("pass", "password", true), ("pwd", "password", true),
-    ("pw", "password", true), ("passwort", "password", true), ("kennwort", "password", true),
-    ("contrasena", "password", true), ("senha", "password", true), ("wachtwoord", "password", true),
-    ("haslo", "password", true), ("heslo", "password", true), ("salasana", "password", true),
-    ("losenord", "password", true), ("motdepasse", "password", true), ("secret", "secret", true),
-    ("token", "token", true), ("apikey", "api key", true), ("authorization", "credentials", true),
-    ("credential", "credentials", true), ("credentials", "credentials", true),
-    ("creds", "credentials", true), ("bearer", "bearer token", true), ("psk", "pre-shared key", true),
-    ("key", "api key", false), ("auth", "credentials", false), ("sig", "signature", false),
-    ("appid", "api key", false),
-];
-
-/// Endings that make a word a key word (`dbpass`, `clientsecret`, `authtoken`).
-#[rustfmt::skip]
-const SUFFIXES: &[&str] = &[
-    "password", "passwd", "pass", "pwd", "pw", "secret", "token", "apikey",
-];
-
-/// Words that end in `pass` and name no password.
-#[rustfmt::skip]
-const NOT_PASS: &[&str] = &[
-    "bypass", "compass", "overpass", "underpass", "surpass", "trespass", "encompass", "multipass",
-    "renderpass", "subpass", "getpass",
-];
-
-/// Words that may follow a key word in a key (`SECRET_KEY_BASE`, `password_b64`).
-#[rustfmt::skip]
-const TAILS: &[&str] = &[
-    "base", "value", "val", "b64", "base64", "hex", "raw", "plain", "plaintext", "str", "string",
-    "text", "enc", "encoded", "header",
-];
-
-/// Words before `key` that make it name a secret (`api key`, `secret_key`, `signingKey`).
-#[rustfmt::skip]
-pub(super) const QUALIFIERS: &[&str] = &[
-    "api", "secret", "private", "access", "signing", "license", "master", "admin", "app", "client",
-    "service", "account", "auth", "encryption", "hmac", "jwt", "session", "shared", "consumer",
-    "storage", "deploy", "root", "aes", "webhook", "server", "subscription", "integration", "ingest",
-    "management", "personal", "bot", "sas", "crypto", "otp", "totp", "mfa", "recovery", "sdk", "wifi",
-    "wpa", "developer", "x", "pragma",
-];
-
-/// Words before a key word that make it name something public or structural.
-#[rustfmt::skip]
-pub(super) const NOT_SECRET: &[&str] = &[
-    "public", "publishable", "pub", "cache", "foreign", "sort", "partition", "idempotency", "hash",
-    "routing", "lookup", "group", "row", "index", "unique", "primary", "map", "host", "known", "page",
-    "next", "prev", "continuation", "cancellation", "sync", "resume", "cursor", "max", "min", "input",
-    "output", "prompt", "completion", "total", "count", "num", "no", "forgot", "reset",
-    "old", "csrf", "site", "recaptcha",
-];
-
-/// Copulas that join a key and its value in a sentence or a directive.
-#[rustfmt::skip]
-const COPULAS: &[&str] = &[
-    "is", "was", "est", "ist", "es", "lautet", "are", "to", "jest", "je",
-];
 
 /// Flags that take `user:password` (`curl -u`, `http -a`, `--user`).
 const USER_FLAGS: &[&str] = &["u", "a", "user", "auth", "basic"];
@@ -163,14 +102,19 @@ fn may_name(run: &[u8]) -> bool {
         (st, run.get(st..end).unwrap_or_default())
     };
     let (st, word) = last(run.len());
-    key_word(word).is_some() || (st > 1 && is(word, TAILS) && key_word(last(st - 1).1).is_some())
+    let tail = is(word, TAILS) || is(word, &["id"]);
+    key_word(word).is_some() || (st > 1 && tail && key_word(last(st - 1).1).is_some())
 }
 
 /// Whether the key `run` names a secret: (kind, strong). `prev` is the word before it.
 fn named(run: &[u8], prev: Option<&[u8]>) -> Option<(&'static str, bool)> {
     let words = words(run);
     let k = words.iter().rposition(|w| key_word(w).is_some())?;
-    if !words.iter().skip(k + 1).all(|w| is(w, TAILS)) {
+    // (`secret_id`: a Vault AppRole names its secret an id)
+    let secret_id = words.len() == k + 2
+        && words.get(k).is_some_and(|w| is(w, &["secret"]))
+        && words.last().is_some_and(|w| is(w, &["id"]));
+    if !secret_id && !words.iter().skip(k + 1).all(|w| is(w, TAILS)) {
         return None;
     }
     let (mut kind, mut strong) = key_word(words.get(k)?)?;
@@ -394,7 +338,7 @@ fn separator(b: &[u8], s: usize, e: usize, strong: bool, flag: bool) -> Option<(
         .take(8)
         .take_while(|c| c.is_ascii_alphabetic())
         .count();
-    if b.get(p..word_end).is_some_and(|w| is(w, COPULAS)) && space(at(b, word_end)) {
+    if b.get(p..word_end).is_some_and(|w| is(w, KEY_COPULAS)) && space(at(b, word_end)) {
         return Some((skip_spaces(b, word_end), PASSWORD.max(need)));
     }
     // a flag's value, a directive line (`requirepass X`, `password X`), a quoted value, a
@@ -633,15 +577,49 @@ pub(super) fn scan(text: &str, spans: &mut Vec<Span>) {
             .and_then(|(ps, pe)| b.get(ps..pe));
         let gate =
             lead > 0 || before(b, s) == b'/' || may_name(b.get(s..trimmed_end).unwrap_or_default());
+        let found = spans.len();
         if let Some(next) = gate
             .then(|| assignment(text, s, trimmed_end, before_word, &mut user_flag, spans))
             .flatten()
         {
+            if spans.get(found).is_some_and(|sp| sp.kind == "secret") {
+                pair_id(text, b.get(s..trimmed_end).unwrap_or_default(), s, spans);
+            }
             i = i.max(next);
             prev = None;
             continue;
         }
         prev = Some((s, trimmed_end));
+    }
+}
+
+/// The id beside a secret masked under `key` (at `at`): `client_id` by `client_secret`,
+/// `appId` by `appSecret`, `consumer_key` by `consumer_secret`; the pair is what opens the door.
+fn pair_id(text: &str, key: &[u8], at: usize, spans: &mut Vec<Span>) {
+    let b = text.as_bytes();
+    let last = words(key).last().map_or(0, |w| w.len());
+    let stem = key.get(..key.len() - last).unwrap_or_default();
+    let from = at.saturating_sub(256);
+    let window = b.get(from..(at + 256).min(b.len())).unwrap_or_default();
+    for (k, _) in window
+        .windows(stem.len().max(3))
+        .enumerate()
+        .filter(|(_, w)| w.eq_ignore_ascii_case(stem))
+    {
+        let i = from + k + stem.len();
+        let n = ahead(b, i, |c| c.is_ascii_alphabetic());
+        if before(b, from + k).is_ascii_alphanumeric()
+            || !b.get(i..i + n).is_some_and(|w| is(w, &["id", "key"]))
+        {
+            continue;
+        }
+        let p = i + n + ahead(b, i + n, |c| matches!(c, b'"' | b'\'' | b' ' | b'=' | b':'));
+        let v = value_at(b, p).and_then(|(vs, ve, _)| Some((vs, text.get(vs..ve)?)));
+        if let Some((vs, v)) =
+            v.filter(|(_, v)| v.len() >= 8 && v.contains(|c: char| c.is_ascii_digit()))
+        {
+            spans.push(Span::new(vs, vs + v.len(), "client id", 3));
+        }
     }
 }
 

@@ -487,12 +487,10 @@ fn passphrase(v: &str) -> bool {
             >= 3
 }
 
-/// An API key's shape: a long random run of letters and digits (what a weak `key` announces),
-/// not a commit id or a SHA-256 digest.
+/// An API key's shape: a long random run of letters and digits (what a weak `key` announces;
+/// after it, a run of 40 or 64 hex digits is a key, not a commit id or a digest).
 pub(super) fn key_shape(v: &str) -> bool {
-    let hex = v.bytes().all(|c| c.is_ascii_hexdigit());
     v.len() >= 20
-        && !(hex && matches!(v.len(), 40 | 64))
         && v.bytes().all(|c| c.is_ascii_alphanumeric())
         && v.bytes().any(|c| c.is_ascii_digit())
         && entropy(v.as_bytes()) >= 3.0

@@ -1,6 +1,6 @@
 //! What a session's refresh knows of the source files: which ones Claude Code loads itself into
-//! this session, which rules a changed file selects, and what of the hooks' hits repeats a loaded
-//! line.
+//! this session, which rules a changed file selects, what of the hooks' hits repeats a loaded
+//! line, and which loaded lines name a path that is gone.
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -10,10 +10,22 @@ use anyhow::Result;
 use super::Place;
 use crate::recall::Hit;
 use crate::store::sources::{Folded, Kind, SourceFile};
-use crate::store::Store;
+use crate::store::{Scope, Store};
 
 /// How many lines of `MEMORY.md` the client loads into a session (measured: docs/claude-code.md).
 const INDEX_LINES_LOADED: i64 = 200;
+/// The most pieces of the loaded files a session's start reads for gone paths
+/// (`Known::stale_lines`): a session's work stays bounded however much the client loads.
+const STALE_PIECES: usize = 500;
+
+/// The lines of the files the client loads into a session that name gone paths
+/// (`Known::stale_lines`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Stale {
+    pub lines: Vec<crate::drift::StaleLine>,
+    /// Pieces of the loaded files left unread past `STALE_PIECES` (`synapse drift` reads all).
+    pub unread: usize,
+}
 
 /// The source files a session can see, after a refresh.
 #[derive(Clone, Debug, Default)]
@@ -140,6 +152,22 @@ impl Known {
             ids.extend(store.memories_of_source_through(file.id, last)?);
         }
         Ok(ids)
+    }
+
+    /// The lines of the files Claude Code loads into this session that name a path drift is
+    /// certain is gone, by file and line: the model was told to follow them. At most
+    /// `STALE_PIECES` pieces are read.
+    pub fn stale_lines(&self, store: &Store, scope: &Scope) -> Result<Stale> {
+        let mut ids: Vec<i64> = self.loaded_memories(store)?.into_iter().collect();
+        ids.sort_unstable();
+        let unread = ids.len().saturating_sub(STALE_PIECES);
+        ids.truncate(STALE_PIECES);
+        let memories = store.live_openings_by_ids(&ids, scope, crate::drift::READ_BYTES)?;
+        let found = crate::drift::stale_among(store, scope, &memories)?;
+        Ok(Stale {
+            lines: crate::drift::stale_lines(&found),
+            unread,
+        })
     }
 
     /// The rules whose `paths:` match one of `files` (relative to the top).

@@ -28,7 +28,7 @@ use anyhow::Result;
 
 pub use client::Client;
 pub use find::nested;
-pub use known::{Known, Loads, Screened};
+pub use known::{Known, Loads, Screened, Stale};
 
 use crate::store::sources::{Folded, SourceFile};
 use crate::store::{Scope, Store};

@@ -2,8 +2,8 @@
 
 use foldhash::HashSet;
 
-use anyhow::Result;
-use rusqlite::Connection;
+use anyhow::{Context, Result};
+use rusqlite::{Connection, OptionalExtension};
 
 use super::{Scope, Store, LIVE, VISIBLE};
 
@@ -50,9 +50,42 @@ impl Store {
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
-    /// Note that `ids` were injected into `session`.
+    /// Of `ids`, those shown to `session`: given to it (what a hook or a slash command put in its
+    /// context by text or by id, `injected`), or written by its own replies (a source label
+    /// starting with `own`, as the Stop hook labels a session's lessons). What a session may
+    /// replace with `remember (replaces #N): ...`.
+    pub fn shown_to(&self, session: &str, own: &str, ids: &[i64]) -> Result<HashSet<i64>> {
+        let mut stmt = self.conn().prepare_cached(
+            "SELECT EXISTS (SELECT 1 FROM injected WHERE session = ?1 AND memory_id = ?2) \
+             OR EXISTS (SELECT 1 FROM memories WHERE id = ?2 \
+                        AND substr(source, 1, length(?3)) = ?3)",
+        )?;
+        let mut shown = HashSet::default();
+        for &id in ids {
+            if stmt.query_row(rusqlite::params![session, id, own], |r| r.get(0))? {
+                shown.insert(id);
+            }
+        }
+        Ok(shown)
+    }
+
+    /// Note that `ids` were injected into `session`. An id no longer stored (a fold deleted its
+    /// memory after the hook read it) is left out, and said in one line of the log: the session
+    /// was given a memory that is gone, and nothing is left to note.
     pub fn mark_injected(&mut self, session: &str, ids: &[i64]) -> Result<()> {
-        self.write(|conn| mark(conn, session, ids))
+        let gone = self.write(|conn| mark(conn, session, ids))?;
+        if gone.is_empty() || !self.on_disk() {
+            return Ok(());
+        }
+        let listed: Vec<String> = gone.iter().map(i64::to_string).collect();
+        let line = format!(
+            "{} given to session {}: {} no longer stored (deleted since it was read), left out",
+            super::today(),
+            session.chars().take(8).collect::<String>(),
+            listed.join(", ")
+        );
+        crate::files::log(self.dir(), &line)
+            .with_context(|| format!("could not log to {}", self.dir().display()))
     }
 
     /// Forget what `session` was given: its context was compacted or cleared.
@@ -61,15 +94,22 @@ impl Store {
     }
 }
 
-/// `mark_injected` inside the caller's write transaction.
-pub(crate) fn mark(conn: &Connection, session: &str, ids: &[i64]) -> Result<()> {
-    let mut stmt = conn.prepare_cached(
-        "INSERT OR IGNORE INTO injected(session, memory_id, at) VALUES (?1, ?2, ?3)",
+/// `mark_injected` inside the caller's write transaction; the ids left out because no memory
+/// has them (any more).
+pub(crate) fn mark(conn: &Connection, session: &str, ids: &[i64]) -> Result<Vec<i64>> {
+    let mut insert = conn.prepare_cached(
+        "INSERT OR IGNORE INTO injected(session, memory_id, at) \
+         SELECT ?1, id, ?3 FROM memories WHERE id = ?2",
     )?;
-    for id in ids {
-        stmt.execute(rusqlite::params![session, id, super::now()])?;
+    let mut stored = conn.prepare_cached("SELECT 1 FROM memories WHERE id = ?1")?;
+    let mut gone = Vec::new();
+    for &id in ids {
+        let added = insert.execute(rusqlite::params![session, id, super::now()])?;
+        if added == 0 && stored.query_row([id], |_| Ok(())).optional()?.is_none() {
+            gone.push(id);
+        }
     }
-    Ok(())
+    Ok(gone)
 }
 
 /// `clear_injected` inside the caller's write transaction.

@@ -39,6 +39,17 @@ impl Memory {
     pub fn is_whole(&self) -> bool {
         self.body.len() == self.bytes
     }
+
+    /// When it was written, in the one order every "newer" and "older" follows (drift's pairs
+    /// and chains, recall, the hooks' marks, what a new memory is compared with): its time
+    /// (`created_at`: when it was remembered, or, for a piece of a file, the file's modification
+    /// time), then, for two of the same second, the order the store received them. Ids are
+    /// given in that order and never given again (migration 13), so the id stands for it, and
+    /// only there: a second holds no more of the time to tell them by (an import of lines
+    /// without times, two lessons of one reply, two files saved together).
+    pub fn written(&self) -> (Stamp, i64) {
+        (self.created_at, self.id)
+    }
 }
 
 /// The columns `Memory::from_row` reads, in order (prefix `m.` as the alias of `memories`).
@@ -127,6 +138,12 @@ impl Stamp {
             rusqlite::types::ValueRef::Null => Ok(None),
             _ => Stamp::read(row, column).map(Some),
         }
+    }
+
+    /// For the crate's unit tests: the stamp of `seconds` since the epoch.
+    #[cfg(test)]
+    pub(crate) fn from_seconds(seconds: i64) -> Stamp {
+        Stamp(seconds)
     }
 
     /// Seconds since the Unix epoch.

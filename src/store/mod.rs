@@ -214,10 +214,23 @@ impl Store {
     /// deferred one that reads first and then writes cannot wait for a writer ahead of it (its
     /// snapshot would be stale) and fails at once, however long the busy timeout. First, what the
     /// spool holds is written, so that it lands before anything newer.
+    ///
+    /// A spool that cannot be drained for any reason but a busy store (its file unreadable, its
+    /// file lock held by a stuck process) does not stop this write: the failure is logged and
+    /// the write goes on, and the spool waits for a later drain (`synapse doctor` says why it
+    /// does not drain). A busy store would fail this write the same way, so that is returned.
     pub fn write<T>(&mut self, change: impl FnOnce(&Connection) -> Result<T>) -> Result<T> {
         // The stand-in of a missing store leaves the data folder's files alone.
         if self.on_disk {
-            spool::drain(self)?;
+            match spool::drain(self) {
+                Err(e) if is_busy(&e) => return Err(e),
+                Err(e) => {
+                    let line = format!("{} spool not drained: {e:#}", today());
+                    crate::files::log(&self.dir, &line)
+                        .with_context(|| format!("could not log to {}", self.dir.display()))?;
+                }
+                Ok(_) => {}
+            }
         }
         self.write_only(change)
     }
@@ -435,6 +448,37 @@ pub fn is_busy(error: &anyhow::Error) -> bool {
         cause
             .downcast_ref::<rusqlite::Error>()
             .is_some_and(is_busy_error)
+    })
+}
+
+/// Whether an error (anywhere in its chain) is the store itself failing (busy, full, unreadable,
+/// out of memory...) rather than what was asked of it (a constraint, a value too big): the
+/// failures a spooled line cannot be blamed for (`spool`).
+pub(crate) fn is_fault(error: &anyhow::Error) -> bool {
+    error.chain().any(|cause| {
+        cause
+            .downcast_ref::<rusqlite::Error>()
+            .and_then(rusqlite::Error::sqlite_error_code)
+            .is_some_and(|code| {
+                matches!(
+                    code,
+                    ErrorCode::DatabaseBusy
+                        | ErrorCode::DatabaseLocked
+                        | ErrorCode::DiskFull
+                        | ErrorCode::SystemIoFailure
+                        | ErrorCode::DatabaseCorrupt
+                        | ErrorCode::NotADatabase
+                        | ErrorCode::ReadOnly
+                        | ErrorCode::CannotOpen
+                        | ErrorCode::PermissionDenied
+                        | ErrorCode::OutOfMemory
+                        | ErrorCode::FileLockingProtocolFailed
+                        | ErrorCode::NoLargeFileSupport
+                        | ErrorCode::InternalMalfunction
+                        | ErrorCode::OperationAborted
+                        | ErrorCode::OperationInterrupted
+                )
+            })
     })
 }
 

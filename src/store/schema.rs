@@ -230,7 +230,60 @@ const MIGRATIONS: &[&str] = &[
         PRIMARY KEY (memory_id, newer, kind, why)
     ) WITHOUT ROWID;
     "#,
-    // 13: the instruction files a client reported loading into a session (Claude Code's
+    // 13: an id names one memory forever. Without AUTOINCREMENT, SQLite gives a new row the
+    // largest id plus one, so deleting the newest memory (a piece its file no longer holds) freed
+    // its id for the next one, and whatever still named the old memory (a session shown it, a
+    // `replaces #N` in a reply) named another. The table is rebuilt with AUTOINCREMENT, every id
+    // kept (the full-text indexes are keyed by them and stay as they are); the count of ids
+    // starts past the largest id anything still names, so none of those is given again; then
+    // the references that deletions before this version left behind go. An id deleted before
+    // this version that nothing names any more cannot be known, and may be given once more.
+    r#"
+    CREATE TABLE memories_v13 (
+        id            INTEGER PRIMARY KEY AUTOINCREMENT,
+        project       TEXT,
+        source        TEXT NOT NULL DEFAULT '',
+        created_at    INTEGER NOT NULL,
+        updated_at    INTEGER NOT NULL,
+        superseded_by INTEGER REFERENCES memories(id),
+        forgotten_at  INTEGER,
+        folded        INTEGER,
+        body          TEXT NOT NULL
+    );
+    INSERT INTO memories_v13(id, project, source, created_at, updated_at, superseded_by,
+                             forgotten_at, folded, body)
+        SELECT id, project, source, created_at, updated_at, superseded_by, forgotten_at,
+               folded, body FROM memories ORDER BY id;
+    DROP TABLE memories;
+    ALTER TABLE memories_v13 RENAME TO memories;
+    CREATE INDEX memories_recent ON memories(created_at, id)
+        WHERE superseded_by IS NULL AND forgotten_at IS NULL;
+    CREATE INDEX memories_project ON memories(project, id);
+    CREATE INDEX memories_folded ON memories(project, folded);
+
+    INSERT INTO sqlite_sequence(name, seq)
+        SELECT 'memories', 0 WHERE NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = 'memories');
+    UPDATE sqlite_sequence SET seq = max(seq, coalesce((SELECT max(id) FROM (
+        SELECT max(id) AS id FROM memories
+        UNION ALL SELECT max(superseded_by) FROM memories
+        UNION ALL SELECT max(memory_id) FROM history
+        UNION ALL SELECT max(other_id) FROM history WHERE action <> 'import'
+        UNION ALL SELECT max(memory_id) FROM injected
+        UNION ALL SELECT max(memory_id) FROM shared
+        UNION ALL SELECT max(memory_id) FROM sourced
+        UNION ALL SELECT max(memory_id) FROM dismissed
+        UNION ALL SELECT max(newer) FROM dismissed
+        UNION ALL SELECT max(rowid) FROM memory
+    )), 0)) WHERE name = 'memories';
+
+    DELETE FROM injected WHERE memory_id NOT IN (SELECT id FROM memories);
+    UPDATE shared SET memory_id = NULL
+        WHERE memory_id IS NOT NULL AND memory_id NOT IN (SELECT id FROM memories);
+    DELETE FROM sourced WHERE memory_id NOT IN (SELECT id FROM memories);
+    DELETE FROM dismissed WHERE memory_id NOT IN (SELECT id FROM memories)
+        OR (newer != 0 AND newer NOT IN (SELECT id FROM memories));
+    "#,
+    // 14: the instruction files a client reported loading into a session (Claude Code's
     // InstructionsLoaded hook: `store::loaded`), and why it loaded each (its `load_reason`:
     // `session_start`, `include`, `nested_traversal`, ...), which say what the model has better
     // than the files' places do.
@@ -280,7 +333,7 @@ pub fn migrate(conn: &mut Connection, path: &Path) -> Result<()> {
         let next = version + 1;
         // A step that rebuilds a table must not have its rows' references checked half-way;
         // the setting only takes effect outside a transaction, and the step checks them itself.
-        let rebuilds = next == 6;
+        let rebuilds = next == 6 || next == 13;
         if rebuilds {
             conn.pragma_update(None, "foreign_keys", "off")?;
         }
@@ -323,6 +376,15 @@ fn step(conn: &mut Connection, version: i64, path: &Path) -> Result<()> {
             tx.pragma_update(None, "application_id", APPLICATION_ID)?;
         }
         8 => unhide_global_v8(&tx)?,
+        13 => {
+            let broken: i64 =
+                tx.query_row("SELECT count(*) FROM pragma_foreign_key_check", [], |r| {
+                    r.get(0)
+                })?;
+            if broken > 0 {
+                bail!("{broken} references no longer hold after rebuilding the memories table");
+            }
+        }
         _ => {}
     }
     tx.pragma_update(None, "user_version", next)?;
@@ -738,19 +800,105 @@ mod tests {
         assert_eq!(store.get(id, &scope).unwrap().unwrap().body, "Use pnpm.");
     }
 
-    /// A store at version 12 gains the table of the files a client reported loading.
+    /// A store at version 12 (ids counted without AUTOINCREMENT), whose newest memory was
+    /// deleted with something still naming it, is rebuilt: every id kept and found by search as
+    /// before, ids counted past every id still named, and what named a deleted memory gone.
     #[test]
-    fn migration_13_adds_the_files_a_client_loaded_to_a_version_12_store() {
+    fn migration_13_counts_ids_past_every_id_still_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let scope = crate::store::Scope::project("p");
+        let (kept, deleted) = {
+            let mut store = crate::store::Store::open(dir.path()).unwrap();
+            let kept =
+                crate::store::remember_at(&mut store, "Use pnpm for installs", Some("p"), None);
+            let deleted =
+                crate::store::remember_at(&mut store, "Deploys on Fridays", Some("p"), None);
+            // Back to version 12 as it shipped: the table without AUTOINCREMENT; then the newest
+            // memory deleted as a fold did then, a teammate's shared memory still bound to it.
+            store
+                .conn()
+                .execute_batch(&format!(
+                    "PRAGMA foreign_keys = off;
+                     CREATE TABLE memories_v12 (
+                        id INTEGER PRIMARY KEY, project TEXT, source TEXT NOT NULL DEFAULT '',
+                        created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL,
+                        superseded_by INTEGER REFERENCES memories(id), forgotten_at INTEGER,
+                        folded INTEGER, body TEXT NOT NULL);
+                     INSERT INTO memories_v12 SELECT * FROM memories;
+                     DROP TABLE memories;
+                     ALTER TABLE memories_v12 RENAME TO memories;
+                     CREATE INDEX memories_recent ON memories(created_at, id)
+                        WHERE superseded_by IS NULL AND forgotten_at IS NULL;
+                     CREATE INDEX memories_project ON memories(project, id);
+                     CREATE INDEX memories_folded ON memories(project, folded);
+                     DELETE FROM sqlite_sequence;
+                     DROP TABLE loaded;
+                     PRAGMA foreign_keys = on;
+                     PRAGMA user_version = 12;
+                     INSERT INTO shared(project, uid, memory_id, author, mine, state_at,
+                        withdrawn, replaced_by, replaced) VALUES ('p', 'u1', {deleted}, 'a', 0, 0,
+                        0, NULL, 0);"
+                ))
+                .unwrap();
+            let mut tally = crate::store::index::Tally::default();
+            let row = crate::store::write::IndexedRow::read(store.conn(), deleted).unwrap();
+            crate::store::index::remove(store.conn(), &mut tally, &row.entry()).unwrap();
+            tally.write(store.conn()).unwrap();
+            store
+                .conn()
+                .execute_batch(&format!(
+                    "DELETE FROM history WHERE memory_id = {deleted};
+                     DELETE FROM memories WHERE id = {deleted};"
+                ))
+                .unwrap();
+            (kept, deleted)
+        };
+        let mut store = crate::store::Store::open(dir.path()).unwrap();
+        assert!(dir.path().join("synapse.db.v12.bak").exists());
+        let next = crate::store::remember_at(&mut store, "Deploys on Tuesdays", Some("p"), None);
+        assert!(
+            next > deleted,
+            "memory {next} took deleted memory {deleted}'s id"
+        );
+        let found = crate::recall::recall(
+            &store,
+            &scope,
+            "pnpm installs",
+            &crate::recall::Options::default(),
+        )
+        .unwrap();
+        assert_eq!(found.results[0].id, kept);
+        let bound: Option<i64> = store
+            .conn()
+            .query_row("SELECT memory_id FROM shared WHERE uid = 'u1'", [], |r| {
+                r.get(0)
+            })
+            .unwrap();
+        assert_eq!(bound, None);
+        let sql: String = store
+            .conn()
+            .query_row(
+                "SELECT sql FROM sqlite_master WHERE name = 'memories'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert!(sql.contains("AUTOINCREMENT"), "{sql}");
+    }
+
+    /// A store at version 13 gains the table of the files a client reported loading.
+    #[test]
+    fn migration_14_adds_the_files_a_client_loaded_to_a_version_13_store() {
         let dir = tempfile::tempdir().unwrap();
         {
             let store = crate::store::Store::open(dir.path()).unwrap();
             store
                 .conn()
-                .execute_batch("DROP TABLE loaded; PRAGMA user_version = 12;")
+                .execute_batch("DROP TABLE loaded; PRAGMA user_version = 13;")
                 .unwrap();
         }
         let mut store = crate::store::Store::open(dir.path()).unwrap();
-        assert!(dir.path().join("synapse.db.v12.bak").exists());
+        assert!(dir.path().join("synapse.db.v13.bak").exists());
         store
             .mark_loaded("s", "/r/CLAUDE.md", "session_start")
             .unwrap();

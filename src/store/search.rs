@@ -92,6 +92,11 @@ pub struct Within {
 }
 
 impl Within {
+    /// The average memory's length in the word index, in tokens (`index::Size::words`).
+    pub fn average_words(&self) -> f64 {
+        self.average(Lane::Words)
+    }
+
     /// The average row length in `lane`, in tokens.
     fn average(&self, lane: Lane) -> f64 {
         let tokens = match lane {
@@ -190,7 +195,9 @@ impl Store {
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
-    /// The scope's newest `limit` matches in `lane` for any of `terms`, newest first (score 0).
+    /// The scope's newest `limit` matches in `lane` for any of `terms`, newest first (score 0):
+    /// the `limit` that arrived last (an index walk that stops at a fixed count, whatever the
+    /// number of matches), in the order they were written (`Memory::written`).
     pub fn newest_matches(
         &self,
         within: &Within,
@@ -202,7 +209,9 @@ impl Store {
             return Ok(Vec::new());
         };
         let sql = format!(
-            "SELECT rowid, 0.0 FROM {t} WHERE {t} MATCH ?1 ORDER BY rowid DESC LIMIT {limit}",
+            "SELECT n.rowid, 0.0 FROM (SELECT rowid FROM {t} WHERE {t} MATCH ?1 \
+             ORDER BY rowid DESC LIMIT {limit}) n JOIN memories m ON m.id = n.rowid \
+             ORDER BY m.created_at DESC, m.id DESC",
             t = lane.table()
         );
         let mut stmt = self.conn().prepare_cached(&sql)?;
@@ -234,32 +243,45 @@ impl Store {
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
-    /// Up to `limit` ids of the scope's memories holding any of `terms` in the word index, the
-    /// nearest to `id` on one side: newer ones (ascending) or older ones (descending).
+    /// Up to `limit` ids of the scope's memories holding any of `terms` in the word index,
+    /// written on one side of `memory` in time (`Memory::written`): the nearest newer ones, or
+    /// the nearest older ones.
+    ///
+    /// The word index is ordered by id, not by time, and a scan of it must stop at a fixed
+    /// count. So it is scanned from `memory`'s id both ways, `limit` matches each way, and what
+    /// was written on the asked side is kept: ids are the order memories arrived in, which is
+    /// near their order in time, but not the same (a folder of topic files folds in the order
+    /// of its entries, an import keeps its lines' times). The id only says where to look; time
+    /// says which side a memory is on.
     pub fn neighbours(
         &self,
         within: &Within,
         terms: &[&str],
-        id: i64,
+        memory: &Memory,
         newer: bool,
         limit: usize,
     ) -> Result<Vec<i64>> {
         let Some(fts) = within.matching(Lane::Words, terms) else {
             return Ok(Vec::new());
         };
-        let sql = if newer {
+        let scan = |above: bool| {
+            let (side, order) = if above { (">", "") } else { ("<", " DESC") };
             format!(
-                "SELECT rowid FROM memory WHERE memory MATCH ?1 AND rowid > ?2 \
-                 ORDER BY rowid LIMIT {limit}"
-            )
-        } else {
-            format!(
-                "SELECT rowid FROM memory WHERE memory MATCH ?1 AND rowid < ?2 \
-                 ORDER BY rowid DESC LIMIT {limit}"
+                "SELECT n.rowid AS id, m.created_at AS at FROM (SELECT rowid FROM memory \
+                 WHERE memory MATCH ?1 AND rowid {side} ?2 ORDER BY rowid{order} LIMIT {limit}) n \
+                 JOIN memories m ON m.id = n.rowid"
             )
         };
+        let (side, order) = if newer { (">", "") } else { ("<", " DESC") };
+        let sql = format!(
+            "SELECT id FROM ({} UNION ALL {}) WHERE (at, id) {side} (?3, ?2) \
+             ORDER BY at{order}, id{order} LIMIT {limit}",
+            scan(true),
+            scan(false)
+        );
         let mut stmt = self.conn().prepare_cached(&sql)?;
-        let rows = stmt.query_map(rusqlite::params![fts, id], |r| r.get(0))?;
+        let at = memory.created_at.seconds();
+        let rows = stmt.query_map(rusqlite::params![fts, memory.id, at], |r| r.get(0))?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 

@@ -158,13 +158,16 @@ fn replace_ready(conn: &Connection, tally: &mut Tally, project: &str) -> Result<
         .collect::<rusqlite::Result<_>>()?;
     let mut done = Vec::new();
     for (uid, old, new) in ready {
+        // A memory no longer stored is no side of a replacement.
         let live = |id: i64| -> Result<bool> {
             Ok(conn
                 .prepare_cached(
                     "SELECT superseded_by IS NULL AND forgotten_at IS NULL FROM memories \
                      WHERE id = ?1",
                 )?
-                .query_row([id], |r| r.get(0))?)
+                .query_row([id], |r| r.get(0))
+                .optional()?
+                .unwrap_or(false))
         };
         if old != new && live(old)? && live(new)? {
             write::mark_superseded(conn, tally, old, new)?;
@@ -518,7 +521,10 @@ fn withdraw_one(
     if row.mine {
         return Ok(());
     }
-    let m = super::require_in(conn, id, scope)?;
+    // A memory that is no longer stored has nothing to forget or restore.
+    let Some(m) = super::get(conn, id, scope)? else {
+        return Ok(());
+    };
     if forget && m.forgotten_at.is_none() {
         write::forget_in(conn, tally, &m)?;
         folded.withdrawn.push(id);
@@ -536,4 +542,51 @@ fn withdraw_one(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn event(uid: &str, at: i64, change: Change) -> Event {
+        Event {
+            uid: uid.into(),
+            at,
+            author: "Ann <ann@example.com>".into(),
+            change,
+        }
+    }
+
+    /// A teammate's memory that repeats a piece of a file here is bound to that piece; once the
+    /// file drops the piece, a later event on the teammate's memory made the whole fold fail.
+    #[test]
+    fn a_shared_memory_whose_copy_here_was_deleted_never_fails_a_fold() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(dir.path()).unwrap();
+        let text = "Deploys need two approvals";
+        let piece = crate::store::spool::tests::fold_piece(&mut store, text);
+        let share = |supersedes: Vec<String>| Change::Share {
+            body: text.into(),
+            supersedes,
+        };
+        let folded = store
+            .fold_shared("p", vec![event("u1", 1_000_000, share(Vec::new()))])
+            .unwrap();
+        assert!(folded.added.is_empty(), "bound to the piece: {folded:?}");
+        store
+            .write(|conn| {
+                let mut tally = Tally::default();
+                write::delete(conn, &mut tally, piece)?;
+                tally.write(conn)
+            })
+            .unwrap();
+        let later = vec![
+            event("u1", 2_000_000, Change::Forget),
+            event("u2", 3_000_000, share(vec!["u1".into()])),
+        ];
+        store.fold_shared("p", later).unwrap();
+        let live = store.list(&Scope::project("p"), false).unwrap();
+        assert_eq!(live.len(), 1, "{live:?}");
+        assert!(live[0].source.starts_with(SOURCE_PREFIX));
+    }
 }

@@ -182,7 +182,10 @@ pub(crate) fn store_copy(
 ///
 /// The memories it replaced are no longer superseded (their replacement is gone; a forgotten
 /// one stays forgotten), each with a `restore-supersede` entry naming it: nothing is left hidden
-/// by a memory that is not there, and the row can go (its id is their `superseded_by`).
+/// by a memory that is not there, and the row can go (its id is their `superseded_by`). Nothing
+/// else keeps its id: what sessions were given, dismissed findings, where it was read from, and
+/// a teammate's shared memory it stood for (which the next fold of the shared file stores
+/// again). Its id is never given to another memory (`memories` counts ids with AUTOINCREMENT).
 pub(crate) fn delete(conn: &Connection, tally: &mut Tally, id: i64) -> Result<()> {
     let row = IndexedRow::read(conn, id)?;
     if row.live {
@@ -201,6 +204,8 @@ pub(crate) fn delete(conn: &Connection, tally: &mut Tally, id: i64) -> Result<()
     for sql in [
         "DELETE FROM history WHERE memory_id = ?1",
         "DELETE FROM injected WHERE memory_id = ?1",
+        "DELETE FROM sourced WHERE memory_id = ?1",
+        "UPDATE shared SET memory_id = NULL WHERE memory_id = ?1",
         "DELETE FROM memories WHERE id = ?1",
     ] {
         conn.prepare_cached(sql)?.execute([id])?;
@@ -525,6 +530,29 @@ mod tests {
             .unwrap()
             .forgotten_at
             .is_some());
+    }
+
+    /// Deleting the newest memory (a piece its file dropped) freed its id, and the next memory
+    /// took it: whatever still named the old memory named the new one.
+    #[test]
+    fn a_deleted_memory_s_id_is_never_given_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(dir.path()).unwrap();
+        let scope = Scope::project("p");
+        store.remember(&note("first"), &[], &scope).unwrap();
+        let piece = crate::store::spool::tests::fold_piece(&mut store, "a piece of CLAUDE.md");
+        store
+            .write(|conn| {
+                let mut tally = Tally::default();
+                delete(conn, &mut tally, piece)?;
+                tally.write(conn)
+            })
+            .unwrap();
+        let next = store.remember(&note("next"), &[], &scope).unwrap().id();
+        assert!(
+            next > piece,
+            "memory {next} took the id of deleted memory {piece}"
+        );
     }
 
     #[test]

@@ -1,17 +1,22 @@
-//! Text folding and stemming, shared by query terms and coverage counting, and how common a word
-//! is in English at large (`english`).
+//! Text folding and stemming, shared by query terms and coverage counting, how common a word is
+//! in English at large (`english`), and text made safe to show (`visible`).
 //!
 //! SQLite's tokenizers decide what the indexes match; this module mirrors them closely enough to
 //! tell, for a handful of candidates, which query terms each one holds. It folds case and
 //! diacritics the way `unicode61 remove_diacritics 2` does and stems with the Porter family, so a
 //! query for "painting" counts as held by a memory that says "painted".
+//!
+//! It also owns how text is shown (`visible`): every output path, to a person or a model, shows
+//! a memory's control characters and direction overrides as escapes, through that one function.
 
 pub mod age;
 pub mod duplicate;
 pub mod english;
 mod function_words;
+mod visible;
 
 pub use function_words::is_function_word;
+pub use visible::{hidden, visible};
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -52,8 +57,8 @@ pub fn cut_chars(text: &str, n: usize) -> &str {
     }
 }
 
-/// A memory's first line that holds anything, cut to `n` characters (an ellipsis marks a cut):
-/// how a memory is named in one line.
+/// A memory's first line that holds anything, cut to `n` characters (an ellipsis marks a cut),
+/// shown safely (`visible`): how a memory is named in one line.
 pub fn gist(body: &str, n: usize) -> String {
     let line = body
         .lines()
@@ -61,11 +66,8 @@ pub fn gist(body: &str, n: usize) -> String {
         .unwrap_or("")
         .trim();
     let cut = cut_chars(line, n);
-    if cut.len() < line.len() {
-        format!("{cut}…")
-    } else {
-        cut.to_owned()
-    }
+    let more = if cut.len() < line.len() { "…" } else { "" };
+    format!("{}{more}", visible(cut))
 }
 
 /// The longest prefix of `text` of at most `n` bytes that ends on a character boundary.

@@ -58,19 +58,18 @@ impl Reading {
 }
 
 /// `text` as lines of at most `width` characters, each line of the text cut where it reaches
-/// the edge. Tabs become four spaces and other control characters (a NUL) a middle dot: a
-/// terminal would act on them instead of showing them.
+/// the edge. Tabs become four spaces, and other control characters (a NUL, an escape) and
+/// direction overrides their escapes (`text::visible`): a terminal would act on them instead of
+/// showing them.
 pub fn screen_lines(text: &str, width: usize) -> Vec<String> {
     let width = width.max(1);
     let mut lines = Vec::new();
-    for line in text.split('\n') {
+    for line in crate::text::visible(text).split('\n') {
         let mut out = String::new();
         let mut chars = 0;
         for c in line.chars() {
             let shown: &[char] = match c {
                 '\t' => &[' '; 4],
-                '\r' => &[],
-                c if c.is_control() => &['·'],
                 _ => std::slice::from_ref(&c),
             };
             for &c in shown {

@@ -2,6 +2,9 @@
 //! search line, the status line, and the key list on top when asked for.
 //!
 //! Drawing reads the state and nothing else: no store, no clock but the one that ages rows.
+//! Text from memories and findings is shown through `text::visible` (the rows, openings and pages
+//! are made so in `rows` and `app`): ratatui would drop a control character silently, and a
+//! direction override would reorder what the reader sees.
 
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Modifier, Style, Stylize};
@@ -13,6 +16,7 @@ use super::app::{App, Drift, History, Reading, View};
 use super::rows::State;
 use crate::drift::Finding;
 use crate::text::age::age;
+use crate::text::visible;
 
 /// The lines around the list: the title, the table's header, the search line and the status.
 const CHROME: u16 = 4;
@@ -115,7 +119,7 @@ fn search_line(app: &App) -> Line<'_> {
     }
     let mut line = Line::from(vec![
         Span::from(" / ").bold(),
-        Span::from(app.query.as_str()),
+        Span::from(visible(&app.query)),
     ]);
     if app.typing {
         line.push_span(Span::from("█"));
@@ -135,7 +139,7 @@ fn status_line(app: &App) -> Line<'_> {
     let which = if app.rows.all { "in all" } else { "live" };
     Line::from(vec![
         Span::from(format!(" {project} · {} {which} ", app.count)).reversed(),
-        Span::from(format!(" {}", app.status)),
+        Span::from(format!(" {}", visible(&app.status))),
     ])
 }
 
@@ -204,7 +208,10 @@ fn draw_reading(frame: &mut Frame, area: Rect, reading: &Reading) {
     };
     let title = format!(
         " memory {} · {} · bytes {}..{end} of {} · {more} ",
-        page.id, page.source, page.offset, page.total
+        page.id,
+        visible(&page.source),
+        page.offset,
+        page.total
     );
     let block = Block::bordered().title(title);
     let inner = block.inner(area);
@@ -258,7 +265,7 @@ fn draw_drift(frame: &mut Frame, area: Rect, drift: &Drift) {
             Cell::from(format!("{:?}", f.kind).to_lowercase()),
             Cell::from(f.certainty.word()),
             Cell::from(pair),
-            Cell::from(f.why.as_str()),
+            Cell::from(visible(&f.why)),
         ])
     });
     let table = Table::new(
@@ -285,7 +292,7 @@ fn finding_details<'a>(drift: &'a Drift, finding: &Finding) -> Paragraph<'a> {
     let opening = |id: i64| drift.openings.get(&id).map_or("", String::as_str);
     let mut lines = vec![Line::from(format!(
         " {}",
-        finding.describe().lines().next().unwrap_or("")
+        visible(finding.describe().lines().next().unwrap_or(""))
     ))];
     match finding.newer {
         Some(newer) => {

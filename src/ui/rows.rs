@@ -50,7 +50,7 @@ impl Row {
         Row {
             id: memory.id,
             global: memory.project.is_none(),
-            source: memory.source.clone(),
+            source: crate::text::visible(&memory.source).into_owned(),
             created_at: memory.created_at.seconds(),
             state: State::of(memory),
             opening: crate::text::gist(&memory.body, OPENING_CHARS),
@@ -62,7 +62,7 @@ impl Row {
         Row {
             id: hit.id,
             global: hit.project.is_none(),
-            source: hit.source.clone(),
+            source: crate::text::visible(&hit.source).into_owned(),
             created_at: hit.created_at.seconds(),
             state: State::Live,
             opening: crate::text::gist(&hit.body, OPENING_CHARS),

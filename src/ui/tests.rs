@@ -331,11 +331,32 @@ fn a_memory_read_shows_its_bytes_and_text() {
     assert!(frame[2].contains("The CI cache key includes the Rust version"));
 }
 
+/// A memory with an escape sequence (one setting the window's title) and a direction override
+/// shows them as escapes in the list and on its page; ratatui would drop
+/// the control characters silently, and the override would reorder what the reader sees.
+#[test]
+fn control_characters_and_overrides_are_shown_as_escapes() {
+    let sly = "Deploy \x1b]0;owned\x07notes \u{202e}txt.exe";
+    let (_dir, mut app) = app_with(&[sly]);
+    let list = drawn(&mut app, 100, 10).join("\n");
+    assert!(
+        list.contains(r"\u{1b}]0;owned\u{7}notes \u{202e}txt.exe"),
+        "{list}"
+    );
+    press_code(&mut app, KeyCode::Enter);
+    let page = drawn(&mut app, 100, 10).join("\n");
+    assert!(page.contains(r"Deploy \u{1b}]0;owned\u{7}notes"), "{page}");
+    for frame in [&list, &page] {
+        assert!(!frame.chars().any(crate::text::hidden), "{frame:?}");
+    }
+}
+
 #[rstest::rstest]
 #[case::short("ab", 4, &["ab"])]
 #[case::cut_at_the_edge("abcdef", 4, &["abcd", "ef"])]
 #[case::lines_kept("a\nb", 4, &["a", "b"])]
-#[case::tab_and_nul("a\tb\0", 8, &["a    b·"])]
+#[case::tab_and_nul("a\tb\0", 12, &["a    b\\u{0}"])]
+#[case::escape_and_windows_line_ends("\x1b[2Jx\r\ny", 20, &["\\u{1b}[2Jx", "y"])]
 #[case::multibyte("éééé é", 3, &["ééé", "é é"])]
 fn screen_lines_cut_at_the_width(#[case] text: &str, #[case] width: usize, #[case] want: &[&str]) {
     assert_eq!(screen_lines(text, width), want);

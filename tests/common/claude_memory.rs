@@ -317,19 +317,8 @@ impl ClaudeMemory {
         let now = SystemTime::now();
         for topic in &TOPICS {
             let path = memory_dir.join(topic.file);
-            write(
-                &path,
-                &format!(
-                    "---\nname: {}\ndescription: {}\nmetadata:\n  type: project\n---\n\n{}\n",
-                    topic.name, topic.description, topic.body
-                ),
-            );
-            fs::File::options()
-                .write(true)
-                .open(&path)
-                .unwrap()
-                .set_modified(now - Duration::from_secs(topic.age_days * DAY))
-                .unwrap();
+            let age = Duration::from_secs(topic.age_days * DAY);
+            write_topic(&path, topic.name, topic.description, topic.body, now - age);
         }
         let index: String = TOPICS
             .iter()
@@ -384,6 +373,37 @@ impl ClaudeMemory {
             "pub const DEFAULT_PAGE: usize = 50;\n",
         );
     }
+}
+
+/// Write a topic file of the auto memory at `path` as the client writes one (frontmatter `name`
+/// and `description`, then `body`), last modified at `modified`.
+pub fn write_topic(path: &Path, name: &str, description: &str, body: &str, modified: SystemTime) {
+    write(
+        path,
+        &format!(
+            "---\nname: {name}\ndescription: {description}\nmetadata:\n  type: project\n---\n\n\
+             {body}\n"
+        ),
+    );
+    fs::File::options()
+        .write(true)
+        .open(path)
+        .unwrap()
+        .set_modified(modified)
+        .unwrap();
+}
+
+/// `days` days before now.
+pub fn days_ago(days: u64) -> SystemTime {
+    SystemTime::now() - Duration::from_secs(days * DAY)
+}
+
+/// The auto-memory folder Claude Code keeps under `home` for the project at `repo`, created.
+pub fn memory_folder(home: &Path, repo: &Path) -> PathBuf {
+    let key = project_key(repo.to_str().unwrap());
+    let folder = home.join(".claude/projects").join(key).join("memory");
+    fs::create_dir_all(&folder).unwrap();
+    folder
 }
 
 /// The client's key for a project folder: every UTF-16 unit that is not an ASCII letter or digit

@@ -5,6 +5,7 @@
 
 pub mod claude_memory;
 pub mod http;
+pub mod release;
 pub mod tmux;
 
 use std::io::Write;
@@ -143,7 +144,7 @@ pub fn git_repo(dir: &Path, branch: &str) {
 
 /// Record this checkout as Claude Code's installed plugin `synapse@synapse` in the home folder
 /// `home`, the way `claude plugin install` does (the records `synapse doctor` reads:
-/// src/plugin/wiring.rs): a copy of its launchers in the client's plugin cache, and the built
+/// src/cmd/doctor/wiring.rs): a copy of its launchers in the client's plugin cache, and the built
 /// binaries in the plugin's data folder, where `bin/synapse-build` puts them. `enabled` is what
 /// `enabledPlugins` says.
 pub fn install_plugin(home: &Path, enabled: bool) {
@@ -162,7 +163,8 @@ pub fn install_plugin(home: &Path, enabled: bool) {
             .join(launcher);
         std::fs::copy(from, root.join("bin").join(launcher)).unwrap();
     }
-    let bin = plugins.join("data/synapse-synapse/bin");
+    // Where the launchers install the binaries (`synapse_data` in bin/synapse-find).
+    let bin = home.join(".local/share/synapse-plugin/bin");
     std::fs::create_dir_all(&bin).unwrap();
     for name in [
         "synapse-session-start",
@@ -193,6 +195,19 @@ pub fn install_plugin(home: &Path, enabled: bool) {
         .unwrap_or_else(|| serde_json::json!({}));
     value["enabledPlugins"]["synapse@synapse"] = serde_json::json!(enabled);
     std::fs::write(&settings, value.to_string()).unwrap();
+}
+
+/// Fail unless no folder of `path` (a PATH) holds `cargo` or `rustc`: the tests of a machine
+/// without Rust need one.
+pub fn assert_no_rust(path: &str) {
+    for dir in path.split(':') {
+        for tool in ["cargo", "rustc"] {
+            assert!(
+                !Path::new(dir).join(tool).exists(),
+                "{dir}/{tool} exists: this test needs a PATH without Rust"
+            );
+        }
+    }
 }
 
 /// What a plugin install carries of this checkout (the client copies the folder; a copy of these

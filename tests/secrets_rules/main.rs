@@ -35,20 +35,78 @@ fn assert_markers(text: &str, found: &[Found]) {
     }
 }
 
-/// `input` masks to `expected`.
-#[track_caller]
-fn masks(input: &str, expected: &str) {
-    let out = mask(input);
-    assert_eq!(out.text, expected, "input: {input}");
-    assert!(!out.found.is_empty(), "found nothing in {input}");
-    assert_markers(&out.text, &out.found);
-    assert_eq!(mask(&out.text).text, out.text, "idempotent");
+/// A table of cases checked all at once: each case that fails is recorded with its line, and
+/// `report` fails the test naming every one of them, so that one failing case hides no other.
+#[derive(Default)]
+struct Cases(std::cell::RefCell<Vec<String>>);
+
+impl Cases {
+    /// `input` masks to `expected`: found, every `Found::at` a marker, idempotent.
+    #[track_caller]
+    fn masks(&self, input: &str, expected: &str) {
+        let out = mask(input);
+        let mut wrong = Vec::new();
+        if out.text != expected {
+            wrong.push(format!("masked to {:?}, not {expected:?}", out.text));
+        }
+        if out.found.is_empty() {
+            wrong.push("found nothing".to_owned());
+        }
+        if out
+            .found
+            .iter()
+            .any(|f| out.text.get(f.at..f.at + MARKER.len()) != Some(MARKER))
+        {
+            wrong.push(format!("a place found is not a marker: {:?}", out.found));
+        }
+        if mask(&out.text).text != out.text {
+            wrong.push("masking it again changes it".to_owned());
+        }
+        self.record(input, &wrong);
+    }
+
+    /// `input` comes out unchanged, with nothing found.
+    #[track_caller]
+    fn keeps(&self, input: &str) {
+        let out = mask(input);
+        let wrong: Vec<String> = (out.text != input || !out.found.is_empty())
+            .then(|| format!("changed to {:?} ({:?})", out.text, out.found))
+            .into_iter()
+            .collect();
+        self.record(input, &wrong);
+    }
+
+    #[track_caller]
+    fn record(&self, input: &str, wrong: &[String]) {
+        if !wrong.is_empty() {
+            let at = std::panic::Location::caller();
+            let case = format!(
+                "{}:{}: {input:?}: {}",
+                at.file(),
+                at.line(),
+                wrong.join("; ")
+            );
+            self.0.borrow_mut().push(case);
+        }
+    }
+
+    /// Fails naming every case that failed.
+    #[track_caller]
+    fn report(self) {
+        let failed = self.0.into_inner();
+        assert!(
+            failed.is_empty(),
+            "{} failing cases:\n{}",
+            failed.len(),
+            failed.join("\n")
+        );
+    }
 }
 
-/// `input` comes out unchanged.
+/// `input` comes out unchanged (one case).
 #[track_caller]
 fn keeps(input: &str) {
-    let out = mask(input);
-    assert_eq!(out.text, input);
-    assert!(out.found.is_empty(), "{:?}", out.found);
+    let cases = Cases::default();
+    cases.keeps(input);
+    cases.report();
 }

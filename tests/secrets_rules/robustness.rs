@@ -157,7 +157,7 @@ fn random_bytes_do_not_panic() {
 #[case("<Password><Value>", 1)]
 #[case("PASSWORD=a_b_c ", 1)]
 #[case("contrasena: ", 1)]
-// issue 37's one reader: many places on one long line, each once reading the line around it
+// many places on one long line, each once reading the line around it
 #[case("echo x | sudo -S ", 1)]
 #[case("redis-cli AUTH ", 1)]
 #[case("{\\\"password\\\":\\\"", 1)]

@@ -5,7 +5,7 @@
 
 use rstest::rstest;
 
-use super::{keeps, masks};
+use super::Cases;
 use synapse::secrets::mask;
 
 #[rstest]
@@ -51,39 +51,45 @@ fn a_vendor_token_is_found_as_its_kind(#[case] kind: &str, #[case] text: &str) {
 
 #[test]
 fn vendor_tokens() {
-    masks(
+    let cases = Cases::default();
+    cases.masks(
         "token=ghp_Zq8LmN3vB7xK2pR5tY9wE4uI6oA1sD0fG2hJ;",
         "token=[secret];",
     );
     // prefixes without a body, placeholders and lookalikes stay
-    keeps("tokens look like ghp_ or glpat- or sk_live_ followed by letters");
-    keeps("ghp_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx is a placeholder");
-    keeps("the docs use AKIAIOSFODNN7EXAMPLE as the sample key id");
-    keeps("npm_config_registry=https://registry.example.org");
-    keeps("customer cus_Ab3De6Gh9Jk2Mn and price price_1Ab3De6Gh9Jk2Mn");
+    cases.keeps("tokens look like ghp_ or glpat- or sk_live_ followed by letters");
+    cases.keeps("ghp_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx is a placeholder");
+    cases.keeps("the docs use AKIAIOSFODNN7EXAMPLE as the sample key id");
+    cases.keeps("npm_config_registry=https://registry.example.org");
+    cases.keeps("customer cus_Ab3De6Gh9Jk2Mn and price price_1Ab3De6Gh9Jk2Mn");
+    cases.report();
 }
 
 #[test]
 fn jwts() {
+    let cases = Cases::default();
     let jwt = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhbGljZSIsImlhdCI6MTcwMDAwMDAwMH0.c2lnbmF0dXJlLWJ5dGVzLWhlcmU";
-    masks(
+    cases.masks(
         &format!("cookie: s={jwt}; Path=/"),
         "cookie: s=[secret]; Path=/",
     );
-    masks(&format!("{jwt}."), "[secret].");
-    keeps("eyJhbGciOiJIUzI1NiJ9 alone is just a header");
+    cases.masks(&format!("{jwt}."), "[secret].");
+    cases.keeps("eyJhbGciOiJIUzI1NiJ9 alone is just a header");
+    cases.report();
 }
 
 #[test]
 fn ids_announce_their_secret() {
+    let cases = Cases::default();
     // an AWS key id and its secret key; a Twilio account SID (not itself a secret) and its token
-    masks(
+    cases.masks(
         "keys: AKIAQ3TQ7NB5Z9KD2RXM Zk4mQ8rT2vX7nB1c/Wq9+plDartZk4mQ8rT2vX7ab",
         "keys: [secret] [secret]",
     );
-    masks(
+    cases.masks(
         "client = Client('AC0f3a9c5e7b1d2468ace00f3a9c5e7b1d', '9b8a7f6e5d4c3b2a19f8e7d6c5b4a3f2')",
         "client = Client('AC0f3a9c5e7b1d2468ace00f3a9c5e7b1d', '[secret]')",
     );
-    masks("AKIAQ3TQ7NB5Z9KD2RXM us-east-1", "[secret] us-east-1");
+    cases.masks("AKIAQ3TQ7NB5Z9KD2RXM us-east-1", "[secret] us-east-1");
+    cases.report();
 }

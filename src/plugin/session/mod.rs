@@ -83,6 +83,16 @@ impl Answer {
             line: None,
         }
     }
+
+    /// The answer as the client gets it: whatever it quotes (a memory, a file's line, a page, a
+    /// branch's name) as text only (`text::visible`).
+    pub fn shown(self) -> Answer {
+        let shown = |text: String| crate::text::visible(&text).into_owned();
+        Answer {
+            context: self.context.map(shown),
+            line: self.line.map(shown),
+        }
+    }
 }
 
 /// A payload as the core reads it, whatever client sent it: each adapter fills it from its own.

@@ -11,7 +11,7 @@ use crate::drift;
 use crate::plugin::inject;
 use crate::recall::unasked::{self, PROMPT_MEMORIES};
 use crate::recall::Hit;
-use crate::sources::Known;
+use crate::sources::{Known, Stale};
 use crate::store::injected::Replaced;
 use crate::store::sources::Kind;
 use crate::store::spool;
@@ -26,10 +26,15 @@ pub(super) struct Offered {
 }
 
 /// The block a hook frames its offer in.
-pub(super) enum Frame {
+pub(super) enum Frame<'a> {
     /// SessionStart's: up to `most` memories, and the memories a teammate's newer one replaced
-    /// (found when the team's file was folded) on the same line as what drift left out.
-    Session { most: usize, team: Vec<String> },
+    /// (found when the team's file was folded) on the same line as what drift left out, then the
+    /// loaded lines that name gone paths.
+    Session {
+        most: usize,
+        team: Vec<String>,
+        stale: &'a Stale,
+    },
     /// UserPromptSubmit's: up to `PROMPT_MEMORIES`, those in `whole` with their text, the
     /// others as pointers.
     Prompt { whole: HashSet<i64> },
@@ -43,12 +48,13 @@ pub(super) fn offer(
     store: &mut Store,
     turn: &Turn,
     (hits, known): (Vec<Hit>, &Known),
-    frame: Frame,
+    frame: Frame<'_>,
 ) -> Result<Offered> {
     let (scope, payload) = (&turn.scope, turn.payload);
-    let (most, also_left_out, whole) = match frame {
-        Frame::Session { most, team } => (most, team, None),
-        Frame::Prompt { whole } => (PROMPT_MEMORIES, Vec::new(), Some(whole)),
+    let nothing_stale = Stale::default();
+    let (most, also_left_out, whole, stale) = match frame {
+        Frame::Session { most, team, stale } => (most, team, None, stale),
+        Frame::Prompt { whole } => (PROMPT_MEMORIES, Vec::new(), Some(whole), &nothing_stale),
     };
     let session = &payload.session_id;
     let given = store.injected(session)?;
@@ -83,7 +89,7 @@ pub(super) fn offer(
     let voice = turn.client.voice(known);
     let (hits, left) = (&offer.hits, left.as_deref());
     let shown = match &whole {
-        None => inject::session_block(hits, left, now, &voice),
+        None => inject::session_block(hits, left, stale, now, &voice),
         Some(whole) => {
             let files = files_of(store, known, hits)?;
             inject::prompt_block(hits, whole, left, (now, &voice, &files))

@@ -9,7 +9,6 @@ use super::{fold, Answer, Turn};
 use crate::config::Notice;
 use crate::plugin::{notice, slash};
 use crate::recall::unasked;
-use crate::record::Recorded;
 use crate::sources::{Known, Place};
 use crate::store::Store;
 
@@ -65,6 +64,7 @@ pub(super) fn command(store: &mut Store, turn: &Turn, command: &slash::Command) 
         (turn.budget, &voice),
         turn.checkout(),
     )?;
+    mark_given(store, turn.payload, ran.shown)?;
     let line = (turn.notice != Notice::Off)
         .then(|| notice::saved(&ran.recorded, ""))
         .flatten();
@@ -104,14 +104,10 @@ fn keep_typed(
             break;
         }
         let source = format!("prompt {short} {day}");
-        let (lines, kept) = slash::keep(store, &turn.scope, &text, source, turn.checkout())?;
-        said.push(format!("line {}: {}", n + 1, lines.join("; ")));
-        if let Some(kept) = kept {
-            if let Recorded::Stored { outcome, .. } = &kept {
-                given.push(outcome.id);
-            }
-            recorded.push(kept);
-        }
+        let kept = slash::keep(store, &turn.scope, &text, source, turn.checkout())?;
+        said.push(format!("line {}: {}", n + 1, kept.lines.join("; ")));
+        given.extend(kept.shown);
+        recorded.extend(kept.recorded);
     }
     mark_given(store, turn.payload, given)?;
     Ok((Some(said.join("\n") + "\n"), notice::saved(&recorded, "")))

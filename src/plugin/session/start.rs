@@ -10,10 +10,10 @@ use anyhow::Result;
 use super::offer::{offer, write_or_spool, Frame};
 use super::{fold, Answer, Turn};
 use crate::config::Notice;
-use crate::plugin::notice;
+use crate::plugin::{inject, notice};
 use crate::recall::unasked;
 use crate::recall::Hit;
-use crate::sources::Known;
+use crate::sources::{self, Known};
 use crate::store::spool;
 use crate::store::{Scope, Store};
 
@@ -48,16 +48,21 @@ fn session_start(
             },
         )?;
     }
+    // Lines of the files the client loads that name a path that is gone, said at the start (a
+    // resumed session was told at its start, and the transcript has it).
+    let stale = match source {
+        "resume" => sources::Stale::default(),
+        _ => known.stale_lines(store, scope)?,
+    };
     if signal.is_empty() {
         if source == "resume" {
             return Ok((None, None));
         }
         let memories = store.count_live(scope)?;
         let voice = turn.client.voice(&known);
-        return Ok((
-            Some(format!("{}\n", voice.status_line(memories))),
-            Some(notice::waiting(memories, voice.search)),
-        ));
+        let status = inject::status_line(memories, &voice, &stale);
+        let line = notice::waiting(memories, voice.search, stale.lines.len());
+        return Ok((Some(format!("{status}\n")), Some(line)));
     }
     let mut hits = rules_for_files(store, scope, &known, &signal.files)?;
     let loaded = known.loaded_memories(store)?;
@@ -66,12 +71,18 @@ fn session_start(
     hits.extend(found.into_iter().filter(|h| !ruled.contains(&h.id)));
     let most = turn.budget.max_results();
     let branch = signal.branch.clone();
-    let offered = offer(store, turn, (hits, &known), Frame::Session { most, team })?;
+    let frame = Frame::Session {
+        most,
+        team,
+        stale: &stale,
+    };
+    let offered = offer(store, turn, (hits, &known), frame)?;
     // On resume the session was given its notes before: a line only when there is news.
     if source == "resume" && offered.text.is_none() {
         return Ok((None, None));
     }
-    let line = notice::session(offered.shown.len(), branch.as_deref(), &offered.left);
+    let (shown, left, gone) = (offered.shown.len(), &offered.left, stale.lines.len());
+    let line = notice::session(shown, branch.as_deref(), left, gone);
     Ok((offered.text, Some(line)))
 }
 

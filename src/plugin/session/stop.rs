@@ -21,7 +21,7 @@ use crate::store::{Scope, Store};
 pub(super) fn run(store: &mut Store, turn: &Turn) -> Result<Answer> {
     let event = turn.event;
     let lessons = lessons_of(&turn.scope, turn.payload);
-    let (recorded, failed) = stop(store, &turn.scope, lessons, turn.checkout())?;
+    let (recorded, failed) = stop(store, &turn.scope, turn.payload, lessons, turn.checkout())?;
     if !failed.is_empty() {
         log_failure(event, &anyhow::anyhow!("{}", failed.join("; ")));
     }
@@ -85,6 +85,7 @@ fn stored_ids(recorded: &[Recorded]) -> Vec<i64> {
 fn stop(
     store: &mut Store,
     scope: &Scope,
+    payload: &Payload,
     lessons: Vec<(NewMemory, Vec<i64>)>,
     checkout: Option<&Path>,
 ) -> Result<(Vec<Recorded>, Vec<String>)> {
@@ -95,7 +96,7 @@ fn stop(
             failed.push(format!("lesson {lesson}: {e:#}"));
             continue;
         }
-        let (replaced, refused) = replaceable(store, scope, &replaces)?;
+        let (replaced, refused) = replaceable(store, scope, payload, &replaces)?;
         let kept = keep_lesson(store, scope, memory, &replaced, checkout);
         // A memory this very lesson replaced already is no refusal: the same reply, seen again.
         let stored = match &kept {
@@ -178,12 +179,27 @@ struct Refused {
 }
 
 /// Of the memories a lesson says it replaces, those this session may replace: visible from its
-/// scope and live. The rest are refused: a reply may name an id it never saw (another
-/// project's), and it must not hide that memory.
-fn replaceable(store: &Store, scope: &Scope, ids: &[i64]) -> Result<(Vec<i64>, Vec<Refused>)> {
+/// scope, live, and shown to this session (`Store::shown_to`: given by a hook or a slash
+/// command, or written by its own replies). The rest are refused: a reply may name an id it
+/// never saw (another project's, a guess, or an id it read before that memory was deleted), and
+/// it must not hide that memory.
+fn replaceable(
+    store: &Store,
+    scope: &Scope,
+    payload: &Payload,
+    ids: &[i64],
+) -> Result<(Vec<i64>, Vec<Refused>)> {
     let (mut replaceable, mut refused) = (Vec::new(), Vec::new());
+    let shown = store.shown_to(&payload.session_id, &lesson_label(payload), ids)?;
     for &id in ids {
         match store.get(id, scope)? {
+            Some(m) if m.is_live() && !shown.contains(&id) => refused.push(Refused {
+                why: format!(
+                    "replaces {id} refused: this session was never shown memory {id}, so the \
+                     lesson is stored as new"
+                ),
+                by: None,
+            }),
             Some(m) if m.is_live() => replaceable.push(id),
             Some(m) => refused.push(Refused {
                 why: format!(
@@ -247,6 +263,14 @@ mod tests {
         }
     }
 
+    fn payload(session: &str) -> Payload {
+        Payload {
+            session_id: session.to_owned(),
+            cwd: "/p".into(),
+            ..Payload::default()
+        }
+    }
+
     fn supersedes_of(store: &Store, id: i64, scope: &Scope) -> Vec<Option<i64>> {
         let history = store.history(id, scope).unwrap();
         history
@@ -266,10 +290,12 @@ mod tests {
         let theirs = note("Another project's retry note", "q");
         let theirs = store.remember(&theirs, &[], &there).unwrap().id;
 
+        store.mark_injected("s1", &[old, theirs]).unwrap();
         let lesson = note("Webhook retries: 8 attempts", "p");
         let (recorded, failed) = stop(
             &mut store,
             &here,
+            &payload("s1"),
             vec![(lesson, vec![old, theirs, old])],
             None,
         )
@@ -284,6 +310,37 @@ mod tests {
         assert!(store.get(theirs, &there).unwrap().unwrap().is_live());
     }
 
+    /// A reply may name an id its session was never shown (a guess, or an id that named
+    /// another memory when it was read): the lesson is stored as new and the refusal logged.
+    #[test]
+    fn a_lesson_replaces_only_what_its_session_was_shown_or_wrote() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(dir.path()).unwrap();
+        let here = Scope::project("p");
+        let unseen = store.remember(&note("Deploys go out on Fridays", "p"), &[], &here);
+        let unseen = unseen.unwrap().id;
+        let own = NewMemory {
+            source: format!("{}2026-12-01", lesson_label(&payload("s1"))),
+            ..note("Webhook retries: 5 attempts", "p")
+        };
+        let own = store.remember(&own, &[], &here).unwrap().id;
+        let lessons = vec![
+            (note("Deploys go out on Tuesdays", "p"), vec![unseen]),
+            (note("Webhook retries: 8 attempts", "p"), vec![own]),
+        ];
+        let (recorded, failed) = stop(&mut store, &here, &payload("s1"), lessons, None).unwrap();
+        assert_eq!(recorded.len(), 2);
+        let err = failed.join("; ");
+        assert!(
+            err.contains(&format!(
+                "replaces {unseen} refused: this session was never shown"
+            )),
+            "{err}"
+        );
+        assert!(store.get(unseen, &here).unwrap().unwrap().is_live());
+        assert!(!store.get(own, &here).unwrap().unwrap().is_live());
+    }
+
     #[test]
     fn a_lesson_that_cannot_hide_a_global_memory_is_kept_without_replacing() {
         let dir = tempfile::tempdir().unwrap();
@@ -295,9 +352,16 @@ mod tests {
         };
         let global = store.remember(&global, &[], &Scope::global()).unwrap().id;
 
+        store.mark_injected("s1", &[global]).unwrap();
         let lesson = note("Deploys need one approval", "p");
-        let (recorded, failed) =
-            stop(&mut store, &here, vec![(lesson, vec![global])], None).unwrap();
+        let (recorded, failed) = stop(
+            &mut store,
+            &here,
+            &payload("s1"),
+            vec![(lesson, vec![global])],
+            None,
+        )
+        .unwrap();
         assert_eq!(recorded.len(), 1);
         let err = failed.join("; ");
         assert!(err.contains("kept without replacing"), "{err}");
