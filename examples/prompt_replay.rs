@@ -31,12 +31,15 @@ use anyhow::{bail, Context, Result};
 use serde_json::{json, Value};
 use synapse::config::Ignore;
 use synapse::eval::{self, Case};
+use synapse::plugin::claude::ClaudeCode;
 use synapse::plugin::hook::{self, Event};
 use synapse::plugin::inject;
+use synapse::plugin::session::Adapter;
 use synapse::recall::unasked::{self, PROMPT_MEMORIES};
 use synapse::recall::Hit;
 use synapse::secrets::Secrets;
 use synapse::signal::Signal;
+use synapse::sources::Known;
 use synapse::store::{Scope, Store};
 
 const MEMORIES: &str = "/work/shared/bench/locomo-dev/memories.jsonl";
@@ -267,9 +270,11 @@ fn prompt_rule(store: &Store, scope: &Scope, prompt: &str, signal: Signal) -> Re
         })
         .collect();
     let now = synapse::store::now();
-    // The replay measures what a store of Synapse's own memories injects.
-    let saving = inject::Saving::Synapse;
-    let block = inject::prompt_block(&kept, &whole, left.line().as_deref(), now, saving);
+    // The replay measures what a store of Synapse's own memories injects in Claude Code, with
+    // no memory files of the client's.
+    let voice = ClaudeCode.voice(&Known::default());
+    let files = inject::Files::new();
+    let block = inject::prompt_block(&kept, &whole, left.line().as_deref(), (now, &voice, &files));
     let (text, ids) = match block {
         Some((text, ids)) => (Some(text), ids),
         None => (None, Vec::new()),

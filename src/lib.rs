@@ -20,7 +20,8 @@ pub mod files;
 /// The MCP server: the memory as tools over stdio (feature `mcp`, binary `synapse-mcp`).
 #[cfg(feature = "mcp")]
 pub mod mcp;
-/// The Claude Code plugin's front end: hooks, injected blocks, slash commands, reply lessons.
+/// The hooks' front end: one session core (what to offer, what a session was given, the lessons
+/// to record) and one adapter per client (Claude Code, Gemini CLI, Codex CLI).
 pub mod plugin;
 /// Exact paging through one memory's stored bytes.
 pub mod read;
@@ -35,7 +36,8 @@ pub mod secrets;
 pub mod setup;
 /// The task signal: branch, changed files and prompt, from git without reading file contents.
 pub mod signal;
-/// Claude Code's own memory and instruction files, read as sources and folded into the store.
+/// The clients' own memory and instruction files (Claude Code's, `AGENTS.md`, Codex CLI's
+/// memories), read as sources and folded into the store.
 pub mod sources;
 /// The SQLite store: schema, migrations, scope, writes and history.
 pub mod store;

@@ -126,7 +126,7 @@ pub struct Similar {
     pub id: i64,
     /// Its first line, cut to `GIST_CHARS` characters.
     pub gist: String,
-    /// "3 days ago", as the injected blocks say it.
+    /// "3 days ago", as the injected blocks say it (`text::age`).
     pub age: String,
     pub created_at: Stamp,
     pub source: String,
@@ -200,7 +200,7 @@ pub fn similar(store: &Store, visible: &Scope, outcome: &Remembered) -> Result<V
         .map(|hit| Similar {
             id: hit.id,
             gist: crate::text::gist(&hit.body, GIST_CHARS),
-            age: crate::plugin::inject::age(now - hit.created_at.seconds()),
+            age: crate::text::age::age(now - hit.created_at.seconds()).said(),
             newer: (hit.created_at, hit.id) > new.written(),
             created_at: hit.created_at,
             source: hit.source,

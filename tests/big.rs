@@ -60,7 +60,10 @@ fn memories_of_many_mebibytes_are_handed_over_abridged_and_read_back_whole() {
     let prompt = json!({"session_id": "s", "cwd": place.repo,
         "prompt": "why did the payments deploy pause at the canary health check?"});
     let block = place.hook("synapse-prompt-submit", &prompt);
-    assert!(block.contains("abridged, /synapse:read"), "{block}");
+    assert!(
+        block.contains("abridged, the mcp__plugin_synapse_synapse__readmemory tool (id "),
+        "{block}"
+    );
     assert!(block.chars().count() < 9_000, "{}", block.len());
     assert!(
         !block.contains("latency 899 ms"),

@@ -1170,7 +1170,7 @@ fn doctor_checks_the_plugin_is_installed_enabled_and_answering() {
             found("binaries"),
             found("mcp")
         ),
-        (1, 5, 1, 1),
+        (1, synapse::cmd::doctor::wiring::BINARIES.len(), 1, 1),
         "{report}"
     );
     let mcp = checks.iter().find(|c| c["what"] == "mcp").unwrap();
@@ -1250,7 +1250,11 @@ fn doctor_checks_the_plugin_is_installed_enabled_and_answering() {
         .iter()
         .filter(|c| c["ok"] == false)
         .collect();
-    assert_eq!(missing.len(), 5, "{report}");
+    assert_eq!(
+        missing.len(),
+        synapse::cmd::doctor::wiring::BINARIES.len(),
+        "{report}"
+    );
     assert!(
         missing.iter().all(
             |c| c["what"] == "binary" && c["fix"].as_str().unwrap().contains("downloads them")

@@ -50,11 +50,12 @@ const LEARNED: &str = "Idempotency keys expire after 24 hours (e2e)";
 /// How Claude Code names the tools of the plugin's MCP server `synapse`.
 const MCP_PREFIX: &str = "mcp__plugin_synapse_synapse__";
 /// The hook binaries `bin/synapse-hook` runs, next to `synapse`.
-const HOOK_BINARIES: [&str; 4] = [
+const HOOK_BINARIES: [&str; 5] = [
     "synapse-session-start",
     "synapse-prompt-submit",
     "synapse-stop",
     "synapse-compact",
+    "synapse-instructions-loaded",
 ];
 
 // ---------------------------------------------------------------------------------------------
@@ -1334,6 +1335,104 @@ fn a_topic_file_the_prompt_is_about_reaches_the_model_once_beside_the_index(
         topic.file,
         topic.phrase
     );
+}
+
+/// The issue's deploy example: a topic file of the auto memory answers the prompt exactly, and
+/// the prompt hook hands over its text or a pointer the model can follow (the file, which it
+/// opens with its own Read tool), never a slash command only the person can run.
+#[rstest]
+#[case::pinned(Client::Pinned)]
+#[case::newest(Client::Newest)]
+#[ignore = "end-to-end: needs both Claude Code clients, run .ci/test"]
+fn a_topic_file_answering_the_prompt_is_handed_over_or_pointed_at(#[case] client: Client) {
+    let mut fx = Fixture::new(client);
+    fx.seed();
+    let home = fx.dir.path().join("home-deploy");
+    let repo = fx.repo.canonicalize().unwrap();
+    let memory = home
+        .join(".claude/projects")
+        .join(project_key(repo.to_str().unwrap()))
+        .join("memory");
+    fs::create_dir_all(&memory).unwrap();
+    fs::write(
+        memory.join("MEMORY.md"),
+        "- [Deploy](deploy.md): how we deploy to production\n",
+    )
+    .unwrap();
+    fs::write(
+        memory.join("deploy.md"),
+        "---\nname: deploy\ndescription: how we deploy to production\nmetadata:\n  type: \
+         project\n---\n\nWe deploy to production with `make ship` from main after the canary \
+         passes for 30 minutes.\n",
+    )
+    .unwrap();
+    let run = fx.claude_at(&home, "how do we deploy to production?", &[]);
+    run.expect_success();
+    let handed = run.texts().iter().any(|t| {
+        Origin::Hook("UserPromptSubmit").matches(t)
+            && (t.contains("after the canary passes") || t.contains("memory/deploy.md"))
+    });
+    assert!(
+        handed,
+        "neither the topic's text nor a pointer to memory/deploy.md from the prompt hook\n{run}"
+    );
+    for text in run.texts() {
+        if Origin::Hook("UserPromptSubmit").matches(&text) {
+            assert!(!text.contains("/synapse:read"), "{text}\n{run}");
+        }
+    }
+}
+
+/// Both clients report the instruction files they load (InstructionsLoaded), and the plugin's
+/// hook keeps the report for the session: a nested `CLAUDE.md` loaded when the model reads a file
+/// below it (both clients), and the project's `CLAUDE.md` at the start (2.1.197 always; 2.1.332
+/// sends that batch only some of the time, measured in docs/claude-code.md).
+#[rstest]
+#[case::pinned(Client::Pinned)]
+#[case::newest(Client::Newest)]
+#[ignore = "end-to-end: needs both Claude Code clients, run .ci/test"]
+fn the_instruction_files_the_client_loads_are_recorded(#[case] client: Client) {
+    let mut fx = Fixture::new(client);
+    fx.seed();
+    fs::write(
+        fx.repo.join("CLAUDE.md"),
+        "# Notes\n\n- Use tabs in Makefiles\n",
+    )
+    .unwrap();
+    let nested = fx.repo.join("src/webhooks/CLAUDE.md");
+    fs::write(&nested, "- Webhook handlers never block\n").unwrap();
+    let repo = fx.repo.canonicalize().unwrap();
+    let read = repo.join("src/webhooks/retry.rs");
+    fx.api
+        .script_tool_use("Read", json!({"file_path": read.to_str().unwrap()}));
+    fx.api.script("Read it.");
+    let run = fx.claude("what does retry.rs hold?");
+    run.expect_success();
+    let db = rusqlite::Connection::open(fx.data.join("synapse.db")).unwrap();
+    let recorded: Vec<(String, String)> = db
+        .prepare("SELECT path, reason FROM loaded")
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    let has = |file: &Path, reason: &str| {
+        recorded
+            .iter()
+            .any(|(p, r)| Path::new(p) == file && r == reason)
+    };
+    let log = fs::read_to_string(fx.data.join("synapse.log")).unwrap_or_default();
+    assert!(
+        has(&repo.join("src/webhooks/CLAUDE.md"), "nested_traversal"),
+        "{client}: the nested CLAUDE.md's report is not kept: {recorded:?}; synapse.log: \
+         {log}\n{run}"
+    );
+    if matches!(client, Client::Pinned) {
+        assert!(
+            has(&repo.join("CLAUDE.md"), "session_start"),
+            "{client}: the project's CLAUDE.md's report is not kept: {recorded:?}\n{run}"
+        );
+    }
 }
 
 /// SessionStart on a branch that changes files under `src/api/`: Synapse hands over the rule

@@ -22,7 +22,6 @@ use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
 use std::sync::{Arc, Mutex};
-use std::thread;
 use std::time::{Duration, Instant};
 
 use common::http::{write_json, Request, Server};
@@ -455,25 +454,10 @@ impl Fixture {
         self.repo.to_str().unwrap()
     }
 
-    /// Run the CLI over the fixture's data folder, from the repository; expect success.
-    fn synapse_json(&self, args: &[&str]) -> Value {
-        let out = common::run_synapse(&self.data, &self.repo, args, b"");
-        assert!(
-            out.status.success(),
-            "synapse {args:?} failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-            panic!(
-                "synapse {args:?} printed no JSON ({e}): {}",
-                String::from_utf8_lossy(&out.stdout)
-            )
-        })
-    }
-
     /// Remember `text` in the repository's project; its id.
     fn remember(&self, text: &str) -> i64 {
-        let out = self.synapse_json(&["remember", "--project", self.repo_arg(), "--json", text]);
+        let args = ["remember", "--project", self.repo_arg(), "--json", text];
+        let out = common::synapse_json(&self.data, &self.repo, &args);
         out["id"]
             .as_i64()
             .unwrap_or_else(|| panic!("remember printed no id: {out}"))
@@ -489,13 +473,7 @@ impl Fixture {
 
     /// The bodies of the project's live memories.
     fn bodies(&self) -> Vec<String> {
-        let listed = self.synapse_json(&["list", "--json", "--project", self.repo_arg()]);
-        listed["memories"]
-            .as_array()
-            .unwrap_or_else(|| panic!("list printed no memories: {listed}"))
-            .iter()
-            .filter_map(|m| m["body"].as_str().map(str::to_owned))
-            .collect()
+        common::project_bodies(&self.data, &self.repo)
     }
 
     /// Run `gemini -p prompt` in the repository.
@@ -517,21 +495,7 @@ impl Fixture {
         let mut child = command
             .spawn()
             .unwrap_or_else(|e| panic!("could not start {}: {e}", self.gemini.display()));
-        let (status, timed_out) = loop {
-            if let Some(status) = child.try_wait().unwrap() {
-                break (status, false);
-            }
-            if start.elapsed() > RUN_TIMEOUT {
-                let group = format!("-{}", child.id());
-                let killed = Command::new("kill")
-                    .args(["-KILL", "--", &group])
-                    .status()
-                    .expect("run kill");
-                assert!(killed.success(), "could not kill process group {group}");
-                break (child.wait().unwrap(), true);
-            }
-            thread::sleep(Duration::from_millis(20));
-        };
+        let (status, timed_out) = common::wait_or_kill_group(&mut child, RUN_TIMEOUT);
         let run = Run {
             label,
             status,

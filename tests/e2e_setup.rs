@@ -559,6 +559,7 @@ fn the_hook_binaries_link_none_of_setup() {
         "synapse-prompt-submit",
         "synapse-stop",
         "synapse-compact",
+        "synapse-instructions-loaded",
     ] {
         let out = Command::new("nm")
             .args(["--demangle", "--defined-only"])

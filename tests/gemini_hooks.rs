@@ -59,17 +59,7 @@ impl Fixture {
     }
 
     fn bodies(&self) -> Vec<String> {
-        let project = self.repo.to_str().unwrap();
-        let args = ["list", "--json", "--project", project];
-        let out = common::run_synapse(&self.data, &self.repo, &args, b"");
-        assert!(out.status.success(), "{out:?}");
-        let listed: Value = serde_json::from_slice(&out.stdout).unwrap();
-        listed["memories"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|m| m["body"].as_str().unwrap().to_owned())
-            .collect()
+        common::project_bodies(&self.data, &self.repo)
     }
 
     /// Gemini's payload for `event`, from the repository, with `fields` added.
@@ -235,7 +225,7 @@ fn a_wrong_payload_or_argument_prints_nothing_and_logs_one_line() {
         ),
         (
             "stop",
-            &["--client", "codex"],
+            &["--client", "cursor"],
             &reply,
             "unexpected arguments",
         ),

@@ -193,7 +193,9 @@ fn session_start_injects_what_the_branch_and_files_are_about_and_leaves_the_stal
     assert!(left.contains(&format!("{stale} is stale")), "{left}");
     assert!(!left.contains(&format!("{older} ")), "{left}");
     assert!(
-        block.contains("/synapse:read ID") && block.contains("Claude Code's memory files"),
+        block.contains("the mcp__plugin_synapse_synapse__readmemory tool with its id")
+            && block.contains("Claude Code's memory files")
+            && !block.contains("/synapse:"),
         "{block}"
     );
     assert!(block.ends_with("</synapse-memories>\n"));
@@ -519,7 +521,8 @@ fn hits_over_the_floor_without_strong_evidence_are_pointers_under_a_one_line_fra
         5,
         "tags, frame, two pointers: {block}"
     );
-    assert!(block.contains("/synapse:read ID"), "{block}");
+    assert!(block.contains("(readmemory tool):"), "{block}");
+    assert!(!block.contains("/synapse:"), "{block}");
     assert!(!block.contains("Read a whole memory"), "no footer: {block}");
     assert!(!block.contains("earlier sessions"), "no header: {block}");
     let first = block
@@ -972,6 +975,12 @@ fn every_failure_exits_zero_silently_and_logs_one_line() {
     );
     assert_eq!(stdout(out), "");
     assert_eq!(repo.log_lines(), before + 1);
+    let log = std::fs::read_to_string(repo.data.join("synapse.log")).unwrap();
+    let line = log.lines().last().unwrap();
+    assert!(
+        line.contains("longer than 4 MiB") && !line.contains("EOF"),
+        "the log says the payload was too long, not how parsing broke: {line}"
+    );
 
     // A locked store: another process holds the write lock longer than a hook may wait. The
     // lesson waits in the spool, and the next write stores it.
@@ -1256,6 +1265,125 @@ fn a_compaction_hook_given_a_bad_payload_exits_zero_silently_and_logs_one_line(
     assert_eq!(repo.log_lines(), 1, "{input:?}");
 }
 
+/// `/synapse:remember` tells the person what it saved, as a `remember:` line does.
+#[test]
+fn slash_remember_shows_the_person_what_was_saved() {
+    let repo = Repo::new();
+    let payload = json!({"session_id": "s", "cwd": repo.path, "hook_event_name": "UserPromptSubmit",
+        "prompt": "/synapse:remember the staging database is pg-12"});
+    let printed = printed(repo.hook("synapse-prompt-submit", &payload, &[]));
+    let id: i64 = printed
+        .context
+        .split("remembered as memory ")
+        .nth(1)
+        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|id| id.parse().ok())
+        .unwrap_or_else(|| panic!("no id: {}", printed.context));
+    assert_eq!(printed.line, Some(format!("Synapse saved #{id}")));
+    let again = printed_line(&repo, &payload);
+    assert_eq!(again, Some(format!("Synapse #{id} was already kept")));
+}
+
+fn printed_line(repo: &Repo, payload: &Value) -> Option<String> {
+    printed(repo.hook("synapse-prompt-submit", payload, &[])).line
+}
+
+/// A recall typed at the prompt ends as the session's blocks do: with the client's memory files
+/// on, it asks for no `remember:` line; with them off, it does.
+#[rstest]
+#[case::auto_memory_on(&[], "Claude Code's memory files")]
+#[case::auto_memory_off(&[("CLAUDE_CODE_DISABLE_AUTO_MEMORY", "1")], "\"remember: ...\"")]
+fn a_recall_closes_as_the_session_s_blocks_do(#[case] env: &[(&str, &str)], #[case] lessons: &str) {
+    let repo = Repo::new();
+    repo.remember("Webhook retries: 5 attempts with exponential backoff (src/webhooks/retry.rs)");
+    let start = json!({"session_id": "s", "cwd": repo.path, "source": "startup",
+        "hook_event_name": "SessionStart"});
+    let started = printed(repo.hook("synapse-session-start", &start, env)).context;
+    let recall = json!({"session_id": "s", "cwd": repo.path, "hook_event_name": "UserPromptSubmit",
+        "prompt": "/synapse:recall webhook retries"});
+    let recalled = printed(repo.hook("synapse-prompt-submit", &recall, env)).context;
+    let footer = |block: &str| {
+        block
+            .lines()
+            .find(|l| l.starts_with("Read a whole memory"))
+            .map(str::to_owned)
+            .unwrap_or_else(|| panic!("no footer: {block}"))
+    };
+    assert_eq!(footer(&recalled), footer(&started));
+    assert!(footer(&started).contains(lessons), "{started}");
+}
+
+/// What Claude Code reports loading (InstructionsLoaded) decides what the model has, over the
+/// guess from the files' places: an import it did not load is offered, a nested `CLAUDE.md` it
+/// loaded when the model read a file below it is not; a session with no report keeps the guess.
+#[test]
+fn the_files_claude_code_reports_loading_are_what_the_model_has() {
+    let repo = Repo::new();
+    let imported = "Seed the payments test database with make seed-payments";
+    let nested = "Webhook signatures are checked with HMAC SHA-256 before parsing";
+    std::fs::write(repo.path.join("CLAUDE.md"), "# Notes\n\n@docs/extra.md\n").unwrap();
+    std::fs::create_dir_all(repo.path.join("docs")).unwrap();
+    std::fs::write(repo.path.join("docs/extra.md"), format!("- {imported}\n")).unwrap();
+    // Beside the changed file, where the hooks look for a nested `CLAUDE.md`.
+    std::fs::write(
+        repo.path.join("src/webhooks/CLAUDE.md"),
+        format!("- {nested}\n"),
+    )
+    .unwrap();
+    for other in [
+        "The docs build with mdbook",
+        "Payments use Stripe in test mode",
+    ] {
+        repo.remember(other);
+    }
+    let loaded = |session: &str, file: &str, reason: &str| {
+        let payload = json!({"session_id": session, "cwd": repo.path,
+            "hook_event_name": "InstructionsLoaded", "file_path": repo.path.join(file),
+            "memory_type": "Project", "load_reason": reason});
+        let out = repo.hook("synapse-instructions-loaded", &payload, &[]);
+        assert_eq!(stdout(out), "", "InstructionsLoaded prints nothing");
+    };
+    // What the session's blocks hand the model, from its start through two prompts.
+    let asks = |session: &str| {
+        let start = repo.start(session, "startup");
+        let seed = repo.prompt(session, "how do we seed the payments test database?");
+        let signatures = repo.prompt(session, "how are webhook signatures checked?");
+        let given = start + &seed + &signatures;
+        (given.contains(imported), given.contains(nested))
+    };
+    // Reported (as 2.1.332 may, before the session's start): the top CLAUDE.md and the nested
+    // one, not the import.
+    loaded("reported", "CLAUDE.md", "session_start");
+    loaded("reported", "src/webhooks/CLAUDE.md", "nested_traversal");
+    assert_eq!(asks("reported"), (true, false));
+    // No report: the import counts as loaded with its importer, the nested file as not.
+    assert_eq!(asks("guessed"), (false, true));
+    // A report without the session's start (2.1.332 may send none for it) only adds: the
+    // import still counts as loaded, the nested file reported is.
+    loaded("partial", "src/webhooks/CLAUDE.md", "nested_traversal");
+    assert_eq!(asks("partial"), (false, false));
+    assert_eq!(repo.log_lines(), 0);
+}
+
+/// A memory holding every one of a short prompt's words is handed over whole: two words are
+/// enough when they are all the prompt has.
+#[test]
+fn a_memory_holding_every_word_of_a_two_word_prompt_is_given_whole() {
+    let repo = Repo::new();
+    for other in [
+        "The docs build with mdbook",
+        "Payments use Stripe in test mode",
+        "The marketing site deploys from the www repository",
+    ] {
+        repo.remember(other);
+    }
+    repo.remember("The canary runs in eu-west only, for 30 minutes");
+    let block = repo.prompt("s", "where does the canary run?");
+    assert!(
+        block.contains("\n    The canary runs in eu-west only, for 30 minutes\n"),
+        "{block}"
+    );
+}
 /// Whether a hook's output holds a character that would act on a terminal or disguise text.
 fn raw_hidden(printed: &Output) -> bool {
     String::from_utf8_lossy(&printed.stdout)

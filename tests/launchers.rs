@@ -323,7 +323,7 @@ fn the_archive_is_packed_from_cargo_target_dir() {
 while [ $# -gt 0 ]; do [ "$1" = --target ] && target=$2; shift; done
 out="${CARGO_TARGET_DIR:-target}/$target/release"
 mkdir -p "$out"
-for bin in synapse synapse-mcp synapse-session-start synapse-prompt-submit synapse-stop synapse-compact; do
+for bin in synapse synapse-mcp synapse-session-start synapse-prompt-submit synapse-stop synapse-compact synapse-instructions-loaded; do
     printf '#!/bin/sh\necho %s\n' "$bin" >"$out/$bin"
     chmod +x "$out/$bin"
 done

@@ -1227,6 +1227,7 @@ fn the_hook_binaries_link_none_of_the_servers_crates() {
         "synapse-prompt-submit",
         "synapse-stop",
         "synapse-compact",
+        "synapse-instructions-loaded",
     ] {
         let found = server_functions(&common::binary(hook));
         assert_eq!(

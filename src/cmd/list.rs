@@ -8,6 +8,7 @@ use serde_json::json;
 use super::Place;
 use crate::drift::{self, Kind};
 use crate::store::listing::{Filter, Listed, SourceKind};
+use crate::text::age::age;
 
 /// How many memories a page shows unless `--limit` says otherwise.
 const PAGE: usize = 50;
@@ -85,7 +86,7 @@ pub fn run(args: Args, json: bool) -> Result<()> {
             .iter()
             .map(|l| {
                 let mut row = serde_json::to_value(l)?;
-                row["age"] = json!(age(now - l.memory.created_at.seconds()));
+                row["age"] = json!(age(now - l.memory.created_at.seconds()).short());
                 Ok(row)
             })
             .collect::<Result<_>>()?;
@@ -143,7 +144,7 @@ fn row(listed: &Listed, now: i64) -> String {
     format!(
         "{:>6}  {:>4}  {:<6}{scope}{state}  {}",
         m.id,
-        age(now - m.created_at.seconds()),
+        age(now - m.created_at.seconds()).short(),
         listed.source_kind.as_str(),
         super::headline(&m.body, 100)
     )
@@ -214,21 +215,6 @@ fn since(when: &str, now: i64) -> Result<i64> {
     Err(refused())
 }
 
-/// How long ago, in one short word: `now`, `5m`, `5h`, `3d`, `2w`, `2mo`, `1y`.
-fn age(seconds: i64) -> String {
-    let seconds = seconds.max(0);
-    let (minutes, hours, days) = (seconds / 60, seconds / 3_600, seconds / 86_400);
-    match days {
-        0 if hours == 0 && minutes == 0 => "now".into(),
-        0 if hours == 0 => format!("{minutes}m"),
-        0 => format!("{hours}h"),
-        1..=13 => format!("{days}d"),
-        14..=59 => format!("{}w", days / 7),
-        60..=364 => format!("{}mo", days / 30),
-        _ => format!("{}y", days / 365),
-    }
-}
-
 /// The command that shows the next page: these arguments with the page after this one.
 fn next_command(args: &Args, json: bool) -> String {
     let mut words = vec!["synapse".to_owned(), "list".to_owned()];
@@ -273,19 +259,6 @@ fn quoted(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[rstest::rstest]
-    #[case::just_now(0, "now")]
-    #[case::minutes(5 * 60 + 3, "5m")]
-    #[case::hours(5 * 3_600, "5h")]
-    #[case::days(3 * 86_400, "3d")]
-    #[case::weeks(20 * 86_400, "2w")]
-    #[case::months(70 * 86_400, "2mo")]
-    #[case::years(800 * 86_400, "2y")]
-    #[case::a_clock_ahead(-30, "now")]
-    fn an_age_is_one_short_word(#[case] seconds: i64, #[case] said: &str) {
-        assert_eq!(age(seconds), said);
-    }
 
     #[rstest::rstest]
     #[case::hours("12h", 1_000_000 - 12 * 3_600)]

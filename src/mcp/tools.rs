@@ -219,7 +219,7 @@ pub fn recall(store: &Store, scope: &Scope, args: RecallArgs) -> Result<Value> {
         .map(|hit| {
             let mut result = json!({
                 "id": hit.id,
-                "age": crate::plugin::inject::age(now - hit.created_at.seconds()),
+                "age": crate::text::age::age(now - hit.created_at.seconds()).said(),
                 "created_at": hit.created_at,
                 "source": hit.source,
                 "scope": if hit.project.is_some() { "project" } else { "global" },

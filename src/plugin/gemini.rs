@@ -1,7 +1,7 @@
-//! Gemini CLI's side of the hooks. Its extension (`gemini/`) runs the same three binaries with
+//! Gemini CLI's adapter. Its extension (`gemini/`) runs the same three binaries with
 //! `--client gemini`, each for the Gemini event of the same moment: SessionStart for
 //! SessionStart, BeforeAgent (the prompt) for UserPromptSubmit, AfterAgent (the reply) for Stop.
-//! What to inject or record is decided as for Claude Code (`hook`); this module only reads
+//! What to inject or record is decided by the session core (`session`); this module only reads
 //! Gemini's payload and frames the answer the way Gemini takes it (measured with Gemini CLI
 //! 0.61.0: docs/gemini.md).
 //!
@@ -17,13 +17,20 @@
 //!   the model. Context goes in `hookSpecificOutput.additionalContext`, which Gemini wraps in
 //!   `<hook_context>` tags. AfterAgent prints nothing: a `decision` there would make the model
 //!   answer again.
+//! - Gemini loads its own `GEMINI.md` and none of Claude Code's files, and has no slash
+//!   commands of Synapse's: the blocks name the MCP tools and ask for `remember:` lines.
 
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use serde::Deserialize;
 
-use super::hook::{Answer, Event, Payload};
+use super::session::{Adapter, Answer, Event, Payload};
+use super::voice::{Lessons, Voice};
+use crate::sources::{Known, Loads};
+
+/// Gemini CLI.
+pub struct Gemini;
 
 /// The tags Gemini wraps hook context in.
 const OPEN: &str = "<hook_context>";
@@ -49,15 +56,46 @@ fn event_name(event: Event) -> &'static str {
         Event::SessionStart => "SessionStart",
         Event::UserPromptSubmit => "BeforeAgent",
         Event::Stop => "AfterAgent",
-        // Claude Code's alone (`hook`); the nearest moment of Gemini's, for the error.
+        // Not wired for Gemini; the nearest moment of Gemini's, for the error.
         Event::Compact => "PreCompress",
+        Event::InstructionsLoaded => "InstructionsLoaded",
+    }
+}
+
+impl Adapter for Gemini {
+    fn payload(&self, event: Event, input: &str) -> Result<Payload> {
+        payload(event, input)
+    }
+
+    fn output(&self, event: Event, answer: Answer) -> Option<String> {
+        output(event, answer)
+    }
+
+    /// Gemini loads none of Claude Code's files: their memories are Synapse's to offer.
+    fn known(&self, known: Known) -> Known {
+        known.loaded_by(Loads::Nothing)
+    }
+
+    /// The extension's MCP tools as Gemini names them (`mcp_SERVER_TOOL`); lessons as
+    /// `remember:` lines or the remember tool.
+    fn voice(&self, _: &Known) -> Voice {
+        Voice {
+            tool: |tool| format!("the mcp_synapse_{tool} tool"),
+            lessons: Lessons::Synapse,
+            search: "synapse recall",
+        }
     }
 }
 
 /// Read Gemini's payload for `event` as the hooks' own. A payload of another event is refused:
 /// the extension's hooks file would be wired wrong, and a prompt taken for a reply would be
 /// recorded as a lesson.
-pub fn payload(event: Event, input: &str) -> Result<Payload> {
+fn payload(event: Event, input: &str) -> Result<Payload> {
+    anyhow::ensure!(
+        !matches!(event, Event::Compact | Event::InstructionsLoaded),
+        "the {} hook is Claude Code's; Gemini CLI's extension does not run it",
+        event.name()
+    );
     let name = event_name(event);
     let payload: GeminiPayload = serde_json::from_str(input)
         .with_context(|| format!("Gemini CLI's {name} payload is not the expected JSON"))?;
@@ -70,7 +108,7 @@ pub fn payload(event: Event, input: &str) -> Result<Payload> {
         Event::SessionStart => (None, None),
         Event::UserPromptSubmit => (payload.prompt.map(without_session_context), None),
         Event::Stop => (None, payload.prompt_response),
-        Event::Compact => (None, None),
+        Event::Compact | Event::InstructionsLoaded => (None, None),
     };
     Ok(Payload {
         session_id: payload.session_id,
@@ -80,6 +118,7 @@ pub fn payload(event: Event, input: &str) -> Result<Payload> {
         last_assistant_message: reply,
         hook_event_name: Some(payload.hook_event_name),
         compact_summary: None,
+        loaded_file: None,
     })
 }
 
@@ -98,7 +137,7 @@ fn without_session_context(prompt: String) -> String {
 /// text cannot end Gemini's wrapper early, and the prompt hook finds where the wrapper ends.
 /// AfterAgent prints nothing: the person's line of a saved lesson is Claude Code's alone, as
 /// nothing printed there was measured to leave Gemini's turn alone.
-pub fn output(event: Event, answer: Answer) -> Option<String> {
+fn output(event: Event, answer: Answer) -> Option<String> {
     if event == Event::Stop {
         return None;
     }

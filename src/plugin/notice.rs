@@ -28,15 +28,15 @@ pub fn session(given: usize, task: Option<&str>, left: &LeftOut, stale: usize) -
 }
 
 /// At a session's start with nothing to go on (no branch, no changed files): how many memories
-/// there are, and how to reach them; and, as `session` says it, how many loaded lines name gone
-/// paths.
-pub fn waiting(memories: i64, stale: usize) -> String {
+/// there are, and how the person reaches them (`search`, as the client's voice says); and, as
+/// `session` says it, how many loaded lines name gone paths.
+pub fn waiting(memories: i64, search: &str, stale: usize) -> String {
     let memories = match memories {
         1 => "1 memory".to_owned(),
         n => format!("{n} memories"),
     };
     format!(
-        "{WHO} · {memories} here · /synapse:recall searches them{}",
+        "{WHO} · {memories} here · {search} searches them{}",
         gone_paths(stale)
     )
 }
@@ -175,7 +175,7 @@ mod tests {
              name gone paths"
         );
         assert_eq!(
-            waiting(12, 1),
+            waiting(12, "/synapse:recall", 1),
             "Synapse · 12 memories here · /synapse:recall searches them · 1 loaded line names a \
              gone path"
         );

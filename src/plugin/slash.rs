@@ -6,18 +6,19 @@
 //! apostrophe broke the command, `$HOME` was expanded, a backtick could run a program. The
 //! UserPromptSubmit hook, though, receives every prompt as typed, slash commands included, as a
 //! JSON string with no shell in between. So the hook runs these commands itself (see
-//! `hook::handle`) and prints the answer as context for the model; their markdown files
+//! `session::handle`) and prints the answer as context for the model; their markdown files
 //! run nothing and ask the model to report what the hook said.
 
 use std::path::Path;
 
 use anyhow::Result;
 
+use super::voice::Voice;
 use crate::config::Budget;
 use crate::drift;
 use crate::recall::{self, Options};
 use crate::record::{self, Recorded, Recording};
-use crate::store::write::{NewMemory, Remembered};
+use crate::store::write::NewMemory;
 use crate::store::{is_busy, Scope, Store};
 
 /// The prefix of this plugin's commands in a prompt.
@@ -77,54 +78,66 @@ pub fn parse(prompt: &str) -> Option<Command<'_>> {
     Some(Command { verb, text })
 }
 
-/// Run `command` and say what happened, for the model to read, with the memories the answer
-/// shows (by text or by id: the session may name them in a `replaces #N` later). A request
-/// that cannot be done (an id that is not there, an empty text) is answered, not failed; only
-/// the store failing is an error.
+/// What running a command did: the answer for the model, what it recorded (for the person's
+/// line), and the memories the answer shows (by text or by id: the session may name them in a
+/// `replaces #N` later).
+pub struct Ran {
+    pub text: String,
+    pub recorded: Vec<Recorded>,
+    pub shown: Vec<i64>,
+}
+
+/// Run `command` and say what happened, for the model to read. A request that cannot be done
+/// (an id that is not there, an empty text) is answered, not failed; only the store failing is
+/// an error.
 /// `checkout` is the top of the session's git checkout, where `/synapse:share` writes and
-/// where `share = true` makes `/synapse:remember` share.
+/// where `share = true` makes `/synapse:remember` share. A recall's results close the way the
+/// client's blocks do (`voice`).
 pub fn run(
     store: &mut Store,
     scope: &Scope,
     command: &Command,
-    budget: Budget,
+    (budget, voice): (Budget, &Voice),
     checkout: Option<&Path>,
-) -> Result<(String, Vec<i64>)> {
+) -> Result<Ran> {
     let name = command.verb.name();
+    let mut recorded = Vec::new();
     let (said, shown) = match command.verb {
-        Verb::Remember => remember(store, scope, command.text, checkout)?,
+        Verb::Remember => {
+            let kept = remember(store, scope, command.text, checkout)?;
+            recorded.extend(kept.recorded);
+            (kept.lines.join("\n"), kept.shown)
+        }
         Verb::Share => (share(store, scope, command.text, checkout)?, Vec::new()),
-        Verb::Recall => recall(store, scope, command.text, budget)?,
+        Verb::Recall => recall(store, scope, command.text, budget, voice)?,
         Verb::Read => read(store, scope, command.text, budget)?,
         Verb::Forget => (forget(store, scope, command.text)?, Vec::new()),
     };
-    let text = format!("Synapse ran /synapse:{name} on the text exactly as typed:\n{said}\n");
-    Ok((text, shown))
+    Ok(Ran {
+        text: format!("Synapse ran /synapse:{name} on the text exactly as typed:\n{said}\n"),
+        recorded,
+        shown,
+    })
 }
 
-fn remember(
-    store: &mut Store,
-    scope: &Scope,
-    text: &str,
-    checkout: Option<&Path>,
-) -> Result<(String, Vec<i64>)> {
+fn remember(store: &mut Store, scope: &Scope, text: &str, checkout: Option<&Path>) -> Result<Kept> {
     let source = format!("slash-command {}", crate::store::today());
     let mut kept = keep(store, scope, text, source, checkout)?;
-    if let Some(outcome) = &kept.outcome {
+    if let Some(Recorded::Stored { outcome, .. }) = &kept.recorded {
         let findings = drift::of_remembered(store, scope, outcome)?;
         kept.lines
             .extend(findings.iter().map(|f| f.about_new(outcome.id)));
         kept.shown.extend(findings.iter().map(|f| f.id));
     }
-    Ok((kept.lines.join("\n"), kept.shown))
+    Ok(kept)
 }
 
 /// What keeping a typed text did.
 pub struct Kept {
     /// What became of it, a line each.
     pub lines: Vec<String>,
-    /// What storing did (none when nothing was stored: not a memory's text, or spooled).
-    pub outcome: Option<Remembered>,
+    /// What recording did (none when nothing was recorded: not a memory's text).
+    pub recorded: Option<Recorded>,
     /// The memories the lines name: the one stored or repeated, and those close to it.
     pub shown: Vec<i64>,
 }
@@ -139,13 +152,13 @@ pub fn keep(
     source: String,
     checkout: Option<&Path>,
 ) -> Result<Kept> {
-    let said = |line: String| Kept {
+    let said = |line: String, recorded: Option<Recorded>| Kept {
         lines: vec![line],
-        outcome: None,
+        recorded,
         shown: Vec::new(),
     };
     if let Err(e) = crate::store::write::check_body(text) {
-        return Ok(said(format!("nothing stored: {e:#}")));
+        return Ok(said(format!("nothing stored: {e:#}"), None));
     }
     let recording = Recording {
         memory: NewMemory {
@@ -159,7 +172,9 @@ pub fn keep(
     };
     let (outcome, shared) = match record::remember(store, scope, recording)? {
         Recorded::Stored { outcome, shared } => (outcome, shared),
-        Recorded::Spooled => return Ok(said(record::SPOOLED.to_owned())),
+        Recorded::Spooled => {
+            return Ok(said(record::SPOOLED.to_owned(), Some(Recorded::Spooled)));
+        }
     };
     let id = outcome.id;
     let mut lines = vec![if outcome.duplicate {
@@ -175,12 +190,18 @@ pub fn keep(
     shown.extend(similar.iter().map(|near| near.id));
     Ok(Kept {
         lines,
-        outcome: Some(outcome),
+        recorded: Some(Recorded::Stored { outcome, shared }),
         shown,
     })
 }
 
-fn recall(store: &Store, scope: &Scope, query: &str, budget: Budget) -> Result<(String, Vec<i64>)> {
+fn recall(
+    store: &Store,
+    scope: &Scope,
+    query: &str,
+    budget: Budget,
+    voice: &Voice,
+) -> Result<(String, Vec<i64>)> {
     let options = Options {
         budget,
         ..Options::default()
@@ -194,7 +215,10 @@ fn recall(store: &Store, scope: &Scope, query: &str, budget: Budget) -> Result<(
             .iter()
             .flat_map(|f| [f.id].into_iter().chain(f.newer)),
     );
-    Ok((super::inject::recall_block(query, &found, now), shown))
+    Ok((
+        super::inject::recall_block(query, &found, now, voice),
+        shown,
+    ))
 }
 
 /// A page of the memory `args` names, with that memory; an answer that read nothing shows none.

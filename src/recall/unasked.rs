@@ -82,9 +82,9 @@ pub struct Prompted {
 /// about the branch (see docs/relevance.md). The memories `loaded` are not searched (see
 /// `for_session`).
 ///
-/// Only recall's best hit may be injected whole, and only when it holds the rarest of the
-/// prompt's terms the store knows and all of them but one (`strong`); the rest over the floor
-/// are pointers. A whole memory costs hundreds of characters and the full frame, and on the dev
+/// Only recall's best hit may be injected whole, and only when it holds every one of the
+/// prompt's terms (two at least), or the rarest of those the store knows and all of them but one
+/// (`strong`); the rest over the floor are pointers. A whole memory costs hundreds of characters and the full frame, and on the dev
 /// halves of the labeled sets prompts that no memory answers often reached one over the floor
 /// alone; with this bar they reach fewer, at no cost in answers (docs/relevance.md).
 pub fn for_prompt(
@@ -127,21 +127,27 @@ pub fn for_prompt(
     Ok(Prompted { found, hits, whole })
 }
 
-/// Whether `hit` holds the rarest of the prompt's terms the store knows (fewest matching
-/// memories, as recall counted them; ties all count) and all the known terms but one, at least
-/// `WHOLE_TERMS`.
+/// Whether `hit` holds every one of the prompt's terms, two at least (a two-word prompt a memory
+/// answers in its own words), or the rarest of the prompt's terms the store knows (fewest
+/// matching memories, as recall counted them; ties all count) and all the known terms but one,
+/// at least `WHOLE_TERMS`. The first adds no character to the prompts no memory answers on the
+/// dev halves (docs/relevance.md).
 fn strong(found: &Recalled, hit: &Hit) -> bool {
     let df = &found.df;
     let known = df.iter().filter(|&&n| n > 0).count();
     let Some(fewest) = df.iter().copied().filter(|&n| n > 0).min() else {
         return false;
     };
-    if hit.coverage < WHOLE_TERMS {
-        return false;
-    }
     let stemmer = WordStemmer::default();
     let text = format!("{}\n{}", hit.body, hit.source);
     let held = Matcher::new(&found.terms.kept).held(&text, &stemmer);
+    let every = found.terms.kept.len();
+    if every >= 2 && held.len() >= every {
+        return true;
+    }
+    if hit.coverage < WHOLE_TERMS {
+        return false;
+    }
     held.len() + 1 >= known && held.iter().any(|&i| df.get(i) == Some(&fewest))
 }
 

@@ -36,6 +36,9 @@ pub struct Client {
     pub memory: PathBuf,
     /// Whether the client keeps auto memory (its default), so the model writes memory files.
     pub auto_memory: bool,
+    /// Codex CLI's memories (`$CODEX_HOME/memories`, else `~/.codex/memories`), for every
+    /// project: its `MEMORY.md` is read like a user's `CLAUDE.md`, though no client loads it.
+    pub codex_memories: PathBuf,
 }
 
 impl Client {
@@ -68,11 +71,18 @@ impl Client {
                 .join(folder_key(&top.to_string_lossy()))
                 .join("memory")
         });
+        let codex_memories = std::env::var_os("CODEX_HOME")
+            .filter(|d| !d.is_empty())
+            .map(PathBuf::from)
+            .or_else(|| home.as_ref().map(|h| h.join(".codex")))
+            .unwrap_or_else(|| PathBuf::from(".codex"))
+            .join("memories");
         Client {
             config,
             home,
             memory,
             auto_memory,
+            codex_memories,
         }
     }
 

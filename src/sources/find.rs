@@ -67,6 +67,15 @@ pub(super) fn candidates(place: &Place, near: &[String]) -> Found {
     found
         .candidates
         .push(user(config.join("CLAUDE.md"), Kind::Instructions, None));
+    // Codex's durable memories: no client loads this file (Codex loads only its summary).
+    found.candidates.push(Candidate {
+        path: place.client.codex_memories.join("MEMORY.md"),
+        kind: Kind::Instructions,
+        project: None,
+        dir: None,
+        via: None,
+        depth: 0,
+    });
     // The user's own rules may link anywhere: the client follows them all.
     let rules = rule_files(
         &config.join("rules"),

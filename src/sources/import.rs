@@ -190,6 +190,7 @@ mod tests {
                 home: None,
                 memory: memory.to_path_buf(),
                 auto_memory: true,
+                codex_memories: top.join("no-codex"),
             },
             key_path: top.to_path_buf(),
             approved: std::cell::OnceCell::new(),

@@ -3,7 +3,7 @@
 //! line, and which loaded lines name a path that is gone.
 
 use std::collections::{HashMap, HashSet, VecDeque};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 use serde::Serialize;
@@ -115,11 +115,33 @@ pub struct Known {
     pub left: Left,
     /// Whether the client keeps auto memory (`Client::auto_memory`).
     pub(super) auto_memory: bool,
-    /// Whether the session is another client's (Gemini CLI), which loads none of these files
-    /// itself (`for_another_client`).
-    pub(super) another_client: bool,
-    /// The files the client loads into this session (their ids).
-    loaded: HashSet<i64>,
+    /// Which of these files the session's client loads itself (`loaded_by`).
+    pub(super) loads: Loads,
+    /// The files Claude Code loads into this session by their places and imports (their ids):
+    /// the inference, where no report says otherwise.
+    by_place: HashSet<i64>,
+    /// The folder the session works in.
+    cwd: PathBuf,
+    /// The files the client reported loading into the session (`reported`).
+    pub(super) reported: HashSet<String>,
+    /// Whether `reported` is the whole of what the client loaded of the files it reports
+    /// (instruction files and rules), rather than what it has reported so far.
+    pub(super) whole: bool,
+}
+
+/// Which of the source files a client loads into its sessions itself: their memories are then
+/// neither searched nor offered again (the model has their text).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Loads {
+    /// Claude Code: `CLAUDE.md` files and rules on the working path and what they import, the
+    /// auto memory's `MEMORY.md`, and an `AGENTS.md` with no `CLAUDE.md` beside it.
+    #[default]
+    ClaudeCode,
+    /// Codex CLI: every `AGENTS.md` from the repository's top to the working folder, and none
+    /// of Claude Code's files.
+    Agents,
+    /// None of them (Gemini CLI, which loads its own `GEMINI.md`).
+    Nothing,
 }
 
 /// What `Known::screen` lets a hook inject, and the memories it left out with the reason.
@@ -130,41 +152,43 @@ pub struct Screened {
 }
 
 impl Known {
-    /// The files known for `place` after a fold, with what the client loads of them.
+    /// The files known for `place` after a fold, with what Claude Code loads of them.
     pub(super) fn new(files: Vec<SourceFile>, folded: Folded, left: Left, place: &Place) -> Known {
-        let loaded = loaded_by_the_client(&files, place);
+        let by_place = loaded_by_the_client(&files, place);
         Known {
             files,
             folded,
             left,
             auto_memory: place.client.auto_memory,
-            another_client: false,
-            loaded,
+            loads: Loads::ClaudeCode,
+            by_place,
+            cwd: place.cwd.clone(),
+            reported: HashSet::new(),
+            whole: false,
         }
     }
 
-    /// Where the blocks ask the model to keep lessons: in the client's files when its auto
-    /// memory is on.
-    pub fn saving(&self) -> crate::plugin::inject::Saving {
-        use crate::plugin::inject::Saving;
-        if self.another_client {
-            Saving::Tools
-        } else if self.auto_memory {
-            Saving::ClientFiles
-        } else {
-            Saving::Synapse
-        }
+    /// Whether Claude Code keeps auto memory here, so its model writes memory files (the
+    /// adapter decides what the blocks then ask of the model).
+    pub fn auto_memory(&self) -> bool {
+        self.auto_memory && self.loads == Loads::ClaudeCode
     }
 
-    /// The same files as a session of another client sees them (Gemini CLI, which loads its own
-    /// `GEMINI.md`, none of Claude Code's files, and keeps no auto memory of Claude Code's): none
-    /// is loaded, so no memory of theirs is screened out as one the model has, and the blocks
-    /// ask for `remember:` lines rather than for Claude Code's memory files, and name the MCP
-    /// tools rather than Synapse's slash commands, which that client does not have.
-    pub fn for_another_client(self) -> Known {
+    /// The same files as a session of a client that loads `loads` of them sees them (Claude
+    /// Code's by default): only what it loads is screened out as what the model has.
+    pub fn loaded_by(self, loads: Loads) -> Known {
+        Known { loads, ..self }
+    }
+
+    /// The same files, with those Claude Code reported loading into the session (its
+    /// InstructionsLoaded hook: `CLAUDE.md` files, their imports, nested ones, matched rules).
+    /// A reported file is loaded; when the report is `whole` (the session is past its start,
+    /// when the reports arrive), an instruction file or rule it does not name is not, whatever
+    /// its place suggests. With no report (a client that sends none), the places decide.
+    pub fn reported(self, reported: HashSet<String>, whole: bool) -> Known {
         Known {
-            auto_memory: false,
-            another_client: true,
+            reported,
+            whole,
             ..self
         }
     }
@@ -175,9 +199,31 @@ impl Known {
         Ok(Known::new(files, Folded::default(), Left::default(), place))
     }
 
-    /// Whether Claude Code loads `file` itself into a session working in this one's folder.
+    /// Whether the session's client loads `file` itself into a session working in this one's
+    /// folder.
     pub fn loaded(&self, file: &SourceFile) -> bool {
-        !self.another_client && self.loaded.contains(&file.id)
+        match self.loads {
+            Loads::Nothing => return false,
+            Loads::Agents => {
+                return file.kind == Kind::Agents
+                    && file
+                        .dir
+                        .as_deref()
+                        .is_some_and(|d| self.cwd.starts_with(Path::new(d)))
+            }
+            Loads::ClaudeCode => {}
+        }
+        if self.reported.contains(&file.path) {
+            return true;
+        }
+        let reportable = matches!(
+            file.kind,
+            Kind::Instructions | Kind::Agents | Kind::Rule | Kind::Import
+        );
+        if reportable && self.whole && !self.reported.is_empty() {
+            return false;
+        }
+        self.by_place.contains(&file.id)
     }
 
     /// The memories of the files Claude Code loads itself into this session.
@@ -257,7 +303,7 @@ impl Known {
                     let file = loaded.get(&source).map_or("", |f| f.shown.as_str());
                     screened.repeats.push((
                         hit.id,
-                        format!("{} repeats {file}:{line}, which Claude Code loads", hit.id),
+                        format!("{} repeats {file}:{line}, which the client loads", hit.id),
                     ));
                 }
                 _ => screened.hits.push(hit),

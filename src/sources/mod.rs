@@ -1,6 +1,7 @@
 //! Claude Code's own memory and instruction files, read as sources: the auto-memory folder,
-//! `CLAUDE.md` files and their imports, rules and `AGENTS.md`, found, split into memories and
-//! folded into the store when they change. Synapse never writes into them.
+//! `CLAUDE.md` files and their imports, rules and `AGENTS.md` (and Codex CLI's `MEMORY.md` of its
+//! memories), found, split into memories and folded into the store when they change. Which of
+//! them a session's client loads itself is `Known`'s to say. Synapse never writes into them.
 //!
 //! A hook calls `refresh`, whose work is bounded whatever the folders hold (`Limits`):
 //! - the files the client loads by their names (a few fixed names, the rules folders, the
@@ -36,7 +37,7 @@ use anyhow::Result;
 
 pub use client::Client;
 pub use find::nested;
-pub use known::{Known, Left, Screened, Stale};
+pub use known::{Known, Left, Loads, Screened, Stale};
 
 use crate::store::sources::{Fold, Folded};
 use crate::store::{Scope, Store};

@@ -18,6 +18,7 @@ pub mod import;
 pub mod index;
 pub mod injected;
 pub mod listing;
+pub mod loaded;
 mod memory;
 pub mod page;
 pub mod peek;

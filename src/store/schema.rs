@@ -312,6 +312,19 @@ const MIGRATIONS: &[&str] = &[
         PRIMARY KEY (project, path)
     ) WITHOUT ROWID;
     "#,
+    // 15: the instruction files a client reported loading into a session (Claude Code's
+    // InstructionsLoaded hook: `store::loaded`), and why it loaded each (its `load_reason`:
+    // `session_start`, `include`, `nested_traversal`, ...), which say what the model has better
+    // than the files' places do.
+    r#"
+    CREATE TABLE loaded (
+        session TEXT NOT NULL,
+        path    TEXT NOT NULL,
+        reason  TEXT NOT NULL,
+        at      INTEGER NOT NULL,
+        PRIMARY KEY (session, path)
+    ) WITHOUT ROWID;
+    "#,
 ];
 
 /// Synapse's mark in the file's header (`PRAGMA application_id`, "SYNA"), written by migration 7:
@@ -799,6 +812,7 @@ mod tests {
             };
             let id = store.remember(&memory, &[], &scope).unwrap().id;
             // Back to version 11 as it shipped: no table of dismissals (nor what came after).
+            store.conn().execute_batch(UNDO_15).unwrap();
             store.conn().execute_batch(UNDO_14).unwrap();
             store
                 .conn()
@@ -836,6 +850,7 @@ mod tests {
             // Back to version 12 as it shipped: what came after taken out, the table without
             // AUTOINCREMENT; then the newest memory deleted as a fold did then, a teammate's
             // shared memory still bound to it.
+            store.conn().execute_batch(UNDO_15).unwrap();
             store.conn().execute_batch(UNDO_14).unwrap();
             store
                 .conn()
@@ -936,6 +951,7 @@ mod tests {
                      VALUES ('/p', '/p/CLAUDE.md', 'instructions', 'CLAUDE.md', 10, 20);",
                 )
                 .unwrap();
+            store.conn().execute_batch(UNDO_15).unwrap();
             store.conn().execute_batch(UNDO_14).unwrap();
         }
         let store = crate::store::Store::open(dir.path()).unwrap();
@@ -950,6 +966,25 @@ mod tests {
             (10, 20, 0, 0)
         );
         assert!(file.imports.is_empty() && file.via.is_none() && file.problem.is_none());
+    }
+
+    /// What migration 15 added, taken out again: a store back at version 14.
+    const UNDO_15: &str = "DROP TABLE loaded; PRAGMA user_version = 14;";
+
+    /// A store at version 14 gains the table of the files a client reported loading.
+    #[test]
+    fn migration_15_adds_the_files_a_client_loaded_to_a_version_14_store() {
+        let dir = tempfile::tempdir().unwrap();
+        {
+            let store = crate::store::Store::open(dir.path()).unwrap();
+            store.conn().execute_batch(UNDO_15).unwrap();
+        }
+        let mut store = crate::store::Store::open(dir.path()).unwrap();
+        assert!(dir.path().join("synapse.db.v14.bak").exists());
+        store
+            .mark_loaded("s", "/r/CLAUDE.md", "session_start")
+            .unwrap();
+        assert_eq!(store.loaded_files("s").unwrap().paths.len(), 1);
     }
 
     /// `scopes` holds one row per project and one global row: UNIQUE alone would admit any

@@ -9,6 +9,7 @@
 //! It also owns how text is shown (`visible`): every output path, to a person or a model, shows
 //! a memory's control characters and direction overrides as escapes, through that one function.
 
+pub mod age;
 pub mod duplicate;
 pub mod english;
 mod function_words;

@@ -15,6 +15,7 @@ use ratatui::Frame;
 use super::app::{App, Drift, History, Reading, View};
 use super::rows::State;
 use crate::drift::Finding;
+use crate::text::age::age;
 use crate::text::visible;
 
 /// The lines around the list: the title, the table's header, the search line and the status.
@@ -154,7 +155,7 @@ fn draw_list(frame: &mut Frame, area: Rect, app: &App, now: i64) {
         let place = if r.global { "global" } else { "" };
         Row::new(vec![
             Cell::from(r.id.to_string()),
-            Cell::from(age(now - r.created_at)),
+            Cell::from(age(now - r.created_at).short()),
             Cell::from(crate::text::cut_chars(&r.source, 16).to_owned()),
             Cell::from(place),
             Cell::from(state),
@@ -336,35 +337,8 @@ fn draw_help(frame: &mut Frame, area: Rect) {
     );
 }
 
-/// An age in one short word: `now`, `5m`, `3h`, `12d`, `4mo`, `2y`.
-fn age(seconds: i64) -> String {
-    const MINUTE: i64 = 60;
-    const HOUR: i64 = 60 * MINUTE;
-    const DAY: i64 = 24 * HOUR;
-    match seconds {
-        s if s < MINUTE => "now".to_owned(),
-        s if s < HOUR => format!("{}m", s / MINUTE),
-        s if s < 2 * DAY => format!("{}h", s / HOUR),
-        s if s < 60 * DAY => format!("{}d", s / DAY),
-        s if s < 730 * DAY => format!("{}mo", s / (30 * DAY)),
-        s => format!("{}y", s / (365 * DAY)),
-    }
-}
-
 #[cfg(test)]
 mod tests {
-    #[rstest::rstest]
-    #[case::in_the_future(-5, "now")]
-    #[case::seconds(59, "now")]
-    #[case::minutes(125, "2m")]
-    #[case::hours(3 * 3600, "3h")]
-    #[case::days(3 * 86_400, "3d")]
-    #[case::months(90 * 86_400, "3mo")]
-    #[case::years(800 * 86_400, "2y")]
-    fn ages_are_one_short_word(#[case] seconds: i64, #[case] shown: &str) {
-        assert_eq!(super::age(seconds), shown);
-    }
-
     #[test]
     fn the_list_leaves_room_for_its_chrome() {
         assert_eq!(super::list_rows(40), 36);

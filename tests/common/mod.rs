@@ -201,6 +201,7 @@ pub fn install_plugin(home: &Path, enabled: bool) {
         "synapse-prompt-submit",
         "synapse-stop",
         "synapse-compact",
+        "synapse-instructions-loaded",
         "synapse-mcp",
     ] {
         let link = bin.join(name);
@@ -288,4 +289,58 @@ pub fn claude_client(newest: bool) -> PathBuf {
         path.display()
     );
     path
+}
+
+/// `synapse ARGS` over the data folder `data`, run from `cwd`: what it printed, as JSON. Fails,
+/// saying why, unless it succeeds and prints JSON.
+pub fn synapse_json(data: &Path, cwd: &Path, args: &[&str]) -> serde_json::Value {
+    let out = run_synapse(data, cwd, args, b"");
+    assert!(
+        out.status.success(),
+        "synapse {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "synapse {args:?} printed no JSON ({e}): {}",
+            String::from_utf8_lossy(&out.stdout)
+        )
+    })
+}
+
+/// The bodies of the live memories of the project at `repo` (with the global ones).
+pub fn project_bodies(data: &Path, repo: &Path) -> Vec<String> {
+    let project = repo.to_str().unwrap();
+    let listed = synapse_json(data, repo, &["list", "--json", "--project", project]);
+    listed["memories"]
+        .as_array()
+        .unwrap_or_else(|| panic!("list printed no memories: {listed}"))
+        .iter()
+        .filter_map(|m| m["body"].as_str().map(str::to_owned))
+        .collect()
+}
+
+/// Wait for `child`, started in a process group of its own, at most `timeout`; past it, kill the
+/// whole group (a client's hooks and servers with it). Its exit status, and whether it was
+/// killed.
+pub fn wait_or_kill_group(
+    child: &mut std::process::Child,
+    timeout: std::time::Duration,
+) -> (std::process::ExitStatus, bool) {
+    let start = std::time::Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return (status, false);
+        }
+        if start.elapsed() > timeout {
+            let group = format!("-{}", child.id());
+            let killed = Command::new("kill")
+                .args(["-KILL", "--", &group])
+                .status()
+                .expect("run kill");
+            assert!(killed.success(), "could not kill process group {group}");
+            return (child.wait().unwrap(), true);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
 }

@@ -7,13 +7,14 @@ use std::process::Command;
 use std::sync::OnceLock;
 
 /// The binaries the archive holds.
-pub const BINARIES: [&str; 6] = [
+pub const BINARIES: [&str; 7] = [
     "synapse",
     "synapse-mcp",
     "synapse-session-start",
     "synapse-prompt-submit",
     "synapse-stop",
     "synapse-compact",
+    "synapse-instructions-loaded",
 ];
 
 /// The host's target triple, as bin/synapse-fetch names it from `uname`.

@@ -21,6 +21,7 @@ const HOOKS: &[&str] = &[
     "synapse-prompt-submit",
     "synapse-stop",
     "synapse-compact",
+    "synapse-instructions-loaded",
 ];
 
 pub fn run(_args: Args, json: bool) -> Result<()> {

@@ -21,11 +21,12 @@ use serde_json::Value;
 use crate::sources::client::settings_in_order;
 
 /// The binaries the plugin's launchers (`bin/synapse-hook`, `bin/synapse-mcp`) look for.
-pub const BINARIES: [&str; 5] = [
+pub const BINARIES: [&str; 6] = [
     "synapse-session-start",
     "synapse-prompt-submit",
     "synapse-stop",
     "synapse-compact",
+    "synapse-instructions-loaded",
     "synapse-mcp",
 ];
 /// The settings entry that lets the read-only MCP tools run without asking when the plugin's

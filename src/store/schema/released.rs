@@ -39,6 +39,8 @@ const RELEASED: &[&str] = &[
     "4ad95c17f9ce7497ceae71c663c8aa68cd3df0cf8a95b654f8e2e6758da25a17",
     // 14
     "c978a928985c5a0fb45d5285d68630b984b44c5bf36f875d31a9e8bc668126ff",
+    // 15
+    "e6902f1edaddad049e338102e6b2480a289cac7dd0d255fadbe2395a96a129ba",
 ];
 
 fn sha256(sql: &str) -> String {
