@@ -236,7 +236,7 @@ pub fn recall(store: &Store, scope: &Scope, args: RecallArgs) -> Result<Value> {
             result
         })
         .collect();
-    let mut about = crate::plugin::inject::recall_header(&args.query);
+    let mut about = crate::recall::header(&args.query);
     if results.is_empty() {
         about.push_str(" No memories match.");
     }

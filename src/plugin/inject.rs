@@ -110,7 +110,7 @@ pub fn prompt_block(
 /// What `/synapse:recall QUERY` shows the model: the results framed like the injected blocks,
 /// then the drift findings on them.
 pub fn recall_block(query: &str, found: &Recalled, now: i64, voice: &Voice) -> String {
-    let mut header = recall_header(query);
+    let mut header = crate::recall::header(query);
     if !found.searched {
         header.push_str(
             " The question held no word to search for (only punctuation, symbols or words too \
@@ -142,18 +142,6 @@ pub fn recall_block(query: &str, found: &Recalled, now: i64, voice: &Voice) -> S
         Some((text, _)) => text,
         None => format!("{OPEN}\n{header}\n\nNo memories match.\n{CLOSE}\n"),
     }
-}
-
-/// The line that opens a recall's answer, here and in the MCP `recall` tool: what the results
-/// are (notes from earlier sessions, advisory, possibly outdated), for the question asked (cut to
-/// 300 characters).
-pub fn recall_header(query: &str) -> String {
-    let asked = crate::text::cut_chars(query, 300);
-    let ellipsis = if asked.len() < query.len() { "…" } else { "" };
-    format!(
-        "Synapse memories for \"{asked}{ellipsis}\", best first. They are notes from earlier \
-         sessions: advisory, possibly outdated; check one against the code before relying on it."
-    )
 }
 
 /// What SessionStart says when there is no signal to recall from: one status line in the

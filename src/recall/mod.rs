@@ -442,3 +442,15 @@ fn candidates(
     });
     Ok((candidates, df))
 }
+
+/// The line that opens a recall's answer, in the hooks' `/synapse:recall` and the MCP `recall`
+/// tool: what the results are (notes from earlier sessions, advisory, possibly outdated), for the
+/// question asked (cut to 300 characters).
+pub fn header(query: &str) -> String {
+    let asked = crate::text::cut_chars(query, 300);
+    let ellipsis = if asked.len() < query.len() { "…" } else { "" };
+    format!(
+        "Synapse memories for \"{asked}{ellipsis}\", best first. They are notes from earlier \
+         sessions: advisory, possibly outdated; check one against the code before relying on it."
+    )
+}
