@@ -74,11 +74,12 @@ mod layers {
         LAYERS.iter().position(|l| l.contains(&module))
     }
 
-    fn files(dir: &Path, out: &mut Vec<PathBuf>) {
+    /// Every `.rs` file under `dir` (the layering tests here and in `plugin` read them).
+    pub(crate) fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
         for entry in std::fs::read_dir(dir).unwrap().flatten() {
             let path = entry.path();
             if path.is_dir() {
-                files(&path, out);
+                rust_files(&path, out);
             } else if path.extension().is_some_and(|x| x == "rs") {
                 out.push(path);
             }
@@ -132,7 +133,7 @@ mod layers {
     fn every_top_module_has_a_layer_and_the_layers_run_one_way() {
         let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
         let mut all = Vec::new();
-        files(&src, &mut all);
+        rust_files(&src, &mut all);
         let mut wrong = Vec::new();
         for path in &all {
             let rel = path.strip_prefix(&src).unwrap();

@@ -29,7 +29,7 @@ pub mod voice;
 
 #[cfg(test)]
 mod layers {
-    use std::path::{Path, PathBuf};
+    use std::path::Path;
 
     /// The adapters, one per client: the files `plugin/NAME.rs`.
     const ADAPTERS: [&str; 3] = ["claude", "codex", "gemini"];
@@ -37,17 +37,6 @@ mod layers {
     const ABOVE: [&str; 1] = ["hook"];
     /// The most lines a file of the front end may have: a newcomer reads one whole.
     const MOST_LINES: usize = 500;
-
-    fn files(dir: &Path, out: &mut Vec<PathBuf>) {
-        for entry in std::fs::read_dir(dir).unwrap().flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                files(&path, out);
-            } else if path.extension().is_some_and(|x| x == "rs") {
-                out.push(path);
-            }
-        }
-    }
 
     /// The modules of `plugin` a source file names: every word of its `use` trees that start
     /// from `super` or `crate::plugin`, and every `super::NAME::` or `plugin::NAME::` in its
@@ -90,7 +79,7 @@ mod layers {
     fn layers_run_one_way_and_files_stay_small() {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/plugin");
         let mut all = Vec::new();
-        files(&root, &mut all);
+        crate::layers::rust_files(&root, &mut all);
         assert!(all.len() > 10, "found only {all:?}");
         let mut wrong = Vec::new();
         for path in &all {
