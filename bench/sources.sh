@@ -92,6 +92,21 @@ with open(f"{folder}/MEMORY.md", "w") as f:
 EOF
 }
 
+texts_jsonl() { # COUNT: the topic files' texts as Synapse memories of the repository, no files
+    python3 - "$REPO" "$1" <<'EOF' >"$WORK/texts-$1.jsonl"
+import datetime, json, sys
+repo, count = sys.argv[1], int(sys.argv[2])
+for n in range(count):
+    at = datetime.datetime.fromtimestamp(1_700_000_000 + n * 60, datetime.timezone.utc)
+    body = (f"What the team learned about subsystem {n} of the shop backend\n\n"
+            f"Subsystem {n} keeps its settings in config/subsystem-{n}.toml and retries at most {n % 7 + 2} times.\n"
+            f"**Why:** incident {n} showed that more retries overload the gateway.\n"
+            f"**How to apply:** check the retry budget before changing subsystem {n}.")
+    print(json.dumps({"body": body, "project": repo, "source": f"topic {n}",
+                      "created_at": at.strftime("%Y-%m-%dT%H:%M:%SZ")}))
+EOF
+}
+
 # A condition: NAME -> its home, store and binaries. "none" and each count, and "base-" of each
 # with BASE_BIN.
 declare -A HOMES DATAS BINS
@@ -107,11 +122,24 @@ for count in none $TOPICS; do
         if [ "$build" = new ]; then BINS[$name]=$BIN; else BINS[$name]=$BASE_BIN; fi
         CONDITIONS="$CONDITIONS $name"
     done
+    # The control: the same texts stored as Synapse memories, and no files (this build only),
+    # which tells what the files cost from what the memories they become cost.
+    if [ "$count" != none ]; then
+        texts_jsonl "$count"
+        HOMES[texts-$count]=$WORK/home-none
+        DATAS[texts-$count]=$WORK/data-texts-$count
+        BINS[texts-$count]=$BIN
+        CONDITIONS="$CONDITIONS texts-$count"
+    fi
 done
 
 echo "== folding each home's files into its store: $CONDITIONS"
 for c in $CONDITIONS; do
     if [ "${BINS[$c]}" = "$BIN" ]; then cp -a "$FIXTURE" "${DATAS[$c]}"; else cp -a "$BASE_FIXTURE" "${DATAS[$c]}"; fi
+    case "$c" in texts-*)
+        SYNAPSE_DATA=${DATAS[$c]} "$BIN/synapse" import "$WORK/$c.jsonl" --project "$REPO" >/dev/null ||
+            fail "importing the texts of $c failed" ;;
+    esac
     (cd "$REPO" && HOME=${HOMES[$c]} SYNAPSE_DATA=${DATAS[$c]} "${BINS[$c]}/synapse" sync) >"$WORK/sync-$c.txt" ||
         fail "synapse sync failed under $c"
 done
@@ -174,7 +202,7 @@ echo "== the first hook into a store with nothing folded ($RUNS_FIRST runs), and
 FIRST=$WORK/data-first
 : >"$WORK/first.tsv"
 for c in $CONDITIONS; do
-    case "$c" in none | base-none) continue ;; esac
+    case "$c" in none | base-none | texts-*) continue ;; esac
     fixture=$FIXTURE
     [ "${BINS[$c]}" = "$BIN" ] || fixture=$BASE_FIXTURE
     command="sh -c 'CLAUDE_PLUGIN_ROOT=$ROOT SYNAPSE_BIN_DIR=${BINS[$c]} HOME=${HOMES[$c]} SYNAPSE_DATA=$FIRST; export CLAUDE_PLUGIN_ROOT SYNAPSE_BIN_DIR HOME SYNAPSE_DATA; exec \"$ROOT/bin/synapse-hook\" session-start < $WORK/session-start.json'"
@@ -210,7 +238,7 @@ done
 echo "== synapse sync folding the topic files into a fresh store (median of 3)"
 : >"$WORK/sync.tsv"
 for c in $CONDITIONS; do
-    case "$c" in none | base-none) continue ;; esac
+    case "$c" in none | base-none | texts-*) continue ;; esac
     fixture=$FIXTURE
     [ "${BINS[$c]}" = "$BIN" ] || fixture=$BASE_FIXTURE
     python3 - "${BINS[$c]}" "$REPO" "${HOMES[$c]}" "$fixture" "$WORK" "$c" <<'EOF' >>"$WORK/sync.tsv"
@@ -256,6 +284,12 @@ for prefix, label in builds:
         cpu = lambda c: steady[f"{prefix}{c}/{hook}"]["cpu_ms"]
         print(f"  {'  cpu (mean)':<15}{cpu('none'):>8.2f}"
               + "".join(f"{cpu(c):>20.2f}{cpu(c) / cpu('none'):>7.2f}" for c in counts))
+        if not prefix:
+            texts = lambda c: steady[f"texts-{c}/{hook}"]
+            print(f"  {'  the texts':<15}{'':>8}"
+                  + "".join(f"{texts(c)['median_ms']:>20.2f}{steady[f'{c}/{hook}']['median_ms'] / texts(c)['median_ms']:>7.2f}" for c in counts))
+print("(the texts: the same texts stored as Synapse memories with no files; its ratio is the files'"
+      " median over it, what the files cost beside the memories they become)")
 print(f"({steady['none/session-start']['runs']} runs per cell over the rounds; target for this build: ratio <= 1.5)")
 for f in first:
     result = json.load(open(f"{work}/first-{f['name']}.json"))["results"][0]
