@@ -240,11 +240,11 @@ impl Known {
         Ok(ids)
     }
 
-    /// The lines of the files Claude Code loads into this session that name a path drift is
-    /// certain is gone, by file and line: the model was told to follow them. At most
-    /// `STALE_PIECES` pieces are read.
-    pub fn stale_lines(&self, store: &Store, scope: &Scope) -> Result<Stale> {
-        let mut ids: Vec<i64> = self.loaded_memories(store)?.into_iter().collect();
+    /// The lines of the files the client loads into this session (`loaded`, the memories
+    /// `loaded_memories` gives) that name a path drift is certain is gone, by file and line: the
+    /// model was told to follow them. At most `STALE_PIECES` pieces are read.
+    pub fn stale_lines(store: &Store, scope: &Scope, loaded: &HashSet<i64>) -> Result<Stale> {
+        let mut ids: Vec<i64> = loaded.iter().copied().collect();
         ids.sort_unstable();
         let unread = ids.len().saturating_sub(STALE_PIECES);
         ids.truncate(STALE_PIECES);

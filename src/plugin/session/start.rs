@@ -48,11 +48,12 @@ fn session_start(
             },
         )?;
     }
+    let loaded = known.loaded_memories(store)?;
     // Lines of the files the client loads that name a path that is gone, said at the start (a
     // resumed session was told at its start, and the transcript has it).
     let stale = match source {
         "resume" => sources::Stale::default(),
-        _ => known.stale_lines(store, scope)?,
+        _ => Known::stale_lines(store, scope, &loaded)?,
     };
     if signal.is_empty() {
         if source == "resume" {
@@ -66,7 +67,6 @@ fn session_start(
         return Ok((Some(format!("{status}\n")), Some(line)));
     }
     let mut hits = rules_for_files(store, scope, &known, &signal.files)?;
-    let loaded = known.loaded_memories(store)?;
     let found = unasked::for_session(store, scope, &signal, turn.budget, &loaded)?;
     let ruled: HashSet<i64> = hits.iter().map(|h| h.id).collect();
     hits.extend(found.into_iter().filter(|h| !ruled.contains(&h.id)));
