@@ -277,7 +277,9 @@ pub fn stale_lines(findings: &[Finding]) -> Vec<StaleLine> {
         }
     }
     for line in &mut lines {
-        line.paths.dedup();
+        // Several findings may name one path: keep its first mention, in order.
+        let mut seen = std::collections::HashSet::new();
+        line.paths.retain(|p| seen.insert(p.clone()));
     }
     lines.sort_by(|a, b| (&a.place.file, a.place.line).cmp(&(&b.place.file, b.place.line)));
     lines
@@ -510,6 +512,26 @@ mod tests {
         assert_eq!(chains(&findings), vec![vec![9, 3, 5]]);
         let findings = vec![timed(5, 9, [100, 200]), timed(5, 3, [100, 300])];
         assert_eq!(chains(&findings), vec![vec![3, 9, 5]]);
+    }
+
+    /// Two pieces written on one line of a file (a list item and its continuation, say) may name
+    /// the same gone path among others: the line names each once.
+    #[test]
+    fn a_stale_line_names_each_gone_path_once() {
+        let at = |id: i64, paths: &[&str]| Finding {
+            kind: Kind::Stale,
+            certainty: Certainty::Certain,
+            newer: None,
+            paths: paths.iter().map(|p| (*p).to_owned()).collect(),
+            source: Some(FileLine {
+                file: "CLAUDE.md".into(),
+                line: 6,
+            }),
+            ..conflict(id, 0)
+        };
+        let lines = stale_lines(&[at(1, &["a.md", "b.md"]), at(2, &["c.md", "a.md"])]);
+        assert_eq!(lines.len(), 1);
+        assert_eq!(lines[0].paths, ["a.md", "b.md", "c.md"]);
     }
 
     #[test]
