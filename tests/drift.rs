@@ -313,6 +313,43 @@ fn hooks_leave_out_only_the_stale_and_the_older_repeat() {
         .is_none());
 }
 
+/// A memory the hooks may offer that drift is certain is stale leaves the offer whatever it
+/// pairs with: checked for an offer it is not paired, where recall's check still pairs it.
+#[test]
+fn an_offered_stale_memory_is_left_out_without_being_paired() {
+    let mut loaded = load();
+    let scope = loaded.scope.clone();
+    let project = scope.key().map(str::to_owned);
+    let mut add = |body: &str, at: i64| {
+        let memory = NewMemory {
+            body: body.into(),
+            source: "fixture".into(),
+            project: project.clone(),
+            created_at: Some(at),
+            ..NewMemory::default()
+        };
+        loaded.store.remember(&memory, &[], &scope).unwrap().id()
+    };
+    let older = add(
+        "The billing job writes its nightly report to docs/billing-report-gone.md.",
+        1_800_000_000,
+    );
+    let newer = add(
+        "the billing job writes its nightly report to  docs/billing-report-gone.md",
+        1_800_000_600,
+    );
+    assert_ne!(older, newer);
+    let memory = loaded.store.require(older, &scope).unwrap();
+    let kinds = |side| {
+        let found = drift::check(&loaded.store, &scope, std::slice::from_ref(&memory), side);
+        let mut kinds: Vec<Kind> = found.unwrap().iter().map(|f| f.kind).collect();
+        kinds.sort();
+        kinds
+    };
+    assert_eq!(kinds(Partners::Newer), [Kind::Stale, Kind::Duplicate]);
+    assert_eq!(kinds(Partners::Offered), [Kind::Stale]);
+}
+
 // --- the CLI wiring, end to end -------------------------------------------------------------
 
 fn ids(value: &Value) -> Vec<i64> {

@@ -245,6 +245,10 @@ pub enum Partners {
     Newer,
     /// Memories written before it: what a new memory may contradict or repeat (remember).
     Older,
+    /// As `Newer`, for memories a hook may offer: one drift is certain is stale leaves the offer
+    /// whatever it pairs with, so it is not paired (nor weighed among the others), and a hook
+    /// whose matches have all gone stale pays for stat calls, not for a search per memory.
+    Offered,
 }
 
 /// The findings that involve `memories`: stale ones among them, and the pairs each forms with
@@ -269,6 +273,16 @@ pub fn check(
         let named = gone_in(m, home.as_deref(), ignore);
         if !named.is_empty() {
             gone.push((m, named));
+        }
+    }
+    let left_out = match side {
+        Partners::Offered => certainly_stale(store, scope, &gone, home.as_deref())?,
+        Partners::Newer | Partners::Older => HashSet::new(),
+    };
+    for m in memories {
+        if left_out.contains(&m.id) {
+            all_partners.push(Vec::new());
+            continue;
         }
         let reading = readings
             .entry(m.id)
@@ -331,6 +345,26 @@ pub fn check(
     Ok(findings)
 }
 
+/// The memories of `gone` with a stale finding no person dismissed: drift leaves them out.
+fn certainly_stale(
+    store: &Store,
+    scope: &Scope,
+    gone: &[(&Memory, Vec<Gone>)],
+    home: Option<&Path>,
+) -> Result<HashSet<i64>> {
+    if gone.is_empty() {
+        return Ok(HashSet::new());
+    }
+    let ids: Vec<i64> = gone.iter().map(|(m, _)| m.id).collect();
+    let origins = Origins::of(store, &ids)?;
+    let mut findings: Vec<Finding> = gone
+        .iter()
+        .flat_map(|(m, named)| origins.stale(m, named.clone(), home))
+        .collect();
+    drop_dismissed(store, scope, &mut findings)?;
+    Ok(findings.iter().map(|f| f.id).collect())
+}
+
 /// The stale findings on `memories` alone (a path each names that is gone), a piece of one of
 /// Claude Code's files at the line that names the path, as `check` finds them, without looking
 /// for pairs: what a session is told of the files the client loads into it.
@@ -390,7 +424,7 @@ fn partners(
         let within = store.within(scope)?;
         let any = quoted_any(&subject);
         let any: Vec<&str> = any.iter().map(String::as_str).collect();
-        let newer = side == Partners::Newer;
+        let newer = side != Partners::Older;
         ids = store.neighbours(&within, &any, m, newer, PARTNERS)?;
     }
     for id in store.repeats(m, scope, REPEATS)? {
@@ -402,7 +436,7 @@ fn partners(
     let mut found = store.live_openings_by_ids(&ids, scope, READ_BYTES)?;
     // The repeats were found on both sides.
     found.retain(|p| match side {
-        Partners::Newer => p.written() > m.written(),
+        Partners::Newer | Partners::Offered => p.written() > m.written(),
         Partners::Older => p.written() < m.written(),
     });
     Ok(found)
@@ -423,6 +457,7 @@ fn quoted_any(words_: &[&str]) -> Vec<String> {
 }
 
 /// A path a memory names that is gone, and why it is.
+#[derive(Clone)]
 struct Gone {
     named: stale::Named,
     /// The project top it is gone from; `None` for an absolute path that does not exist.

@@ -248,7 +248,7 @@ pub fn offer(
             }
             let ids: Vec<i64> = batch.iter().map(|h| h.id).collect();
             let memories = store.live_openings_by_ids(&ids, scope, drift::READ_BYTES)?;
-            let found = drift::check(store, scope, &memories, drift::Partners::Newer)?;
+            let found = drift::check(store, scope, &memories, drift::Partners::Offered)?;
             let certain = |h: &Hit| {
                 found
                     .iter()

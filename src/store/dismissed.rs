@@ -161,12 +161,17 @@ mod tests {
             .conn()
             .prepare(&format!("EXPLAIN QUERY PLAN {}", dismissals_sql()))
             .unwrap()
-            .query_map(rusqlite::params!["p", None::<i64>, None::<i64>], |r| r.get(3))
+            .query_map(rusqlite::params!["p", None::<i64>, None::<i64>], |r| {
+                r.get(3)
+            })
             .unwrap()
             .collect::<rusqlite::Result<_>>()
             .unwrap();
         assert_eq!(plan[0], "SCAN d", "{plan:?}");
-        assert!(plan[1].starts_with("SEARCH m USING INTEGER PRIMARY KEY"), "{plan:?}");
+        assert!(
+            plan[1].starts_with("SEARCH m USING INTEGER PRIMARY KEY"),
+            "{plan:?}"
+        );
     }
 
     #[test]
