@@ -681,12 +681,7 @@ fn supersede_forget_and_restore_hide_and_bring_back() {
     let mut server = fx.server();
     let recalled = |server: &mut Server| -> Vec<i64> {
         let found = server.ok("recall", json!({"query": "deploys run"}));
-        found["results"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|r| r["id"].as_i64().unwrap())
-            .collect()
+        common::result_ids(&found)
     };
     assert!(recalled(&mut server).contains(&old));
 
@@ -806,12 +801,7 @@ fn another_projects_memory_reads_exactly_like_a_missing_one() {
     let mut server = fx.server();
 
     let found = server.ok("recall", json!({"query": "website CDN purges midnight"}));
-    let ids: Vec<i64> = found["results"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r["id"].as_i64().unwrap())
-        .collect();
+    let ids = common::result_ids(&found);
     assert_eq!(ids, [ours], "{found}");
     assert!(!found["results"].to_string().contains("CDN"), "{found}");
 
@@ -1222,13 +1212,7 @@ fn server_functions(binary: &Path) -> usize {
 fn the_hook_binaries_link_none_of_the_servers_crates() {
     let server = server_functions(&common::binary("synapse-mcp"));
     assert!(server > 100, "synapse-mcp has {server} such functions");
-    for hook in [
-        "synapse-session-start",
-        "synapse-prompt-submit",
-        "synapse-stop",
-        "synapse-compact",
-        "synapse-instructions-loaded",
-    ] {
+    for hook in common::HOOK_BINARIES {
         let found = server_functions(&common::binary(hook));
         assert_eq!(
             found, 0,
