@@ -415,12 +415,7 @@ impl Fixture {
     fn supersedes_of(&self, id: i64) -> usize {
         let id = id.to_string();
         let history = self.synapse_json(&["history", &id, "--json", "--project", self.repo_arg()]);
-        history["history"]
-            .as_array()
-            .unwrap_or_else(|| panic!("no history: {history}"))
-            .iter()
-            .filter(|e| e["action"] == "supersede")
-            .count()
+        common::supersedes(&history).len()
     }
 
     /// The task's memories (`seed`) and a second unrelated one; the branch's one's id.

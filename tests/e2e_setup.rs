@@ -561,24 +561,14 @@ fn on_a_terminal_codex_setup_asks_before_trusting() {
             "'{}' setup codex",
             env!("CARGO_BIN_EXE_synapse").replace('\'', r"'\''")
         );
-        let mut child = Command::new("script")
-            .args(["-qec", &line, "/dev/null"])
+        let mut terminal = common::on_a_terminal(&line);
+        terminal
             .env_clear()
             .env("HOME", machine.home())
             .env("PATH", SYSTEM_PATH)
             .env("SYNAPSE_DATA", machine.dir.path().join("data"))
-            .current_dir(machine.checkout())
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .expect("run script (util-linux)");
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(answer.as_bytes())
-            .unwrap();
-        let out = child.wait_with_output().unwrap();
+            .current_dir(machine.checkout());
+        let out = common::typed(&mut terminal, answer);
         let said = String::from_utf8_lossy(&out.stdout);
         assert!(out.status.success(), "{said}");
         assert!(

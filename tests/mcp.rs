@@ -589,13 +589,7 @@ fn remember_reports_duplicates_contradictions_missing_paths_and_masks_secrets() 
 
 /// The supersede actions recorded for memory `id`, each with the memory that replaced it.
 fn supersedes_of(fx: &Fixture, id: i64) -> Vec<Value> {
-    fx.place.json(&["history", &id.to_string()], b"")["history"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|e| e["action"] == "supersede")
-        .map(|e| e["other_id"].clone())
-        .collect()
+    common::supersedes(&fx.place.json(&["history", &id.to_string()], b""))
 }
 
 /// The tool names the live memories close to a new one, and replaces one id or a list

@@ -1,7 +1,7 @@
 //! What the end-to-end tests of the real clients (Claude Code, Gemini CLI, Codex CLI) share:
 //! finding a client, the task its sessions are about (a repository on a branch and the memories
-//! about it), and one run of a client against a stand-in API (`http::StandIn`), timed out and
-//! recorded for the assertions and for the failure's story.
+//! about it), the workspace its runs happen in, and one run against a stand-in API
+//! (`http::StandIn`), timed out and recorded for the assertions and for the failure's story.
 
 use std::fmt;
 use std::fs::{self, File};

@@ -1,6 +1,9 @@
 //! What the test files that drive the real binaries share: running `synapse`, a hook, and git,
-//! and Claude Code's own memory beside a repository (`claude_memory`).
-//! (Each test file compiles this module on its own and uses some of it.)
+//! here; the fixture most tests start from (`place`); Claude Code's own memory beside a
+//! repository (`claude_memory`); the real clients' runs (`client`) against stand-in model APIs
+//! (`http`); the release archive (`release`); a terminal in tmux (`tmux`).
+//! (`store_machine.rs`, a test binary of its own, compiles this module too and uses little of
+//! it.)
 #![allow(dead_code)]
 
 pub mod claude_memory;
@@ -325,6 +328,18 @@ pub fn result_ids(found: &serde_json::Value) -> Vec<i64> {
         .collect()
 }
 
+/// The supersede actions of a memory's `history --json`, each naming the memory that replaced
+/// it (`other_id`).
+pub fn supersedes(history: &serde_json::Value) -> Vec<serde_json::Value> {
+    history["history"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no history: {history}"))
+        .iter()
+        .filter(|e| e["action"] == "supersede")
+        .map(|e| e["other_id"].clone())
+        .collect()
+}
+
 /// Every file under `dir`, recursively (a link is listed, not followed); none when it is
 /// missing.
 pub fn files_under(dir: &Path) -> Vec<PathBuf> {
@@ -344,6 +359,28 @@ pub fn files_named(dir: &Path, name: &str) -> Vec<PathBuf> {
     let mut files = files_under(dir);
     files.retain(|f| f.file_name().is_some_and(|n| n == name));
     files
+}
+
+/// A command running the shell command line `line` on a terminal of its own (util-linux
+/// `script`), for what asks its questions only on a terminal (`typed` answers them).
+pub fn on_a_terminal(line: &str) -> Command {
+    let mut command = Command::new("script");
+    command.args(["-qec", line, "/dev/null"]);
+    command
+}
+
+/// Run `command`, typing `typed` on its standard input; what it printed.
+pub fn typed(command: &mut Command, typed: &str) -> Output {
+    let mut child = command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("could not run {:?}: {e}", command.get_program()));
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(typed.as_bytes()).unwrap();
+    drop(stdin);
+    child.wait_with_output().unwrap()
 }
 
 /// Wait for `child`, started in a process group of its own, at most `timeout`; past it, kill the
