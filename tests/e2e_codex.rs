@@ -299,12 +299,12 @@ impl Fixture {
         let config = format!(
             "model = \"{MODEL}\"\nmodel_provider = \"standin\"\n\
              check_for_update_on_startup = false\ndisable_paste_burst = true\n\n\
-             [model_providers.standin]\nname = \"stand-in\"\nbase_url = \"{}\"\n\
+             [model_providers.standin]\nname = \"stand-in\"\nbase_url = \"{}/v1\"\n\
              env_key = \"STANDIN_API_KEY\"\nwire_api = \"responses\"\n\n\
              [projects.\"{}\"]\ntrust_level = \"trusted\"\n\n\
              [mcp_servers.synapse]\ncommand = \"{}\"\n\
              env = {{ SYNAPSE_DATA = \"{}\", SYNAPSE_BIN_DIR = \"{}\" }}\n",
-            format!("{}/v1", self.api.base_url()),
+            self.api.base_url(),
             self.repo.display(),
             checkout().join("bin/synapse-mcp").display(),
             self.data.display(),
