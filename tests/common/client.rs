@@ -26,8 +26,8 @@ pub const UNRELATED: &str = "The marketing site is deployed from the www reposit
 pub const BRANCH: &str = "feature/webhook-retries";
 
 /// A client's executable: `variable`'s, else `program` as `.ci/test` installs it under `prefix`
-/// (`package`, e.g. "@openai/codex 0.171.0"). Its absence fails the test, saying so: it is
-/// never skipped.
+/// (`package` names what it installs there, for the message). Its absence fails the test,
+/// saying so: it is never skipped.
 pub fn executable(variable: &str, prefix: &str, program: &str, package: &str) -> PathBuf {
     let path = match std::env::var_os(variable) {
         Some(p) if !p.is_empty() => PathBuf::from(p),
