@@ -1,6 +1,6 @@
 //! End to end in the real Claude Code client: this repository loaded as a plugin
-//! (`--plugin-dir`), the binaries cargo just built (`SYNAPSE_BIN_DIR`), and a stand-in Messages API
-//! on 127.0.0.1 that scripts the model's replies and records every request the client sends.
+//! (`--plugin-dir`), the binaries cargo just built (`SYNAPSE_BIN_DIR`), and a stand-in Messages
+//! API on 127.0.0.1 that scripts the model's replies and records every request the client sends.
 //!
 //! Every test runs once per client, as the cases `pinned` (Claude Code 2.1.197, the version the
 //! design was measured with: `SYNAPSE_CLAUDE` or `.ci/node/node_modules/.bin/claude`) and `newest`
@@ -425,7 +425,8 @@ impl Fixture {
         webhook
     }
 
-    /// Run `claude -p prompt` in the repository, with the plugin, a fresh HOME and the stand-in API.
+    /// Run `claude -p prompt` in the repository, with the plugin, a fresh HOME and the stand-in
+    /// API.
     fn claude(&mut self, prompt: &str) -> Run {
         self.claude_with(prompt, &[])
     }
