@@ -291,12 +291,7 @@ fn a_pasted_log_wins_no_place_over_a_short_note_that_matches_as_well() {
         ],
         b"",
     );
-    let ids: Vec<i64> = found["results"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r["id"].as_i64().unwrap())
-        .collect();
+    let ids = common::result_ids(&found);
     notes_first(&ids, "recall");
     assert!(ids.iter().any(|id| logs.contains(id)), "{ids:?}");
 }

@@ -655,6 +655,19 @@ fn sources_and_bodies(env: &Env, project: &str) -> Vec<(String, String)> {
     found.into_iter().map(|(_, s, b)| (s, b)).collect()
 }
 
+/// `synapse import` of the auto-memory folder `folder` into project `p`.
+fn import_into_p(folder: &Path) -> [&str; 6] {
+    let folder = path_str(folder);
+    [
+        "import",
+        "--from",
+        "claude-memory",
+        folder,
+        "--project",
+        "p",
+    ]
+}
+
 /// An auto-memory folder as Claude Code writes it: two topic files, and an index that links both
 /// and holds one fact of its own.
 fn memory_folder(env: &Env) -> PathBuf {
@@ -688,14 +701,7 @@ fn import_from_claude_memory_gives_one_memory_per_topic_file() {
         .unwrap()
         .set_modified(may_2024)
         .unwrap();
-    let report = env.json(&[
-        "import",
-        "--from",
-        "claude-memory",
-        path_str(&folder),
-        "--project",
-        "p",
-    ]);
+    let report = env.json(&import_into_p(&folder));
     assert_eq!(report["stored"].as_u64(), Some(3), "{report}");
     assert_eq!(report["batch"].as_i64(), Some(1), "{report}");
     assert_eq!(
@@ -800,14 +806,7 @@ fn a_secret_in_an_imported_file_is_masked() {
 fn importing_the_same_files_twice_skips_the_duplicates() {
     let env = Env::new();
     let folder = memory_folder(&env);
-    let args = [
-        "import",
-        "--from",
-        "claude-memory",
-        path_str(&folder),
-        "--project",
-        "p",
-    ];
+    let args = import_into_p(&folder);
     env.json(&args);
     let again = env.json(&args);
     assert_eq!(again["stored"].as_u64(), Some(0), "{again}");
@@ -822,14 +821,7 @@ fn undo_forgets_exactly_that_batch_and_refuses_to_run_twice() {
     let env = Env::new();
     let kept = env.remember("the cache holds 200 entries", "p");
     let folder = memory_folder(&env);
-    let first = env.json(&[
-        "import",
-        "--from",
-        "claude-memory",
-        path_str(&folder),
-        "--project",
-        "p",
-    ]);
+    let first = env.json(&import_into_p(&folder));
     let notes = env.write("notes.md", "- builds run on the ARM runners\n");
     let second = env.json(&[
         "import",

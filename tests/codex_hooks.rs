@@ -7,9 +7,9 @@
 use crate::common;
 
 use std::fs;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
 
+use common::hook_context as context;
+use common::place::Place;
 use serde_json::{json, Value};
 
 const SESSION: &str = "01a2504a-0208-77c1-aa94-efb5b110ed77";
@@ -22,47 +22,19 @@ const CLAUDE_LINE: &str = "Webhook retry backoff is jittered by twenty percent";
 /// A line of Codex's own memories, which no client loads.
 const CODEX_MEMORY: &str = "Webhook retries stop once the receiver answers 410 Gone";
 
-/// A repository on `feature/webhook-retries` changing `src/webhooks/retry.rs`, a data folder
-/// beside it, and the home both run with.
-struct Fixture {
-    _dir: tempfile::TempDir,
-    repo: PathBuf,
-    data: PathBuf,
+/// `Place::on_webhook_retries`, with Codex's payloads and command lines.
+struct Codex(Place);
+
+impl std::ops::Deref for Codex {
+    type Target = Place;
+    fn deref(&self) -> &Place {
+        &self.0
+    }
 }
 
-impl Fixture {
-    fn new() -> Fixture {
-        let dir = tempfile::tempdir().unwrap();
-        let repo = dir.path().join("repo");
-        let data = dir.path().join("data");
-        common::git_repo(&repo, "feature/webhook-retries");
-        fs::create_dir_all(repo.join("src/webhooks")).unwrap();
-        fs::write(
-            repo.join("src/webhooks/retry.rs"),
-            "pub const MAX: u32 = 5;\n",
-        )
-        .unwrap();
-        fs::create_dir_all(common::test_home(&data)).unwrap();
-        Fixture {
-            _dir: dir,
-            repo: repo.canonicalize().unwrap(),
-            data,
-        }
-    }
-
-    fn home(&self) -> PathBuf {
-        common::test_home(&self.data)
-    }
-
-    fn remember(&self, text: &str) {
-        let project = self.repo.to_str().unwrap();
-        let args = ["remember", "--project", project, text];
-        let out = common::run_synapse(&self.data, &self.repo, &args, b"");
-        assert!(out.status.success(), "{out:?}");
-    }
-
-    fn bodies(&self) -> Vec<String> {
-        common::project_bodies(&self.data, &self.repo)
+impl Codex {
+    fn new() -> Codex {
+        Codex(Place::on_webhook_retries())
     }
 
     /// Codex's payload for `event`, from the repository, with `fields` added.
@@ -80,42 +52,16 @@ impl Fixture {
         payload.to_string().into_bytes()
     }
 
-    /// Run hook `name` through the launcher, as a hooks.json command string runs it, with `args`
-    /// after it, feeding it `stdin`; expect exit 0 and nothing on stderr.
-    fn launch(&self, name: &str, args: &[&str], stdin: &[u8]) -> String {
-        let launcher = Path::new(env!("CARGO_MANIFEST_DIR")).join("bin/synapse-hook");
-        let bin_dir = common::bin_dir();
-        let mut child = Command::new(launcher)
-            .arg(name)
-            .args(args)
-            .current_dir(&self.repo)
-            .env_clear()
-            .env("PATH", "/usr/bin:/bin")
-            .env("HOME", self.home())
-            .env("SYNAPSE_DATA", &self.data)
-            .env("SYNAPSE_BIN_DIR", bin_dir)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        std::io::Write::write_all(&mut child.stdin.take().unwrap(), stdin).unwrap();
-        let out: Output = child.wait_with_output().unwrap();
+    /// Run hook `name` as a hooks.json command string runs it, with `args` after it, feeding
+    /// it `stdin`; expect exit 0 and nothing on stderr.
+    fn launch_quietly(&self, name: &str, args: &[&str], stdin: &[u8]) -> String {
+        let out = self.launch(name, args, stdin);
         assert!(out.status.success() && out.stderr.is_empty(), "{out:?}");
         String::from_utf8(out.stdout).unwrap()
     }
 
     fn codex(&self, name: &str, stdin: &[u8]) -> String {
-        self.launch(name, &["--client", "codex"], stdin)
-    }
-
-    /// The lines of `synapse.log`.
-    fn log(&self) -> Vec<String> {
-        fs::read_to_string(self.data.join("synapse.log"))
-            .unwrap_or_default()
-            .lines()
-            .map(str::to_owned)
-            .collect()
+        self.launch_quietly(name, &["--client", "codex"], stdin)
     }
 }
 
@@ -124,22 +70,10 @@ fn json_of(stdout: &str) -> Value {
     serde_json::from_str(stdout).unwrap_or_else(|e| panic!("not JSON alone ({e}): {stdout:?}"))
 }
 
-fn context(stdout: &str, event: &str) -> String {
-    let value = json_of(stdout);
-    assert_eq!(
-        value["hookSpecificOutput"]["hookEventName"], event,
-        "{value}"
-    );
-    value["hookSpecificOutput"]["additionalContext"]
-        .as_str()
-        .unwrap_or_else(|| panic!("no additionalContext: {value}"))
-        .to_owned()
-}
-
 #[test]
 fn session_start_speaks_codex_s_language() {
-    let fx = Fixture::new();
-    fx.remember(WEBHOOK);
+    let fx = Codex::new();
+    fx.remember_here(WEBHOOK);
     let start = fx.payload("SessionStart", json!({"source": "startup"}));
     let stdout = fx.codex("session-start", &start);
     let context = context(&stdout, "SessionStart");
@@ -165,14 +99,14 @@ fn session_start_speaks_codex_s_language() {
 /// Codex's own memories reach both.
 #[test]
 fn each_client_is_offered_the_instruction_file_it_does_not_load() {
-    let fx = Fixture::new();
+    let fx = Codex::new();
     // Memories about other things, so that the webhook's words are the rare ones.
     for other in [
         "The marketing site deploys from the www repository",
         "Payments use Stripe in test mode on staging",
         "The docs build with mdbook",
     ] {
-        fx.remember(other);
+        fx.remember_here(other);
     }
     fs::write(
         fx.repo.join("AGENTS.md"),
@@ -202,7 +136,7 @@ fn each_client_is_offered_the_instruction_file_it_does_not_load() {
     assert!(!codex.contains(AGENTS_LINE), "{codex}");
     assert!(codex.contains(CLAUDE_LINE), "{codex}");
     assert!(codex.contains(CODEX_MEMORY), "{codex}");
-    let claude = fx.launch("session-start", &[], &start("claude"));
+    let claude = fx.launch_quietly("session-start", &[], &start("claude"));
     let claude = common::context_of(&claude);
     assert!(claude.contains(AGENTS_LINE), "{claude}");
     assert!(!claude.contains(CLAUDE_LINE), "{claude}");
@@ -211,7 +145,7 @@ fn each_client_is_offered_the_instruction_file_it_does_not_load() {
 
 #[test]
 fn stop_records_the_reply_and_shows_the_person_a_line() {
-    let fx = Fixture::new();
+    let fx = Codex::new();
     let fields = json!({
         "turn_id": "01a2504a-026d-7962-b560-29e8a2d7301c",
         "stop_hook_active": false,
@@ -235,7 +169,7 @@ fn stop_records_the_reply_and_shows_the_person_a_line() {
 /// hook, if wired, does nothing and says nothing.
 #[test]
 fn the_compaction_hooks_are_quiet_in_codex() {
-    let fx = Fixture::new();
+    let fx = Codex::new();
     for event in ["PreCompact", "PostCompact"] {
         let fields = json!({"turn_id": "t", "trigger": "manual"});
         let stdout = fx.codex("compact", &fx.payload(event, fields));
@@ -248,8 +182,8 @@ fn the_compaction_hooks_are_quiet_in_codex() {
 /// A prompt's pointers name what Codex's model can follow: the tool, or the file.
 #[test]
 fn a_prompt_s_pointers_name_codex_s_tool() {
-    let fx = Fixture::new();
-    fx.remember("The canary runs in eu-west only, for 30 minutes");
+    let fx = Codex::new();
+    fx.remember_here("The canary runs in eu-west only, for 30 minutes");
     let prompt = json!({"turn_id": "t", "prompt": "where does the canary run?"});
     let stdout = fx.codex("prompt-submit", &fx.payload("UserPromptSubmit", prompt));
     let context = context(&stdout, "UserPromptSubmit");

@@ -1,6 +1,6 @@
 //! End to end in the real Claude Code client: this repository loaded as a plugin
-//! (`--plugin-dir`), the binaries cargo just built (`SYNAPSE_BIN_DIR`), and a fake Messages API
-//! on 127.0.0.1 that scripts the model's replies and records every request the client sends.
+//! (`--plugin-dir`), the binaries cargo just built (`SYNAPSE_BIN_DIR`), and a stand-in Messages
+//! API on 127.0.0.1 that scripts the model's replies and records every request the client sends.
 //!
 //! Every test runs once per client, as the cases `pinned` (Claude Code 2.1.197, the version the
 //! design was measured with: `SYNAPSE_CLAUDE` or `.ci/node/node_modules/.bin/claude`) and `newest`
@@ -14,52 +14,36 @@
 
 use crate::common;
 
-use std::collections::VecDeque;
-use std::fs::{self, File};
+use std::fs;
 use std::io::Write;
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitStatus, Stdio};
-use std::sync::{Arc, Mutex};
-use std::thread;
-use std::time::{Duration, Instant};
+use std::process::{Command, Stdio};
+use std::time::Duration;
 
 use common::claude_memory::{
-    project_key, ClaudeMemory, AGENTS_PHRASE, API_BRANCH, CLAUDE_MD, CLAUDE_MD_PHRASE,
-    NEWER_RETRIES, OLDER_RETRIES, PRESENT_PATHS, REPEATED_LINE, REPEATING_TOPIC, RULE_FILE,
-    RULE_PHRASE, TOPICS, TOPIC_MISSING_PATH,
+    project_key, write_deploy_topic, ClaudeMemory, AGENTS_PHRASE, API_BRANCH, CLAUDE_MD,
+    CLAUDE_MD_PHRASE, NEWER_RETRIES, OLDER_RETRIES, PRESENT_PATHS, REPEATED_LINE, REPEATING_TOPIC,
+    RULE_FILE, RULE_PHRASE, TOPICS, TOPIC_MISSING_PATH,
 };
-use common::http::{write_json, Request, Server};
+use common::client::{self, IDEMPOTENCY, WEBHOOK};
+use common::http::{next_reply, write_events, write_json, Replies, Request, StandIn};
 use common::MCP_TOOLS;
 use rstest::rstest;
 use serde_json::{json, Value};
-use tempfile::TempDir;
 
 /// The model named on every run; it fixes where hook output sits in the request.
 const MODEL: &str = "claude-sonnet-4-5";
 /// A run taking longer than this is killed and fails the test.
 const RUN_TIMEOUT: Duration = Duration::from_secs(60);
 
-const WEBHOOK: &str =
-    "Webhook retries: 5 attempts with exponential backoff, see src/webhooks/retry.rs";
-const IDEMPOTENCY: &str =
-    "Idempotency keys are stored in the idempotency_keys table in Postgres, hashed with SHA-256";
-const UNRELATED: &str = "The marketing site is deployed from the www repository by Netlify";
 const STYLE: &str = "Release notes are written in the past tense and list breaking changes first";
 const LEARNED: &str = "Idempotency keys expire after 24 hours (e2e)";
 /// How Claude Code names the tools of the plugin's MCP server `synapse`.
 const MCP_PREFIX: &str = "mcp__plugin_synapse_synapse__";
-/// The hook binaries `bin/synapse-hook` runs, next to `synapse`.
-const HOOK_BINARIES: [&str; 5] = [
-    "synapse-session-start",
-    "synapse-prompt-submit",
-    "synapse-stop",
-    "synapse-compact",
-    "synapse-instructions-loaded",
-];
 
 // ---------------------------------------------------------------------------------------------
-// Fake Messages API
+// The stand-in Messages API
 // ---------------------------------------------------------------------------------------------
 
 impl Request {
@@ -95,56 +79,25 @@ enum Reply {
 }
 
 /// The Messages API on 127.0.0.1, answering with scripted replies.
-struct FakeApi {
-    server: Server,
-    replies: Arc<Mutex<VecDeque<Reply>>>,
-}
-
-impl FakeApi {
-    fn start() -> FakeApi {
-        let replies = Arc::new(Mutex::new(VecDeque::new()));
-        let queue = Arc::clone(&replies);
-        let server = Server::start("fake API", move |request, out| answer(request, out, &queue));
-        FakeApi { server, replies }
-    }
-
-    fn base_url(&self) -> String {
-        self.server.base_url()
-    }
-
+impl StandIn<Reply> {
     /// Queue the text of the next model reply; unscripted calls get "ok".
     fn script(&self, text: &str) {
-        self.replies
-            .lock()
-            .unwrap()
-            .push_back(Reply::Text(text.to_owned()));
+        self.push(Reply::Text(text.to_owned()));
     }
 
     /// Queue a tool call as the next model reply.
     fn script_tool_use(&self, name: &str, input: Value) {
-        self.replies.lock().unwrap().push_back(Reply::ToolUse {
+        self.push(Reply::ToolUse {
             name: name.to_owned(),
             input,
         });
     }
-
-    fn requests(&self) -> Vec<Request> {
-        self.server.requests()
-    }
 }
 
 /// Answer one request: a model call with the next scripted reply (streamed or not, as asked).
-fn answer(
-    request: &Request,
-    out: &mut TcpStream,
-    replies: &Mutex<VecDeque<Reply>>,
-) -> std::io::Result<()> {
+fn answer(request: &Request, out: &mut TcpStream, replies: &Replies<Reply>) -> std::io::Result<()> {
     if request.is_messages() {
-        let reply = replies
-            .lock()
-            .unwrap()
-            .pop_front()
-            .unwrap_or_else(|| Reply::Text("ok".to_owned()));
+        let reply = next_reply(replies, || Reply::Text("ok".to_owned()));
         let model = request.body["model"].as_str().unwrap_or(MODEL);
         let (block, stop_reason) = match &reply {
             Reply::Text(text) => (json!({"type": "text", "text": text}), "end_turn"),
@@ -195,10 +148,6 @@ fn write_stream(out: &mut impl Write, model: &str, reply: &Reply) -> std::io::Re
             "tool_use",
         ),
     };
-    out.write_all(
-        b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\n\
-          Connection: close\r\n\r\n",
-    )?;
     let events = [
         json!({"type": "message_start", "message": {
             "id": "msg_fake", "type": "message", "role": "assistant", "model": model,
@@ -213,12 +162,7 @@ fn write_stream(out: &mut impl Write, model: &str, reply: &Reply) -> std::io::Re
                "usage": {"output_tokens": 5}}),
         json!({"type": "message_stop"}),
     ];
-    for event in events {
-        let name = event["type"].as_str().unwrap();
-        write!(out, "event: {name}\ndata: {event}\n\n")?;
-        out.flush()?;
-    }
-    Ok(())
+    write_events(out, &events)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -257,18 +201,9 @@ impl std::fmt::Display for Client {
     }
 }
 
-/// What one `claude -p` run did.
-struct Run {
-    label: String,
-    status: ExitStatus,
-    stdout: String,
-    stderr: String,
-    /// The requests the fake API received during this run.
-    requests: Vec<Request>,
-    /// Hook, plugin and error lines of the client's `--debug` log.
-    debug: String,
-    elapsed: Duration,
-}
+/// What one `claude -p` run did, with the hook, plugin and error lines of the client's
+/// `--debug` log (`debug_log`).
+type Run = client::Run<String>;
 
 impl Run {
     /// The model calls of this run.
@@ -365,31 +300,24 @@ impl Origin {
 
 impl std::fmt::Display for Run {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        writeln!(f, "--- {}", self.label)?;
-        writeln!(f, "--- exit: {} after {:?}", self.status, self.elapsed)?;
-        writeln!(f, "--- stdout:\n{}", self.stdout.trim_end())?;
-        writeln!(f, "--- stderr:\n{}", self.stderr.trim_end())?;
-        writeln!(f, "--- requests: {}", self.requests.len())?;
+        self.write_head(f)?;
         for (i, r) in self.requests.iter().enumerate() {
             writeln!(f, "[{i}] {} {}", r.method, r.path)?;
             if r.is_messages() {
                 for t in r.texts() {
-                    writeln!(f, "    | {}", clip(&t, 3000).replace('\n', "\n    | "))?;
+                    writeln!(
+                        f,
+                        "    | {}",
+                        client::clip(&t, 3000).replace('\n', "\n    | ")
+                    )?;
                 }
             }
         }
         writeln!(
             f,
             "--- client logs (hooks, plugins, errors):\n{}",
-            self.debug
+            self.logs
         )
-    }
-}
-
-fn clip(s: &str, max: usize) -> String {
-    match s.char_indices().nth(max) {
-        Some((i, _)) => format!("{}… ({} bytes)", &s[..i], s.len()),
-        None => s.to_owned(),
     }
 }
 
@@ -410,19 +338,16 @@ fn collect_strings(value: &Value, out: &mut Vec<String>) {
 // Fixture: a git repository with seeded memories
 // ---------------------------------------------------------------------------------------------
 
-/// A temporary folder with a git repository (`repo/`), the data folder (`data/`) and one fresh
-/// HOME per run (`home-N/`), plus the fake API the runs talk to.
-struct Fixture {
-    dir: TempDir,
-    repo: PathBuf,
-    data: PathBuf,
-    api: FakeApi,
-    client: Client,
-    claude: PathBuf,
-    runs: usize,
+/// A Claude Code client as the runs start it, with the plugin.
+struct Claude {
+    which: Client,
+    path: PathBuf,
     /// The plugin's folder: this checkout, or a copy (`plugin_in_a_folder_with_a_space`).
     plugin: PathBuf,
 }
+
+/// The task's workspace; each run gets a fresh HOME of its own (`home-N/`).
+type Fixture = client::Workspace<Reply, Claude>;
 
 impl Fixture {
     /// The fixture with `make_repo`'s repository.
@@ -434,34 +359,14 @@ impl Fixture {
 
     /// The fixture with nothing at `repo` yet, for a test that builds its own repository.
     fn without_repo(client: Client) -> Fixture {
-        let claude = client.path();
-        // The plugin's launchers find the binaries in SYNAPSE_BIN_DIR; a missing one would make
-        // them start a background build instead.
-        let bin_dir = common::bin_dir();
-        for name in HOOK_BINARIES.iter().chain(&["synapse-mcp"]) {
-            assert!(
-                bin_dir.join(name).is_file(),
-                "{name} is not in {}: cargo did not build it",
-                bin_dir.display()
-            );
-        }
-        let dir = tempfile::tempdir().unwrap();
-        let repo = dir.path().join("repo");
-        let data = dir.path().join("data");
-        Fixture {
-            dir,
-            repo,
-            data,
-            api: FakeApi::start(),
-            client,
-            claude,
-            runs: 0,
+        let path = client.path();
+        client::assert_built();
+        let claude = Claude {
+            which: client,
+            path,
             plugin: PathBuf::from(env!("CARGO_MANIFEST_DIR")),
-        }
-    }
-
-    fn repo_arg(&self) -> &str {
-        self.repo.to_str().unwrap()
+        };
+        Fixture::start(answer, claude)
     }
 
     /// Run the CLI over the fixture's data folder, from the repository; expect success.
@@ -481,27 +386,19 @@ impl Fixture {
             .unwrap_or_else(|e| panic!("synapse {args:?} printed no JSON ({e}): {out}"))
     }
 
-    /// Remember `text` in the repository's project; its id.
-    fn remember(&self, text: &str) -> i64 {
-        let out = self.synapse_json(&["remember", "--project", self.repo_arg(), "--json", text]);
-        out["id"]
-            .as_i64()
-            .unwrap_or_else(|| panic!("remember printed no id: {out}"))
-    }
-
     /// Load the plugin from a copy of its files in a folder whose path has a space, as a user's
     /// may (a command that splits `${CLAUDE_PLUGIN_ROOT}` there fails with exit 127).
     fn plugin_in_a_folder_with_a_space(&mut self) {
         let copy = self.dir.path().join("plugin root").join("synapse");
         common::copy_checkout(&common::PLUGIN_FOLDERS, &copy);
-        self.plugin = copy;
+        self.client.plugin = copy;
     }
 
     /// Script the model calling Synapse's MCP tools in turn, each `(tool, input)` with the tool's
     /// full name. A client that defers MCP tools gets one `ToolSearch` first that loads them all
     /// by name, as its deferred-tool list tells the model to.
     fn script_mcp_calls(&self, calls: &[(&str, Value)]) {
-        if self.client.defers_mcp_tools() {
+        if self.client.which.defers_mcp_tools() {
             let mut names: Vec<&str> = calls.iter().map(|(tool, _)| *tool).collect();
             names.dedup();
             self.api.script_tool_use(
@@ -518,24 +415,18 @@ impl Fixture {
     fn supersedes_of(&self, id: i64) -> usize {
         let id = id.to_string();
         let history = self.synapse_json(&["history", &id, "--json", "--project", self.repo_arg()]);
-        history["history"]
-            .as_array()
-            .unwrap_or_else(|| panic!("no history: {history}"))
-            .iter()
-            .filter(|e| e["action"] == "supersede")
-            .count()
+        common::supersedes(&history).len()
     }
 
-    /// The usual memories: one about the branch's work, one about the prompt, two unrelated.
-    fn seed(&self) -> i64 {
-        let webhook = self.remember(WEBHOOK);
-        self.remember(IDEMPOTENCY);
-        self.remember(UNRELATED);
+    /// The task's memories (`seed`) and a second unrelated one; the branch's one's id.
+    fn seed_with_style(&self) -> i64 {
+        let webhook = self.seed();
         self.remember(STYLE);
         webhook
     }
 
-    /// Run `claude -p prompt` in the repository, with the plugin, a fresh HOME and the fake API.
+    /// Run `claude -p prompt` in the repository, with the plugin, a fresh HOME and the stand-in
+    /// API.
     fn claude(&mut self, prompt: &str) -> Run {
         self.claude_with(prompt, &[])
     }
@@ -549,75 +440,22 @@ impl Fixture {
 
     /// `claude_with` with `home` as HOME, for a test that put files there first.
     fn claude_at(&mut self, home: &Path, prompt: &str, extra: &[&str]) -> Run {
-        self.runs += 1;
-        let label = format!("{}: claude -p {prompt:?}", self.client);
-        let stdout_path = self.dir.path().join(format!("run-{}.stdout", self.runs));
-        let stderr_path = self.dir.path().join(format!("run-{}.stderr", self.runs));
-        let bin_dir = common::bin_dir();
-        let plugin = &self.plugin;
-        let before = self.api.requests().len();
-
-        let mut command = Command::new(&self.claude);
+        let label = format!("{}: claude -p {prompt:?}", self.client.which);
+        let mut command = client::bare_command(&self.client.path, &self.repo);
         command
             .args(["-p", prompt, "--model", MODEL, "--output-format", "json"])
             .args(extra)
             .arg("--plugin-dir")
-            .arg(plugin)
+            .arg(&self.client.plugin)
             .arg("--debug")
-            .current_dir(&self.repo)
-            .env_clear()
             .env("HOME", home)
             .env("SYNAPSE_DATA", &self.data)
-            .env("SYNAPSE_BIN_DIR", bin_dir)
+            .env("SYNAPSE_BIN_DIR", common::bin_dir())
             .env("ANTHROPIC_BASE_URL", self.api.base_url())
             .env("ANTHROPIC_API_KEY", "test-key")
             .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
-            .env("CLAUDE_CODE_MAX_RETRIES", "0")
-            .stdin(Stdio::null())
-            .stdout(File::create(&stdout_path).unwrap())
-            .stderr(File::create(&stderr_path).unwrap());
-        for name in ["PATH", "TMPDIR"] {
-            if let Some(value) = std::env::var_os(name) {
-                command.env(name, value);
-            }
-        }
-
-        let start = Instant::now();
-        let mut child = command
-            .spawn()
-            .unwrap_or_else(|e| panic!("could not start {}: {e}", self.claude.display()));
-        let (status, timed_out) = loop {
-            if let Some(status) = child.try_wait().unwrap() {
-                break (status, false);
-            }
-            if start.elapsed() > RUN_TIMEOUT {
-                let _ = child.kill();
-                break (child.wait().unwrap(), true);
-            }
-            thread::sleep(Duration::from_millis(20));
-        };
-        let run = Run {
-            label,
-            status,
-            stdout: fs::read_to_string(&stdout_path).unwrap_or_default(),
-            stderr: fs::read_to_string(&stderr_path).unwrap_or_default(),
-            requests: self.api.requests()[before..].to_vec(),
-            debug: debug_log(home),
-            elapsed: start.elapsed(),
-        };
-        eprintln!(
-            "{}: {} in {:?}, {} requests",
-            run.label,
-            run.status,
-            run.elapsed,
-            run.requests.len()
-        );
-        assert!(
-            !timed_out,
-            "{}: killed after {RUN_TIMEOUT:?}\n{run}",
-            run.label
-        );
-        run
+            .env("CLAUDE_CODE_MAX_RETRIES", "0");
+        self.run(label, &mut command, RUN_TIMEOUT, |_| debug_log(home))
     }
 }
 
@@ -625,9 +463,8 @@ impl Fixture {
 /// and error lines of its `--debug` log, and the transcript lines reporting errors (a refused
 /// `!` command line of a slash command shows up only there).
 fn debug_log(home: &Path) -> String {
-    let mut files = Vec::new();
-    walk(&home.join(".claude/debug"), &mut files);
-    walk(&home.join(".claude/projects"), &mut files);
+    let mut files = common::files_under(&home.join(".claude/debug"));
+    files.extend(common::files_under(&home.join(".claude/projects")));
     let mut lines = Vec::new();
     for path in files {
         let keys: &[&str] = match path.extension().and_then(|e| e.to_str()) {
@@ -643,64 +480,20 @@ fn debug_log(home: &Path) -> String {
                     let l = l.to_ascii_lowercase();
                     keys.iter().any(|k| l.contains(k))
                 })
-                .map(|l| clip(l, 2000)),
+                .map(|l| client::clip(l, 2000)),
         );
     }
     lines.join("\n")
 }
 
-/// Every file under `dir`, recursively.
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-    for entry in fs::read_dir(dir).into_iter().flatten().flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            walk(&path, out);
-        } else {
-            out.push(path);
-        }
-    }
-}
-
-/// A repository on `feature/webhook-retries` with two commits' worth of files, a modified
-/// `src/webhooks/retry.rs` and an untracked `src/webhooks/backoff.rs`.
+/// The task's repository (`client::task_repo`), with a `README.md` committed and an untracked
+/// `src/webhooks/backoff.rs`.
 fn make_repo(repo: &Path) {
-    let git = git2::Repository::init(repo).expect("git init");
-    fs::create_dir_all(repo.join("src/webhooks")).unwrap();
-    fs::write(repo.join("README.md"), "# payments\n").unwrap();
-    fs::write(
-        repo.join("src/webhooks/retry.rs"),
-        "pub const MAX_ATTEMPTS: u32 = 3;\n",
-    )
-    .unwrap();
-    let mut index = git.index().unwrap();
-    index
-        .add_all(["*"], git2::IndexAddOption::DEFAULT, None)
-        .unwrap();
-    index.write().unwrap();
-    let tree = git.find_tree(index.write_tree().unwrap()).unwrap();
-    let who = git2::Signature::now("E2E", "e2e@example.com").unwrap();
-    git.commit(
-        Some("refs/heads/feature/webhook-retries"),
-        &who,
-        &who,
-        "Initial commit",
-        &tree,
-        &[],
-    )
-    .unwrap();
-    git.set_head("refs/heads/feature/webhook-retries").unwrap();
-    fs::write(
-        repo.join("src/webhooks/retry.rs"),
-        "pub const MAX_ATTEMPTS: u32 = 5;\n",
-    )
-    .unwrap();
-    fs::write(
-        repo.join("src/webhooks/backoff.rs"),
+    let backoff = (
+        "src/webhooks/backoff.rs",
         "pub fn delay(attempt: u32) -> u64 { 1 << attempt }\n",
-    )
-    .unwrap();
-    let head = git.head().unwrap();
-    assert_eq!(head.shorthand().ok(), Some("feature/webhook-retries"));
+    );
+    client::task_repo(repo, &[("README.md", "# payments\n")], &[backoff]);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -715,7 +508,7 @@ fn make_repo(repo: &Path) {
 #[ignore = "end-to-end: needs both Claude Code clients, run .ci/test"]
 fn hooks_inject_memories_and_stop_records_the_reply(#[case] client: Client) {
     let mut fx = Fixture::new(client);
-    let webhook = fx.seed();
+    let webhook = fx.seed_with_style();
     let reply = format!("Noted.\nremember: {LEARNED}");
     fx.api.script(&reply);
 
@@ -771,7 +564,7 @@ fn hooks_inject_memories_and_stop_records_the_reply(#[case] client: Client) {
 #[ignore = "end-to-end: needs both Claude Code clients, run .ci/test"]
 fn a_remember_line_the_user_types_is_kept_and_the_model_told(#[case] client: Client) {
     let mut fx = Fixture::new(client);
-    fx.seed();
+    fx.seed_with_style();
     fx.api.script("Understood.");
     let fact = "we never deploy on Fridays";
     let run = fx.claude(&format!("Check the release plan.\nremember: {fact}"));
@@ -798,7 +591,7 @@ fn a_remember_line_the_user_types_is_kept_and_the_model_told(#[case] client: Cli
 #[ignore = "end-to-end: needs both Claude Code clients, run .ci/test"]
 fn recall_command_hands_over_matching_memories(#[case] client: Client) {
     let mut fx = Fixture::new(client);
-    let webhook = fx.seed();
+    let webhook = fx.seed_with_style();
 
     let run = fx.claude("/synapse:recall webhook retries");
     run.expect_success();
@@ -820,7 +613,7 @@ fn recall_command_hands_over_matching_memories(#[case] client: Client) {
 #[ignore = "end-to-end: needs both Claude Code clients, run .ci/test"]
 fn read_command_hands_over_the_memory_text(#[case] client: Client) {
     let mut fx = Fixture::new(client);
-    let webhook = fx.seed();
+    let webhook = fx.seed_with_style();
     assert!(
         fx.synapse(&["read", &webhook.to_string()])
             .contains(WEBHOOK),
@@ -863,7 +656,7 @@ fn tool_result(request: &Request, id: &str) -> Option<String> {
 #[ignore = "end-to-end: needs both Claude Code clients, run .ci/test"]
 fn mcp_tools_hand_the_model_framed_memories_and_exact_pages(#[case] client: Client) {
     let mut fx = Fixture::new(client);
-    let webhook = fx.seed();
+    let webhook = fx.seed_with_style();
     let recall = format!("{MCP_PREFIX}recall");
     let read = format!("{MCP_PREFIX}readmemory");
     let deferred = client.defers_mcp_tools();
@@ -1193,9 +986,8 @@ fn occurrences(request: &Request, needle: &str) -> usize {
 fn claude_memory_fixture_holds_what_it_says() {
     let dir = tempfile::tempdir().unwrap();
     let memory = ClaudeMemory::build(&dir.path().join("home"), &dir.path().join("repo"));
-    let mut files = Vec::new();
-    walk(&memory.repo, &mut files);
-    walk(&memory.home, &mut files);
+    let mut files = common::files_under(&memory.repo);
+    files.extend(common::files_under(&memory.home));
     files.retain(|f| !f.components().any(|c| c.as_os_str() == ".git"));
     let texts: Vec<(PathBuf, String)> = files
         .into_iter()
@@ -1346,26 +1138,9 @@ fn a_topic_file_the_prompt_is_about_reaches_the_model_once_beside_the_index(
 #[ignore = "end-to-end: needs both Claude Code clients, run .ci/test"]
 fn a_topic_file_answering_the_prompt_is_handed_over_or_pointed_at(#[case] client: Client) {
     let mut fx = Fixture::new(client);
-    fx.seed();
+    fx.seed_with_style();
     let home = fx.dir.path().join("home-deploy");
-    let repo = fx.repo.canonicalize().unwrap();
-    let memory = home
-        .join(".claude/projects")
-        .join(project_key(repo.to_str().unwrap()))
-        .join("memory");
-    fs::create_dir_all(&memory).unwrap();
-    fs::write(
-        memory.join("MEMORY.md"),
-        "- [Deploy](deploy.md): how we deploy to production\n",
-    )
-    .unwrap();
-    fs::write(
-        memory.join("deploy.md"),
-        "---\nname: deploy\ndescription: how we deploy to production\nmetadata:\n  type: \
-         project\n---\n\nWe deploy to production with `make ship` from main after the canary \
-         passes for 30 minutes.\n",
-    )
-    .unwrap();
+    write_deploy_topic(&home, &fx.repo.canonicalize().unwrap());
     let run = fx.claude_at(&home, "how do we deploy to production?", &[]);
     run.expect_success();
     let handed = run.texts().iter().any(|t| {
@@ -1393,7 +1168,7 @@ fn a_topic_file_answering_the_prompt_is_handed_over_or_pointed_at(#[case] client
 #[ignore = "end-to-end: needs both Claude Code clients, run .ci/test"]
 fn the_instruction_files_the_client_loads_are_recorded(#[case] client: Client) {
     let mut fx = Fixture::new(client);
-    fx.seed();
+    fx.seed_with_style();
     fs::write(
         fx.repo.join("CLAUDE.md"),
         "# Notes\n\n- Use tabs in Makefiles\n",
@@ -1483,7 +1258,7 @@ fn a_plugin_path_with_a_space_runs_the_hooks_the_drift_command_and_the_mcp_serve
 ) {
     let mut fx = Fixture::new(client);
     fx.plugin_in_a_folder_with_a_space();
-    fx.seed();
+    fx.seed_with_style();
     fx.api
         .script("Noted.\nremember: the plugin runs from a folder with a space");
     let run = fx.claude("how are idempotency keys stored?");
@@ -1538,7 +1313,7 @@ fn a_plugin_path_with_a_space_runs_the_hooks_the_drift_command_and_the_mcp_serve
 #[ignore = "end-to-end: needs both Claude Code clients, run .ci/test"]
 fn a_reply_replacing_a_memory_supersedes_it_once(#[case] client: Client) {
     let mut fx = Fixture::new(client);
-    fx.seed();
+    fx.seed_with_style();
     let old = fx.remember("Webhook retry limit is 5 attempts");
     let new_text = "Webhook retries: 8 attempts since the gateway change";
     fx.api
@@ -1567,7 +1342,7 @@ fn a_reply_replacing_a_memory_supersedes_it_once(#[case] client: Client) {
 #[ignore = "end-to-end: needs both Claude Code clients, run .ci/test"]
 fn the_remember_tool_replaces_the_memory_it_names(#[case] client: Client) {
     let mut fx = Fixture::new(client);
-    fx.seed();
+    fx.seed_with_style();
     let old = fx.remember("Webhook retry limit is 5 attempts");
     let remember = format!("{MCP_PREFIX}remember");
     fx.script_mcp_calls(&[(
@@ -1597,7 +1372,7 @@ const NOT_GRANTED: &str = "but you haven't granted it yet";
 #[ignore = "end-to-end: needs both Claude Code clients, run .ci/test"]
 fn read_only_tools_need_no_grant_and_remember_still_does(#[case] client: Client) {
     let mut fx = Fixture::new(client);
-    let webhook = fx.seed();
+    let webhook = fx.seed_with_style();
     let [recall, read, drift, remember] =
         ["recall", "readmemory", "drift", "remember"].map(|t| format!("{MCP_PREFIX}{t}"));
     let unasked = "Webhook retries were raised to 9 without anyone granting it";
@@ -1666,7 +1441,7 @@ const READ_ONLY_ALLOW: &str = synapse::cmd::doctor::wiring::READ_ONLY_ALLOW;
 #[ignore = "end-to-end: needs both Claude Code clients, run .ci/test"]
 fn with_hooks_off_the_allow_line_lets_the_read_only_tools_run(#[case] client: Client) {
     let mut fx = Fixture::new(client);
-    let webhook = fx.seed();
+    let webhook = fx.seed_with_style();
     let [recall, read, drift] =
         ["recall", "readmemory", "drift"].map(|t| format!("{MCP_PREFIX}{t}"));
     for with_line in [false, true] {
@@ -1707,7 +1482,7 @@ fn with_hooks_off_the_allow_line_lets_the_read_only_tools_run(#[case] client: Cl
 fn a_search_for_memory_among_deferred_tools_finds_the_read_path_first(#[case] client: Client) {
     assert!(client.defers_mcp_tools(), "{client} offers no ToolSearch");
     let mut fx = Fixture::new(client);
-    fx.seed();
+    fx.seed_with_style();
     let [recall, read] = ["recall", "readmemory"].map(|t| format!("{MCP_PREFIX}{t}"));
     fx.api
         .script_tool_use("ToolSearch", json!({"query": "memory"}));
@@ -1747,7 +1522,7 @@ fn a_search_for_memory_among_deferred_tools_finds_the_read_path_first(#[case] cl
 #[ignore = "end-to-end: needs both Claude Code clients, run .ci/test"]
 fn the_model_cannot_run_the_commands_the_hook_answers(#[case] client: Client) {
     let mut fx = Fixture::new(client);
-    let id = fx.seed();
+    let id = fx.seed_with_style();
     fx.api.script_tool_use(
         "Skill",
         json!({"skill": "synapse:read", "args": id.to_string()}),
@@ -1895,7 +1670,7 @@ fn session_block(run: &Run) -> String {
 #[ignore = "end-to-end: needs both Claude Code clients, run .ci/test"]
 fn the_person_sees_a_line_and_the_model_the_same_block(#[case] client: Client) {
     let mut fx = Fixture::new(client);
-    fx.seed();
+    fx.seed_with_style();
     let stream = ["--output-format", "stream-json", "--verbose"];
     let prompt = "how are idempotency keys stored?";
     fs::create_dir_all(&fx.data).unwrap();
@@ -1966,7 +1741,7 @@ fn the_person_sees_a_line_and_the_model_the_same_block(#[case] client: Client) {
 #[ignore = "end-to-end: needs both Claude Code clients, run .ci/test"]
 fn a_compaction_asks_the_summary_for_lessons_and_keeps_them(#[case] client: Client) {
     let mut fx = Fixture::new(client);
-    fx.seed();
+    fx.seed_with_style();
     let home = fx.dir.path().join("home-compact");
     fs::create_dir_all(&home).unwrap();
     fx.claude_at(&home, "the webhook retries fail in staging", &[])
@@ -2009,7 +1784,7 @@ fn a_compaction_asks_the_summary_for_lessons_and_keeps_them(#[case] client: Clie
 /// In the interactive client, as a person runs it, Synapse's lines are on the screen:
 /// the session start's, and the one saying a `remember:` line typed in a prompt was saved.
 /// tmux runs the client in a terminal, with onboarding and the folder's trust already answered
-/// in a fresh HOME, against the fake API.
+/// in a fresh HOME, against the stand-in API.
 #[rstest]
 #[case::pinned(Client::Pinned)]
 #[case::newest(Client::Newest)]
@@ -2017,7 +1792,7 @@ fn a_compaction_asks_the_summary_for_lessons_and_keeps_them(#[case] client: Clie
 fn the_interactive_client_shows_synapse_s_lines(#[case] client: Client) {
     common::tmux::Tmux::require("run Claude Code in a terminal");
     let fx = Fixture::new(client);
-    fx.seed();
+    fx.seed_with_style();
     let home = fx.dir.path().join("home-tui");
     fs::create_dir_all(&home).unwrap();
     let key = "sk-ant-test-0123456789abcdefghij";
@@ -2041,8 +1816,8 @@ fn the_interactive_client_shows_synapse_s_lines(#[case] client: Client) {
         quote(&fx.data),
         quote(&bin_dir),
         fx.api.base_url(),
-        quote(&fx.claude),
-        quote(&fx.plugin),
+        quote(&fx.client.path),
+        quote(&fx.client.plugin),
     );
     // One tmux server for each case: the cases run at once in this process.
     let name = match client {

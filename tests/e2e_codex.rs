@@ -22,20 +22,16 @@
 
 use crate::common;
 
-use std::collections::VecDeque;
-use std::fs::{self, File};
-use std::io::Write;
+use std::fs;
 use std::net::TcpStream;
-use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitStatus, Stdio};
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::time::Duration;
 
-use common::http::{write_json, Request, Server};
+use common::client::{self, IDEMPOTENCY, UNRELATED, WEBHOOK};
+use common::http::{next_reply, write_events, write_json, Replies, Request, StandIn};
 use common::tmux::Tmux;
 use serde_json::json;
-use tempfile::TempDir;
 
 /// The version `.ci/test` installs; a run's label names the version actually run.
 const PINNED: &str = "0.171.0";
@@ -46,24 +42,11 @@ const RUN_TIMEOUT: Duration = Duration::from_secs(120);
 /// The hooks a turn runs, in order, each reported by `codex exec` on standard error.
 const TURN_HOOKS: [&str; 3] = ["SessionStart", "UserPromptSubmit", "Stop"];
 
-const WEBHOOK: &str =
-    "Webhook retries: 5 attempts with exponential backoff, see src/webhooks/retry.rs";
-const IDEMPOTENCY: &str =
-    "Idempotency keys are stored in the idempotency_keys table in Postgres, hashed with SHA-256";
-const UNRELATED: &str = "The marketing site is deployed from the www repository by Netlify";
 const LEARNED: &str = "Idempotency keys expire after 24 hours (codex e2e)";
 /// A line of the repository's `AGENTS.md`, which Codex loads itself.
 const AGENTS_LINE: &str = "Webhook retry tests use a fixed clock and never sleep";
 /// What Codex's model sees Synapse's MCP tools as: the functions of this namespace.
 const NAMESPACE: &str = "mcp__synapse";
-/// What the launchers run, next to `synapse`.
-const BINARIES: [&str; 5] = [
-    "synapse-session-start",
-    "synapse-prompt-submit",
-    "synapse-stop",
-    "synapse-compact",
-    "synapse-mcp",
-];
 
 // ---------------------------------------------------------------------------------------------
 // The stand-in Responses API
@@ -110,32 +93,10 @@ impl Request {
 }
 
 /// The Responses API on 127.0.0.1, answering turns with scripted replies.
-struct StandIn {
-    server: Server,
-    replies: Arc<Mutex<VecDeque<String>>>,
-}
-
-impl StandIn {
-    fn start() -> StandIn {
-        let replies = Arc::new(Mutex::new(VecDeque::new()));
-        let queue = Arc::clone(&replies);
-        let server = Server::start("stand-in API", move |request, out| {
-            answer(request, out, &queue)
-        });
-        StandIn { server, replies }
-    }
-
-    fn base_url(&self) -> String {
-        format!("{}/v1", self.server.base_url())
-    }
-
+impl StandIn<String> {
     /// Queue the text of the next turn's reply; unscripted turns get "ok".
     fn script(&self, text: &str) {
-        self.replies.lock().unwrap().push_back(text.to_owned());
-    }
-
-    fn requests(&self) -> Vec<Request> {
-        self.server.requests()
+        self.push(text.to_owned());
     }
 }
 
@@ -144,7 +105,7 @@ impl StandIn {
 fn answer(
     request: &Request,
     out: &mut TcpStream,
-    replies: &Mutex<VecDeque<String>>,
+    replies: &Replies<String>,
 ) -> std::io::Result<()> {
     if !request.is_responses_call() {
         return write_json(out, &json!({}));
@@ -152,37 +113,20 @@ fn answer(
     let text = if request.is_title_call() {
         "Answer a question".to_owned()
     } else {
-        let next = replies.lock().unwrap().pop_front();
-        next.unwrap_or_else(|| "ok".to_owned())
+        next_reply(replies, || "ok".to_owned())
     };
     let id = format!("resp_{}", std::process::id());
     let item = json!({"type": "message", "role": "assistant", "id": "msg_1",
         "content": [{"type": "output_text", "text": text, "annotations": []}]});
     let usage = json!({"input_tokens": 10, "input_tokens_details": null, "output_tokens": 5,
         "output_tokens_details": null, "total_tokens": 15});
-    let events = [
-        (
-            "response.created",
-            json!({"type": "response.created", "response": {"id": id}}),
-        ),
-        (
-            "response.output_item.done",
-            json!({"type": "response.output_item.done", "output_index": 0, "item": item}),
-        ),
-        (
-            "response.completed",
-            json!({"type": "response.completed", "response": {"id": id, "usage": usage}}),
-        ),
-    ];
-    let body: String = events
-        .iter()
-        .map(|(event, data)| format!("event: {event}\ndata: {data}\n\n"))
-        .collect();
-    write!(
+    write_events(
         out,
-        "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nContent-Length: {}\r\n\
-         Connection: close\r\n\r\n{body}",
-        body.len()
+        &[
+            json!({"type": "response.created", "response": {"id": id}}),
+            json!({"type": "response.output_item.done", "output_index": 0, "item": item}),
+            json!({"type": "response.completed", "response": {"id": id, "usage": usage}}),
+        ],
     )
 }
 
@@ -192,32 +136,13 @@ fn answer(
 
 /// The Codex CLI executable; its absence fails the test.
 fn codex_path() -> PathBuf {
-    let path = match std::env::var_os("SYNAPSE_CODEX") {
-        Some(p) if !p.is_empty() => PathBuf::from(p),
-        _ => Path::new(env!("CARGO_MANIFEST_DIR")).join(".ci/codex/node_modules/.bin/codex"),
-    };
-    assert!(
-        path.is_file(),
-        "Codex CLI not found at {}: this test runs the real client and cannot run without it; \
-         run the README's test command (.ci/test), which installs @openai/codex {PINNED} into \
-         .ci/codex, or set SYNAPSE_CODEX",
-        path.display()
-    );
-    path
+    let package = format!("@openai/codex {PINNED}");
+    client::executable("SYNAPSE_CODEX", ".ci/codex", "codex", &package)
 }
 
-/// What one `codex exec` run did.
-struct Run {
-    label: String,
-    status: ExitStatus,
-    stdout: String,
-    stderr: String,
-    /// The requests the stand-in received during this run.
-    requests: Vec<Request>,
-    /// The lines Synapse's hooks logged during this run: their failures.
-    logged: Vec<String>,
-    elapsed: Duration,
-}
+/// What one `codex exec` run did, with the lines Synapse's hooks logged during it: their
+/// failures.
+type Run = client::Run<Vec<String>>;
 
 impl Run {
     /// The turn calls of this run (not the client's own calls for a title).
@@ -261,7 +186,7 @@ impl Run {
                 trouble.push(format!("the client reports {line:?}"));
             }
         }
-        trouble.extend(self.logged.iter().map(|l| format!("synapse.log: {l}")));
+        trouble.extend(self.logs.iter().map(|l| format!("synapse.log: {l}")));
         (!trouble.is_empty()).then(|| trouble.join("; "))
     }
 
@@ -296,12 +221,7 @@ impl Run {
 
 impl std::fmt::Display for Run {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        writeln!(f, "--- {}", self.label)?;
-        writeln!(f, "--- exit: {} after {:?}", self.status, self.elapsed)?;
-        writeln!(f, "--- stdout:\n{}", clip(self.stdout.trim_end(), 3000))?;
-        writeln!(f, "--- stderr:\n{}", clip(self.stderr.trim_end(), 6000))?;
-        writeln!(f, "--- synapse.log: {:?}", self.logged)?;
-        writeln!(f, "--- requests: {}", self.requests.len())?;
+        self.write_head(f)?;
         for (i, r) in self.requests.iter().enumerate() {
             writeln!(f, "[{i}] {} {}", r.method, r.path)?;
             if r.is_responses_call() {
@@ -316,20 +236,13 @@ impl std::fmt::Display for Run {
                         writeln!(
                             f,
                             "    {role} | {}",
-                            clip(t, 2000).replace('\n', "\n    | ")
+                            client::clip(t, 2000).replace('\n', "\n    | ")
                         )?;
                     }
                 }
             }
         }
-        Ok(())
-    }
-}
-
-fn clip(s: &str, max: usize) -> String {
-    match s.char_indices().nth(max) {
-        Some((i, _)) => format!("{}… ({} bytes)", &s[..i], s.len()),
-        None => s.to_owned(),
+        writeln!(f, "--- synapse.log: {:?}", self.logs)
     }
 }
 
@@ -337,19 +250,15 @@ fn clip(s: &str, max: usize) -> String {
 // Fixture: a git repository with seeded memories, and a CODEX_HOME with the hooks wired
 // ---------------------------------------------------------------------------------------------
 
-/// A temporary folder with a git repository (`repo/`), the data folder (`data/`), the HOME the
-/// client and the CLI run with, Codex's home in it, and the stand-in API.
-struct Fixture {
-    dir: TempDir,
-    repo: PathBuf,
-    data: PathBuf,
-    home: PathBuf,
-    api: StandIn,
-    codex: PathBuf,
+/// Codex CLI as the runs start it.
+struct Codex {
+    path: PathBuf,
     /// "Codex CLI 0.171.0", for the labels.
     version: String,
-    runs: usize,
 }
+
+/// The task's workspace, with Codex's home (`CODEX_HOME`) in its HOME.
+type Fixture = client::Workspace<String, Codex>;
 
 impl Fixture {
     /// The fixture with the hooks wired as `synapse setup codex` wires them.
@@ -361,39 +270,19 @@ impl Fixture {
 
     /// The fixture with its repository, HOME and Codex's config, and no hooks yet.
     fn unwired() -> Fixture {
-        let codex = codex_path();
-        // The launchers find the binaries in SYNAPSE_BIN_DIR; a missing one would make them start
-        // a background build instead.
-        let bin_dir = common::bin_dir();
-        for name in BINARIES {
-            assert!(
-                bin_dir.join(name).is_file(),
-                "{name} is not in {}: cargo did not build it",
-                bin_dir.display()
-            );
-        }
-        let dir = tempfile::tempdir().unwrap();
-        let repo = dir.path().join("repo");
-        let data = dir.path().join("data");
-        let home = common::test_home(&data);
-        make_repo(&repo);
-        let repo = repo.canonicalize().unwrap();
-        let mut fx = Fixture {
-            dir,
-            repo,
-            data,
-            home,
-            api: StandIn::start(),
-            codex,
-            version: String::new(),
-            runs: 0,
-        };
+        let path = codex_path();
+        client::assert_built();
+        let version = String::new();
+        let mut fx = Fixture::start(answer, Codex { path, version });
+        // The task SessionStart reads, and an `AGENTS.md`, which Codex loads itself.
+        let agents = format!("# Agents\n\n- {AGENTS_LINE}\n");
+        client::task_repo(&fx.repo, &[("AGENTS.md", &agents)], &[]);
         fx.write_config();
         let out = fx.command().arg("--version").output().unwrap();
         assert!(out.status.success(), "codex --version: {out:?}");
         let said = String::from_utf8_lossy(&out.stdout);
         let number = said.trim().trim_start_matches("codex-cli").trim();
-        fx.version = format!("Codex CLI {number}");
+        fx.client.version = format!("Codex CLI {number}");
         fx
     }
 
@@ -410,7 +299,7 @@ impl Fixture {
         let config = format!(
             "model = \"{MODEL}\"\nmodel_provider = \"standin\"\n\
              check_for_update_on_startup = false\ndisable_paste_burst = true\n\n\
-             [model_providers.standin]\nname = \"stand-in\"\nbase_url = \"{}\"\n\
+             [model_providers.standin]\nname = \"stand-in\"\nbase_url = \"{}/v1\"\n\
              env_key = \"STANDIN_API_KEY\"\nwire_api = \"responses\"\n\n\
              [projects.\"{}\"]\ntrust_level = \"trusted\"\n\n\
              [mcp_servers.synapse]\ncommand = \"{}\"\n\
@@ -445,46 +334,14 @@ impl Fixture {
     /// `codex` with the environment of every run: the fixture's HOME, Codex's home and data
     /// folder, the binaries cargo built, the stand-in's key, and nothing else of the caller's.
     fn command(&self) -> Command {
-        let mut command = Command::new(&self.codex);
+        let mut command = client::bare_command(&self.client.path, &self.repo);
         command
-            .current_dir(&self.repo)
-            .env_clear()
             .env("HOME", &self.home)
             .env("CODEX_HOME", self.codex_home())
             .env("SYNAPSE_DATA", &self.data)
             .env("SYNAPSE_BIN_DIR", common::bin_dir())
-            .env("STANDIN_API_KEY", "test-key")
-            .stdin(Stdio::null());
-        for name in ["PATH", "TMPDIR"] {
-            if let Some(value) = std::env::var_os(name) {
-                command.env(name, value);
-            }
-        }
+            .env("STANDIN_API_KEY", "test-key");
         command
-    }
-
-    fn repo_arg(&self) -> &str {
-        self.repo.to_str().unwrap()
-    }
-
-    fn remember(&self, text: &str) -> i64 {
-        let args = ["remember", "--project", self.repo_arg(), "--json", text];
-        let out = common::synapse_json(&self.data, &self.repo, &args);
-        out["id"]
-            .as_i64()
-            .unwrap_or_else(|| panic!("remember printed no id: {out}"))
-    }
-
-    /// The usual memories: one about the branch's work, one about the prompt, one unrelated.
-    fn seed(&self) -> i64 {
-        let webhook = self.remember(WEBHOOK);
-        self.remember(IDEMPOTENCY);
-        self.remember(UNRELATED);
-        webhook
-    }
-
-    fn bodies(&self) -> Vec<String> {
-        common::project_bodies(&self.data, &self.repo)
     }
 
     fn log_lines(&self) -> Vec<String> {
@@ -501,78 +358,18 @@ impl Fixture {
     }
 
     fn exec_with(&mut self, prompt: &str, flags: &[&str]) -> Run {
-        self.runs += 1;
-        let label = format!("{}: codex exec {prompt:?}", self.version);
-        let stdout_path = self.dir.path().join(format!("run-{}.stdout", self.runs));
-        let stderr_path = self.dir.path().join(format!("run-{}.stderr", self.runs));
-        let before = self.api.requests().len();
+        let label = format!("{}: codex exec {prompt:?}", self.client.version);
         let logged_before = self.log_lines().len();
         let mut command = self.command();
-        command
-            .arg("exec")
-            .args(flags)
-            .arg(prompt)
-            .stdout(File::create(&stdout_path).unwrap())
-            .stderr(File::create(&stderr_path).unwrap())
-            // Its own process group: the client starts hooks and the MCP server, which a
-            // timed-out run must not leave behind.
-            .process_group(0);
-        let start = Instant::now();
-        let mut child = command
-            .spawn()
-            .unwrap_or_else(|e| panic!("could not start {}: {e}", self.codex.display()));
-        let (status, timed_out) = common::wait_or_kill_group(&mut child, RUN_TIMEOUT);
-        let run = Run {
-            label,
-            status,
-            stdout: fs::read_to_string(&stdout_path).unwrap(),
-            stderr: fs::read_to_string(&stderr_path).unwrap(),
-            requests: self.api.requests()[before..].to_vec(),
-            logged: self.log_lines()[logged_before..].to_vec(),
-            elapsed: start.elapsed(),
-        };
-        eprintln!(
-            "{}: {} in {:?}, {} requests",
-            run.label,
-            run.status,
-            run.elapsed,
-            run.requests.len()
-        );
-        assert!(
-            !timed_out,
-            "{}: killed after {RUN_TIMEOUT:?}\n{run}",
-            run.label
-        );
-        run
+        command.arg("exec").args(flags).arg(prompt);
+        self.run(label, &mut command, RUN_TIMEOUT, |fx| {
+            fx.log_lines()[logged_before..].to_vec()
+        })
     }
 }
 
 fn checkout() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// A repository on `feature/webhook-retries` with a commit, a modified `src/webhooks/retry.rs`
-/// and an `AGENTS.md`: the task SessionStart reads.
-fn make_repo(repo: &Path) {
-    common::git_repo(repo, "feature/webhook-retries");
-    fs::create_dir_all(repo.join("src/webhooks")).unwrap();
-    fs::write(
-        repo.join("src/webhooks/retry.rs"),
-        "pub const MAX_ATTEMPTS: u32 = 3;\n",
-    )
-    .unwrap();
-    fs::write(
-        repo.join("AGENTS.md"),
-        format!("# Agents\n\n- {AGENTS_LINE}\n"),
-    )
-    .unwrap();
-    common::git(repo, &["add", "."]);
-    common::git(repo, &["commit", "-q", "-m", "retries"]);
-    fs::write(
-        repo.join("src/webhooks/retry.rs"),
-        "pub const MAX_ATTEMPTS: u32 = 5;\n",
-    )
-    .unwrap();
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -639,12 +436,8 @@ fn the_task_s_memories_reach_the_model_and_the_reply_s_lesson_is_kept() {
         );
     }
 
-    let bodies = fx.bodies();
-    assert!(
-        bodies.iter().any(|b| b == LEARNED),
-        "{}: Stop did not record {LEARNED:?}; the project holds {bodies:#?}\n{run}",
-        fx.version
-    );
+    let what = format!("{}: Stop", fx.client.version);
+    fx.expect_recorded(LEARNED, &what, &run);
 }
 
 /// The issue's example: a topic file of Claude Code's auto memory answers the prompt, and the
@@ -654,24 +447,7 @@ fn the_task_s_memories_reach_the_model_and_the_reply_s_lesson_is_kept() {
 fn a_topic_file_that_answers_the_prompt_reaches_the_model() {
     let mut fx = Fixture::new();
     fx.seed();
-    let memory = fx
-        .home
-        .join(".claude/projects")
-        .join(common::claude_memory::project_key(fx.repo_arg()))
-        .join("memory");
-    fs::create_dir_all(&memory).unwrap();
-    fs::write(
-        memory.join("MEMORY.md"),
-        "- [Deploy](deploy.md): how we deploy to production\n",
-    )
-    .unwrap();
-    fs::write(
-        memory.join("deploy.md"),
-        "---\nname: deploy\ndescription: how we deploy to production\nmetadata:\n  type: \
-         project\n---\n\nWe deploy to production with `make ship` from main after the canary \
-         passes for 30 minutes.\n",
-    )
-    .unwrap();
+    common::claude_memory::write_deploy_topic(&fx.home, &fx.repo);
     fx.api.script("We run make ship.");
     let run = fx.exec("how do we deploy to production?");
     run.expect_turn("We run make ship.");
@@ -704,14 +480,17 @@ fn the_person_sees_synapse_s_lines_in_the_terminal_view() {
         fx.data.display(),
         common::bin_dir().display(),
         std::env::var("PATH").unwrap_or_default(),
-        fx.codex.display()
+        fx.client.path.display()
     );
     let tmux = Tmux::start("codex", &fx.repo, &command);
-    tmux.wait_for(&format!("{}: the prompt", fx.version), &["Ask Codex"]);
+    tmux.wait_for(
+        &format!("{}: the prompt", fx.client.version),
+        &["Ask Codex"],
+    );
     tmux.type_text("how are idempotency keys stored?");
     tmux.press("Enter");
     tmux.wait_for(
-        &format!("{}: the person's lines", fx.version),
+        &format!("{}: the person's lines", fx.client.version),
         &[
             "Hook · Synapse · 1 note for feature/webhook-retries",
             "Hook · Synapse saved #",
@@ -720,7 +499,7 @@ fn the_person_sees_synapse_s_lines_in_the_terminal_view() {
     assert!(
         fx.log_lines().is_empty(),
         "{}: {:?}",
-        fx.version,
+        fx.client.version,
         fx.log_lines()
     );
 }

@@ -14,19 +14,16 @@
 
 use crate::common;
 
-use std::collections::VecDeque;
-use std::fs::{self, File};
+use std::fs;
 use std::io::Write;
 use std::net::TcpStream;
-use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitStatus, Stdio};
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::time::Duration;
 
-use common::http::{write_json, Request, Server};
+use common::client::{self, IDEMPOTENCY, WEBHOOK};
+use common::http::{next_reply, write_json, Replies, Request, StandIn};
 use serde_json::{json, Value};
-use tempfile::TempDir;
 
 /// The version `.ci/test` installs; a run's label names the version actually run.
 const PINNED: &str = "0.61.0";
@@ -35,21 +32,9 @@ const MODEL: &str = "gemini-2.5-pro";
 /// A run taking longer than this is killed and fails the test.
 const RUN_TIMEOUT: Duration = Duration::from_secs(90);
 
-const WEBHOOK: &str =
-    "Webhook retries: 5 attempts with exponential backoff, see src/webhooks/retry.rs";
-const IDEMPOTENCY: &str =
-    "Idempotency keys are stored in the idempotency_keys table in Postgres, hashed with SHA-256";
-const UNRELATED: &str = "The marketing site is deployed from the www repository by Netlify";
 const LEARNED: &str = "Idempotency keys expire after 24 hours (gemini e2e)";
 /// How Gemini CLI names the tools of the extension's MCP server `synapse`.
 const MCP_PREFIX: &str = "mcp_synapse_";
-/// What the extension's launchers run, next to `synapse`.
-const BINARIES: [&str; 4] = [
-    "synapse-session-start",
-    "synapse-prompt-submit",
-    "synapse-stop",
-    "synapse-mcp",
-];
 /// What the client prints on standard error when an extension's hooks are broken: a hook that
 /// failed or timed out, or a hooks file naming events it does not know.
 const HOOK_TROUBLE: [&str; 3] = ["failed for event", "Invalid hook event name", "timed out"];
@@ -114,58 +99,25 @@ enum Reply {
 }
 
 /// The Gemini API on 127.0.0.1, answering with scripted replies.
-struct StandIn {
-    server: Server,
-    replies: Arc<Mutex<VecDeque<Reply>>>,
-}
-
-impl StandIn {
-    fn start() -> StandIn {
-        let replies = Arc::new(Mutex::new(VecDeque::new()));
-        let queue = Arc::clone(&replies);
-        let server = Server::start("stand-in API", move |request, out| {
-            answer(request, out, &queue)
-        });
-        StandIn { server, replies }
-    }
-
-    fn base_url(&self) -> String {
-        self.server.base_url()
-    }
-
+impl StandIn<Reply> {
     /// Queue the text of the next model reply; unscripted calls get "ok".
     fn script(&self, text: &str) {
-        self.replies
-            .lock()
-            .unwrap()
-            .push_back(Reply::Text(text.to_owned()));
+        self.push(Reply::Text(text.to_owned()));
     }
 
     /// Queue a function call as the next model reply.
     fn script_call(&self, name: &str, args: Value) {
-        self.replies.lock().unwrap().push_back(Reply::Call {
+        self.push(Reply::Call {
             name: name.to_owned(),
             args,
         });
     }
-
-    fn requests(&self) -> Vec<Request> {
-        self.server.requests()
-    }
 }
 
 /// Answer one request: a model call with the next scripted reply, as one server-sent event.
-fn answer(
-    request: &Request,
-    out: &mut TcpStream,
-    replies: &Mutex<VecDeque<Reply>>,
-) -> std::io::Result<()> {
+fn answer(request: &Request, out: &mut TcpStream, replies: &Replies<Reply>) -> std::io::Result<()> {
     if request.is_model_call() {
-        let reply = replies
-            .lock()
-            .unwrap()
-            .pop_front()
-            .unwrap_or_else(|| Reply::Text("ok".to_owned()));
+        let reply = next_reply(replies, || Reply::Text("ok".to_owned()));
         let part = match reply {
             Reply::Text(text) => json!({"text": text}),
             Reply::Call { name, args } => json!({"functionCall": {"name": name, "args": args}}),
@@ -201,30 +153,12 @@ fn answer(
 
 /// The Gemini CLI executable; its absence fails the test.
 fn gemini_path() -> PathBuf {
-    let path = match std::env::var_os("SYNAPSE_GEMINI") {
-        Some(p) if !p.is_empty() => PathBuf::from(p),
-        _ => Path::new(env!("CARGO_MANIFEST_DIR")).join(".ci/gemini/node_modules/.bin/gemini"),
-    };
-    assert!(
-        path.is_file(),
-        "Gemini CLI not found at {}: this test runs the real client and cannot run without it; \
-         run the README's test command (.ci/test), which installs @google/gemini-cli {PINNED} \
-         into .ci/gemini, or set SYNAPSE_GEMINI",
-        path.display()
-    );
-    path
+    let package = format!("@google/gemini-cli {PINNED}");
+    client::executable("SYNAPSE_GEMINI", ".ci/gemini", "gemini", &package)
 }
 
-/// What one `gemini -p` run did.
-struct Run {
-    label: String,
-    status: ExitStatus,
-    stdout: String,
-    stderr: String,
-    /// The requests the stand-in received during this run.
-    requests: Vec<Request>,
-    elapsed: Duration,
-}
+/// What one `gemini -p` run did (the test reads no log of it).
+type Run = client::Run<()>;
 
 impl Run {
     /// The model calls of this run.
@@ -305,22 +239,22 @@ impl Origin {
 
 impl std::fmt::Display for Run {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        writeln!(f, "--- {}", self.label)?;
-        writeln!(f, "--- exit: {} after {:?}", self.status, self.elapsed)?;
-        writeln!(f, "--- stdout:\n{}", clip(self.stdout.trim_end(), 3000))?;
-        writeln!(f, "--- stderr:\n{}", clip(self.stderr.trim_end(), 6000))?;
-        writeln!(f, "--- requests: {}", self.requests.len())?;
+        self.write_head(f)?;
         for (i, r) in self.requests.iter().enumerate() {
             writeln!(f, "[{i}] {} {}", r.method, r.path)?;
             if r.is_model_call() {
                 writeln!(f, "    functions: {:?}", r.functions())?;
                 // The first user text is the client's own context (folders, MCP instructions).
                 for t in r.user_texts().iter().skip(1) {
-                    writeln!(f, "    | {}", clip(t, 3000).replace('\n', "\n    | "))?;
+                    writeln!(
+                        f,
+                        "    | {}",
+                        client::clip(t, 3000).replace('\n', "\n    | ")
+                    )?;
                 }
                 for part in r.parts("model").chain(r.parts("user")) {
                     if part.get("text").is_none() {
-                        writeln!(f, "    * {}", clip(&part.to_string(), 2000))?;
+                        writeln!(f, "    * {}", client::clip(&part.to_string(), 2000))?;
                     }
                 }
             }
@@ -329,30 +263,20 @@ impl std::fmt::Display for Run {
     }
 }
 
-fn clip(s: &str, max: usize) -> String {
-    match s.char_indices().nth(max) {
-        Some((i, _)) => format!("{}… ({} bytes)", &s[..i], s.len()),
-        None => s.to_owned(),
-    }
-}
-
 // ---------------------------------------------------------------------------------------------
 // Fixture: a git repository with seeded memories, and a HOME with the extension linked
 // ---------------------------------------------------------------------------------------------
 
-/// A temporary folder with a git repository (`repo/`), the data folder (`data/`), the HOME the
-/// client and the CLI run with, and the stand-in API.
-struct Fixture {
-    dir: TempDir,
-    repo: PathBuf,
-    data: PathBuf,
-    home: PathBuf,
-    api: StandIn,
-    gemini: PathBuf,
+/// Gemini CLI as the runs start it.
+struct Gemini {
+    path: PathBuf,
     /// "Gemini CLI 0.61.0", for the labels.
     version: String,
-    runs: usize,
 }
+
+/// The task's workspace, with a HOME holding the client's settings (and the extension, once
+/// linked).
+type Fixture = client::Workspace<Reply, Gemini>;
 
 impl Fixture {
     /// The fixture with the extension linked from this checkout's `gemini/`.
@@ -364,58 +288,34 @@ impl Fixture {
 
     /// The fixture with its repository and HOME, and no extension linked yet.
     fn unlinked() -> Fixture {
-        let gemini = gemini_path();
-        // The launchers find the binaries in SYNAPSE_BIN_DIR; a missing one would make them start
-        // a background build instead.
-        let bin_dir = common::bin_dir();
-        for name in BINARIES {
-            assert!(
-                bin_dir.join(name).is_file(),
-                "{name} is not in {}: cargo did not build it",
-                bin_dir.display()
-            );
-        }
-        let dir = tempfile::tempdir().unwrap();
-        let repo = dir.path().join("repo");
-        let data = dir.path().join("data");
-        let home = common::test_home(&data);
-        make_repo(&repo);
-        write_settings(&home);
-        let mut fx = Fixture {
-            dir,
-            repo,
-            data,
-            home,
-            api: StandIn::start(),
-            gemini,
-            version: String::new(),
-            runs: 0,
-        };
+        let path = gemini_path();
+        client::assert_built();
+        let version = String::new();
+        let mut fx = Fixture::start(answer, Gemini { path, version });
+        // The task SessionStart reads: a changed file and one not yet added.
+        let backoff = (
+            "src/webhooks/backoff.rs",
+            "pub fn delay(attempt: u32) -> u64 { 1 << attempt }\n",
+        );
+        client::task_repo(&fx.repo, &[], &[backoff]);
+        write_settings(&fx.home);
         let out = fx.command().arg("--version").output().unwrap();
         assert!(out.status.success(), "gemini --version: {out:?}");
-        fx.version = format!("Gemini CLI {}", String::from_utf8_lossy(&out.stdout).trim());
+        let number = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+        fx.client.version = format!("Gemini CLI {number}");
         fx
     }
 
     /// `gemini` with the environment of every run: the fixture's HOME and data folder, the
     /// binaries cargo built, the stand-in API, and nothing else of the caller's.
     fn command(&self) -> Command {
-        let bin_dir = common::bin_dir();
-        let mut command = Command::new(&self.gemini);
+        let mut command = client::bare_command(&self.client.path, &self.repo);
         command
-            .current_dir(&self.repo)
-            .env_clear()
             .env("HOME", &self.home)
             .env("SYNAPSE_DATA", &self.data)
-            .env("SYNAPSE_BIN_DIR", bin_dir)
+            .env("SYNAPSE_BIN_DIR", common::bin_dir())
             .env("GOOGLE_GEMINI_BASE_URL", self.api.base_url())
-            .env("GEMINI_API_KEY", "test-key")
-            .stdin(Stdio::null());
-        for name in ["PATH", "TMPDIR"] {
-            if let Some(value) = std::env::var_os(name) {
-                command.env(name, value);
-            }
-        }
+            .env("GEMINI_API_KEY", "test-key");
         command
     }
 
@@ -437,7 +337,7 @@ impl Fixture {
         assert!(
             out.status.success() && said.contains("linked successfully"),
             "{}: gemini extensions link {} failed: {said}",
-            self.version,
+            self.client.version,
             extension.display()
         );
     }
@@ -450,73 +350,14 @@ impl Fixture {
         self.link(&copy.join("gemini"));
     }
 
-    fn repo_arg(&self) -> &str {
-        self.repo.to_str().unwrap()
-    }
-
-    /// Remember `text` in the repository's project; its id.
-    fn remember(&self, text: &str) -> i64 {
-        let args = ["remember", "--project", self.repo_arg(), "--json", text];
-        let out = common::synapse_json(&self.data, &self.repo, &args);
-        out["id"]
-            .as_i64()
-            .unwrap_or_else(|| panic!("remember printed no id: {out}"))
-    }
-
-    /// The usual memories: one about the branch's work, one about the prompt, one unrelated.
-    fn seed(&self) -> i64 {
-        let webhook = self.remember(WEBHOOK);
-        self.remember(IDEMPOTENCY);
-        self.remember(UNRELATED);
-        webhook
-    }
-
-    /// The bodies of the project's live memories.
-    fn bodies(&self) -> Vec<String> {
-        common::project_bodies(&self.data, &self.repo)
-    }
-
     /// Run `gemini -p prompt` in the repository.
     fn gemini(&mut self, prompt: &str) -> Run {
-        self.runs += 1;
-        let label = format!("{}: gemini -p {prompt:?}", self.version);
-        let stdout_path = self.dir.path().join(format!("run-{}.stdout", self.runs));
-        let stderr_path = self.dir.path().join(format!("run-{}.stderr", self.runs));
-        let before = self.api.requests().len();
+        let label = format!("{}: gemini -p {prompt:?}", self.client.version);
+        // The client restarts itself in a child process, and starts hooks and the MCP server:
+        // the run ends them all with its process group.
         let mut command = self.command();
-        command
-            .args(["-p", prompt, "--model", MODEL, "--output-format", "json"])
-            .stdout(File::create(&stdout_path).unwrap())
-            .stderr(File::create(&stderr_path).unwrap())
-            // Its own process group: the client restarts itself in a child process, and starts
-            // hooks and the MCP server, all of which a timed-out run must not leave behind.
-            .process_group(0);
-        let start = Instant::now();
-        let mut child = command
-            .spawn()
-            .unwrap_or_else(|e| panic!("could not start {}: {e}", self.gemini.display()));
-        let (status, timed_out) = common::wait_or_kill_group(&mut child, RUN_TIMEOUT);
-        let run = Run {
-            label,
-            status,
-            stdout: fs::read_to_string(&stdout_path).unwrap(),
-            stderr: fs::read_to_string(&stderr_path).unwrap(),
-            requests: self.api.requests()[before..].to_vec(),
-            elapsed: start.elapsed(),
-        };
-        eprintln!(
-            "{}: {} in {:?}, {} requests",
-            run.label,
-            run.status,
-            run.elapsed,
-            run.requests.len()
-        );
-        assert!(
-            !timed_out,
-            "{}: killed after {RUN_TIMEOUT:?}\n{run}",
-            run.label
-        );
-        run
+        command.args(["-p", prompt, "--model", MODEL, "--output-format", "json"]);
+        self.run(label, &mut command, RUN_TIMEOUT, |_| ())
     }
 }
 
@@ -538,30 +379,6 @@ fn write_settings(home: &Path) {
         gemini.join("policies/synapse.toml"),
         "[[rule]]\nmcpName = \"synapse\"\ntoolName = \"*\"\n\
          toolAnnotations = { readOnlyHint = true }\ndecision = \"allow\"\npriority = 100\n",
-    )
-    .unwrap();
-}
-
-/// A repository on `feature/webhook-retries` with a commit, a modified `src/webhooks/retry.rs`
-/// and an untracked `src/webhooks/backoff.rs`: the task SessionStart reads.
-fn make_repo(repo: &Path) {
-    common::git_repo(repo, "feature/webhook-retries");
-    fs::create_dir_all(repo.join("src/webhooks")).unwrap();
-    fs::write(
-        repo.join("src/webhooks/retry.rs"),
-        "pub const MAX_ATTEMPTS: u32 = 3;\n",
-    )
-    .unwrap();
-    common::git(repo, &["add", "."]);
-    common::git(repo, &["commit", "-q", "-m", "retries"]);
-    fs::write(
-        repo.join("src/webhooks/retry.rs"),
-        "pub const MAX_ATTEMPTS: u32 = 5;\n",
-    )
-    .unwrap();
-    fs::write(
-        repo.join("src/webhooks/backoff.rs"),
-        "pub fn delay(attempt: u32) -> u64 { 1 << attempt }\n",
     )
     .unwrap();
 }
@@ -605,12 +422,8 @@ fn hooks_inject_memories_and_after_agent_records_the_reply() {
     // A Gemini session is asked for `remember:` lines, whatever Claude Code's auto memory does.
     run.expect_text("a line \"remember: ...\"", at_start, "how to save a lesson");
 
-    let bodies = fx.bodies();
-    assert!(
-        bodies.iter().any(|b| b == LEARNED),
-        "{}: AfterAgent did not record {LEARNED:?}; the project holds {bodies:#?}\n{run}",
-        fx.version
-    );
+    let what = format!("{}: AfterAgent", fx.client.version);
+    fx.expect_recorded(LEARNED, &what, &run);
 }
 
 /// A line the user starts with `remember:` is kept once, and the model told so; the SessionStart
@@ -657,7 +470,7 @@ fn the_recall_tool_is_offered_and_returns_memories() {
         assert!(
             calls[0].functions().contains(&name.as_str()),
             "{}: {name} is not offered\n{run}",
-            fx.version
+            fx.client.version
         );
     }
     let result = calls[1]

@@ -124,9 +124,6 @@ fn answer(
 
 /// A streamed reply "ok".
 fn write_stream(out: &mut impl Write) -> std::io::Result<()> {
-    out.write_all(
-        b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n",
-    )?;
     let events = [
         json!({"type": "message_start", "message": {
             "id": "msg_fake", "type": "message", "role": "assistant", "model": MODEL,
@@ -141,14 +138,7 @@ fn write_stream(out: &mut impl Write) -> std::io::Result<()> {
                "usage": {"output_tokens": 5}}),
         json!({"type": "message_stop"}),
     ];
-    for event in events {
-        write!(
-            out,
-            "event: {}\ndata: {event}\n\n",
-            event["type"].as_str().unwrap()
-        )?;
-    }
-    Ok(())
+    http::write_events(out, &events)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -320,8 +310,7 @@ impl Machine {
     /// CLAUDE_PLUGIN_DATA; the launcher's own default otherwise): the folder under HOME holding
     /// `install.said`.
     fn data(&self) -> PathBuf {
-        let mut found = Vec::new();
-        find(&self.home(), "install.said", &mut found);
+        let found = common::files_named(&self.home(), "install.said");
         assert_eq!(found.len(), 1, "install.said under HOME: {found:?}");
         found[0].parent().unwrap().to_owned()
     }
@@ -338,17 +327,6 @@ impl Machine {
             thread::sleep(Duration::from_millis(100));
         }
         data
-    }
-}
-
-fn find(dir: &Path, name: &str, out: &mut Vec<PathBuf>) {
-    for entry in fs::read_dir(dir).into_iter().flatten().flatten() {
-        let path = entry.path();
-        if entry.file_type().is_ok_and(|t| t.is_dir()) {
-            find(&path, name, out);
-        } else if entry.file_name() == name {
-            out.push(path);
-        }
     }
 }
 
@@ -483,8 +461,7 @@ fn a_plugin_install_gives_the_person_synapse_and_one_copy_of_the_binaries(#[case
     assert!(out.status.success(), "{launcher:?} --version: {out:?}");
 
     thread::sleep(Duration::from_secs(1));
-    let mut copies = Vec::new();
-    find(machine.dir.path(), "synapse-session-start", &mut copies);
+    let copies = common::files_named(machine.dir.path(), "synapse-session-start");
     assert_eq!(copies.len(), 1, "copies of the binaries: {copies:?}");
 }
 

@@ -18,31 +18,13 @@ use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-use common::http;
+use common::{client, http};
 use serde_json::{json, Value};
 
 /// Codex CLI's version the facts were measured with (`.ci/test` installs it).
 const CODEX: &str = "0.171.0";
 /// The system's folders: no Synapse there, nor Rust.
 const SYSTEM_PATH: &str = "/usr/bin:/bin";
-
-/// A client's executable: the variable's, else the one `.ci/test` installs under `prefix`.
-fn client(variable: &str, prefix: &str, name: &str) -> PathBuf {
-    let path = match std::env::var_os(variable) {
-        Some(p) if !p.is_empty() => PathBuf::from(p),
-        _ => Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join(prefix)
-            .join("node_modules/.bin")
-            .join(name),
-    };
-    assert!(
-        path.is_file(),
-        "{name} not found at {}: this test runs the real client and cannot run without it; run \
-         the README's test command (.ci/test), which installs it, or set {variable}",
-        path.display()
-    );
-    path
-}
 
 /// A person's machine: a HOME, a copy of the Synapse checkout, a data folder.
 struct Machine {
@@ -242,7 +224,7 @@ const GEMINI_FILES: [&str; 5] = [
 ];
 
 fn gemini() -> PathBuf {
-    client("SYNAPSE_GEMINI", ".ci/gemini", "gemini")
+    client::executable("SYNAPSE_GEMINI", ".ci/gemini", "gemini", "Gemini CLI")
 }
 
 fn gemini_lists_the_extension(machine: &Machine) {
@@ -311,7 +293,7 @@ hooks = [{ type = "command", command = "echo mine", timeout = 5 }]
 "#;
 
 fn codex() -> PathBuf {
-    client("SYNAPSE_CODEX", ".ci/codex", "codex")
+    client::executable("SYNAPSE_CODEX", ".ci/codex", "codex", "Codex CLI")
 }
 
 /// What Codex's app server reports for the hooks of a session in `cwd` (`hooks/list`).
@@ -522,9 +504,6 @@ fn codex_runs_the_hooks_setup_trusted_and_skips_untrusted_ones() {
 
 /// A streamed Responses API answer "ok".
 fn write_response(out: &mut impl std::io::Write) -> std::io::Result<()> {
-    out.write_all(
-        b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n",
-    )?;
     let item = json!({"type": "message", "id": "msg_1", "role": "assistant",
         "status": "completed",
         "content": [{"type": "output_text", "text": "ok", "annotations": []}]});
@@ -540,27 +519,14 @@ fn write_response(out: &mut impl std::io::Write) -> std::io::Result<()> {
                "response": {"id": "resp_1", "object": "response", "status": "completed",
                             "output": [item], "usage": usage}}),
     ];
-    for event in events {
-        write!(
-            out,
-            "event: {}\ndata: {event}\n\n",
-            event["type"].as_str().unwrap()
-        )?;
-    }
-    Ok(())
+    http::write_events(out, &events)
 }
 
 /// Setup's crates (`toml_edit`, `sha2`) and its code are linked into `synapse` only: a hook
 /// binary pays nothing for them.
 #[test]
 fn the_hook_binaries_link_none_of_setup() {
-    for hook in [
-        "synapse-session-start",
-        "synapse-prompt-submit",
-        "synapse-stop",
-        "synapse-compact",
-        "synapse-instructions-loaded",
-    ] {
+    for hook in common::HOOK_BINARIES {
         let out = Command::new("nm")
             .args(["--demangle", "--defined-only"])
             .arg(common::binary(hook))
@@ -595,24 +561,14 @@ fn on_a_terminal_codex_setup_asks_before_trusting() {
             "'{}' setup codex",
             env!("CARGO_BIN_EXE_synapse").replace('\'', r"'\''")
         );
-        let mut child = Command::new("script")
-            .args(["-qec", &line, "/dev/null"])
+        let mut terminal = common::on_a_terminal(&line);
+        terminal
             .env_clear()
             .env("HOME", machine.home())
             .env("PATH", SYSTEM_PATH)
             .env("SYNAPSE_DATA", machine.dir.path().join("data"))
-            .current_dir(machine.checkout())
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .expect("run script (util-linux)");
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(answer.as_bytes())
-            .unwrap();
-        let out = child.wait_with_output().unwrap();
+            .current_dir(machine.checkout());
+        let out = common::typed(&mut terminal, answer);
         let said = String::from_utf8_lossy(&out.stdout);
         assert!(out.status.success(), "{said}");
         assert!(

@@ -6,9 +6,11 @@
 use crate::common;
 
 use std::fs;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::path::Path;
+use std::process::{Command, Stdio};
 
+use common::hook_context as context;
+use common::place::Place;
 use serde_json::{json, Value};
 
 const SESSION: &str = "bd41c185-ed70-4082-a0e1-c5aadbfcaa7d";
@@ -19,47 +21,19 @@ const WEBHOOK: &str =
 const CLAUDE_MD_LINE: &str =
     "The src/webhooks/retry.rs tests pin the RNG seed so they stay deterministic";
 
-/// A repository on `feature/webhook-retries` changing `src/webhooks/retry.rs`, a data folder
-/// beside it, and the home both run with.
-struct Fixture {
-    _dir: tempfile::TempDir,
-    repo: PathBuf,
-    data: PathBuf,
+/// `Place::on_webhook_retries`, with Gemini's payloads and command lines.
+struct Gemini(Place);
+
+impl std::ops::Deref for Gemini {
+    type Target = Place;
+    fn deref(&self) -> &Place {
+        &self.0
+    }
 }
 
-impl Fixture {
-    fn new() -> Fixture {
-        let dir = tempfile::tempdir().unwrap();
-        let repo = dir.path().join("repo");
-        let data = dir.path().join("data");
-        common::git_repo(&repo, "feature/webhook-retries");
-        fs::create_dir_all(repo.join("src/webhooks")).unwrap();
-        fs::write(
-            repo.join("src/webhooks/retry.rs"),
-            "pub const MAX: u32 = 5;\n",
-        )
-        .unwrap();
-        fs::create_dir_all(common::test_home(&data)).unwrap();
-        Fixture {
-            _dir: dir,
-            repo,
-            data,
-        }
-    }
-
-    fn remember(&self, text: &str) {
-        let project = self.repo.to_str().unwrap();
-        let out = common::run_synapse(
-            &self.data,
-            &self.repo,
-            &["remember", "--project", project, text],
-            b"",
-        );
-        assert!(out.status.success(), "{out:?}");
-    }
-
-    fn bodies(&self) -> Vec<String> {
-        common::project_bodies(&self.data, &self.repo)
+impl Gemini {
+    fn new() -> Gemini {
+        Gemini(Place::on_webhook_retries())
     }
 
     /// Gemini's payload for `event`, from the repository, with `fields` added.
@@ -76,68 +50,18 @@ impl Fixture {
         payload.to_string().into_bytes()
     }
 
-    /// Run hook `name` (`session-start`, `prompt-submit`, `stop`) through the extension's
-    /// launcher, with `args` after it, feeding it `stdin`.
-    fn launch(&self, name: &str, args: &[&str], stdin: &[u8]) -> Output {
-        let launcher = Path::new(env!("CARGO_MANIFEST_DIR")).join("bin/synapse-hook");
-        let bin_dir = Path::new(env!("CARGO_BIN_EXE_synapse")).parent().unwrap();
-        let mut child = Command::new(launcher)
-            .arg(name)
-            .args(args)
-            .current_dir(&self.repo)
-            .env_clear()
-            .env("PATH", "/usr/bin:/bin")
-            .env("HOME", common::test_home(&self.data))
-            .env("SYNAPSE_DATA", &self.data)
-            .env("SYNAPSE_BIN_DIR", bin_dir)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        // A hook refusing its arguments exits before reading its payload: a broken pipe then
-        // is the hook's answer, not the test's failure.
-        if let Err(e) = std::io::Write::write_all(&mut child.stdin.take().unwrap(), stdin) {
-            assert_eq!(e.kind(), std::io::ErrorKind::BrokenPipe, "{e}");
-        }
-        child.wait_with_output().unwrap()
-    }
-
     /// Run hook `name` as Gemini does; expect exit 0 and return its stdout.
     fn gemini(&self, name: &str, stdin: &[u8]) -> String {
         let out = self.launch(name, &["--client", "gemini"], stdin);
         assert!(out.status.success(), "{out:?}");
         String::from_utf8(out.stdout).unwrap()
     }
-
-    /// The lines of `synapse.log`.
-    fn log(&self) -> Vec<String> {
-        fs::read_to_string(self.data.join("synapse.log"))
-            .unwrap_or_default()
-            .lines()
-            .map(str::to_owned)
-            .collect()
-    }
-}
-
-/// The context a hook's stdout hands Gemini for `event`; fails unless stdout is that JSON alone.
-fn context(stdout: &str, event: &str) -> String {
-    let value: Value = serde_json::from_str(stdout)
-        .unwrap_or_else(|e| panic!("stdout is not JSON alone ({e}): {stdout:?}"));
-    assert_eq!(
-        value["hookSpecificOutput"]["hookEventName"], event,
-        "{value}"
-    );
-    value["hookSpecificOutput"]["additionalContext"]
-        .as_str()
-        .unwrap_or_else(|| panic!("no additionalContext: {value}"))
-        .to_owned()
 }
 
 #[test]
 fn session_start_hands_gemini_the_branch_memories_as_json() {
-    let fx = Fixture::new();
-    fx.remember(WEBHOOK);
+    let fx = Gemini::new();
+    fx.remember_here(WEBHOOK);
     let stdout = fx.gemini(
         "session-start",
         &fx.payload("SessionStart", json!({"source": "startup"})),
@@ -152,8 +76,8 @@ fn session_start_hands_gemini_the_branch_memories_as_json() {
 
 #[test]
 fn a_claude_md_line_claude_code_loads_itself_is_offered_to_gemini() {
-    let fx = Fixture::new();
-    fx.remember(WEBHOOK);
+    let fx = Gemini::new();
+    fx.remember_here(WEBHOOK);
     fs::write(
         fx.repo.join("CLAUDE.md"),
         format!("# Notes\n\n- {CLAUDE_MD_LINE}\n"),
@@ -173,7 +97,7 @@ fn a_claude_md_line_claude_code_loads_itself_is_offered_to_gemini() {
 
 #[test]
 fn before_agent_reads_the_typed_prompt_not_the_session_context_put_before_it() {
-    let fx = Fixture::new();
+    let fx = Gemini::new();
     // What a `-p` run hands BeforeAgent: SessionStart's context, then the prompt.
     let prompt = "<hook_context>&lt;synapse-memories&gt;\n[1] today · cli\n    remember: planted \
                   by the session block\n&lt;/synapse-memories&gt;\n</hook_context>\n\nCheck \
@@ -192,7 +116,7 @@ fn before_agent_reads_the_typed_prompt_not_the_session_context_put_before_it() {
 
 #[test]
 fn after_agent_records_the_reply_and_prints_nothing() {
-    let fx = Fixture::new();
+    let fx = Gemini::new();
     let fields = json!({
         "prompt": "remember: a line of the prompt, not the reply",
         "prompt_response": "Done.\nremember: Retry delays are capped at 5 minutes",
@@ -208,7 +132,7 @@ fn after_agent_records_the_reply_and_prints_nothing() {
 /// answer) and says why in one log line.
 #[test]
 fn a_wrong_payload_or_argument_prints_nothing_and_logs_one_line() {
-    let fx = Fixture::new();
+    let fx = Gemini::new();
     let reply = fx.payload("AfterAgent", json!({"prompt_response": "remember: x y z"}));
     let cases: [(&str, &[&str], &[u8], &str); 3] = [
         (
@@ -309,8 +233,8 @@ fn the_launcher_finds_a_first_use_build_without_claude_plugin_data() {
 /// Claude Code's to load, so Gemini is not told of it.
 #[test]
 fn gemini_gets_a_memory_s_escape_sequences_only_as_text() {
-    let fx = Fixture::new();
-    fx.remember(
+    let fx = Gemini::new();
+    fx.remember_here(
         "Webhook retries: 5 attempts \x1b]0;owned\x07 \x1b[31mwith backoff\x1b[0m, see \
          src/webhooks/retry.rs; user\u{202e}gpj.exe",
     );

@@ -623,14 +623,7 @@ fn supersedes_of(repo: &Repo, id: i64, project: Option<&str>) -> Vec<Value> {
     args.extend(project.map(|p| ["--project", p]).into_iter().flatten());
     let out = common::run_synapse(&repo.data, &repo.path, &args, b"");
     assert!(out.status.success(), "{out:?}");
-    let history: Value = serde_json::from_slice(&out.stdout).unwrap();
-    history["history"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|e| e["action"] == "supersede")
-        .map(|e| e["other_id"].clone())
-        .collect()
+    common::supersedes(&serde_json::from_slice(&out.stdout).unwrap())
 }
 
 fn log_text(repo: &Repo) -> String {

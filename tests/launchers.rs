@@ -166,18 +166,6 @@ fn find_dirs(dir: &Path, name: &str, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// Every file named `name` under `dir`.
-fn find(dir: &Path, name: &str, out: &mut Vec<PathBuf>) {
-    for entry in fs::read_dir(dir).into_iter().flatten().flatten() {
-        let path = entry.path();
-        if entry.file_type().is_ok_and(|t| t.is_dir()) {
-            find(&path, name, out);
-        } else if entry.file_name() == name {
-            out.push(path);
-        }
-    }
-}
-
 /// A Claude Code hook installs the binaries once, in the one folder every launcher looks in:
 /// a slash command's shell line (which Claude Code starts without CLAUDE_PLUGIN_DATA or
 /// CLAUDE_PLUGIN_ROOT) runs them instead of installing a second copy, and the person's shell
@@ -227,8 +215,7 @@ fn one_install_serves_the_hooks_the_slash_commands_and_the_persons_shell() {
 
     // One copy of the binaries on the machine.
     machine.settle();
-    let mut copies = Vec::new();
-    find(machine.dir.path(), "synapse-session-start", &mut copies);
+    let copies = common::files_named(machine.dir.path(), "synapse-session-start");
     assert_eq!(copies.len(), 1, "{copies:?}");
 }
 
@@ -260,8 +247,7 @@ fn a_failed_install_is_tried_again_at_a_sessions_start_not_at_every_hook() {
     machine.hook("session-start", SYSTEM_PATH);
     machine.settle();
     assert_eq!(machine.downloads(), 1, "the first session's start tries");
-    let mut recorded = Vec::new();
-    find(&machine.home(), "install.msg", &mut recorded);
+    let recorded = common::files_named(&machine.home(), "install.msg");
     assert_eq!(recorded.len(), 1, "{recorded:?}");
     let failure = fs::read_to_string(&recorded[0]).unwrap();
     assert!(failure.contains("could not download"), "{failure}");

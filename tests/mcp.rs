@@ -589,13 +589,7 @@ fn remember_reports_duplicates_contradictions_missing_paths_and_masks_secrets() 
 
 /// The supersede actions recorded for memory `id`, each with the memory that replaced it.
 fn supersedes_of(fx: &Fixture, id: i64) -> Vec<Value> {
-    fx.place.json(&["history", &id.to_string()], b"")["history"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|e| e["action"] == "supersede")
-        .map(|e| e["other_id"].clone())
-        .collect()
+    common::supersedes(&fx.place.json(&["history", &id.to_string()], b""))
 }
 
 /// The tool names the live memories close to a new one, and replaces one id or a list
@@ -681,12 +675,7 @@ fn supersede_forget_and_restore_hide_and_bring_back() {
     let mut server = fx.server();
     let recalled = |server: &mut Server| -> Vec<i64> {
         let found = server.ok("recall", json!({"query": "deploys run"}));
-        found["results"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|r| r["id"].as_i64().unwrap())
-            .collect()
+        common::result_ids(&found)
     };
     assert!(recalled(&mut server).contains(&old));
 
@@ -806,12 +795,7 @@ fn another_projects_memory_reads_exactly_like_a_missing_one() {
     let mut server = fx.server();
 
     let found = server.ok("recall", json!({"query": "website CDN purges midnight"}));
-    let ids: Vec<i64> = found["results"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r["id"].as_i64().unwrap())
-        .collect();
+    let ids = common::result_ids(&found);
     assert_eq!(ids, [ours], "{found}");
     assert!(!found["results"].to_string().contains("CDN"), "{found}");
 
@@ -1222,13 +1206,7 @@ fn server_functions(binary: &Path) -> usize {
 fn the_hook_binaries_link_none_of_the_servers_crates() {
     let server = server_functions(&common::binary("synapse-mcp"));
     assert!(server > 100, "synapse-mcp has {server} such functions");
-    for hook in [
-        "synapse-session-start",
-        "synapse-prompt-submit",
-        "synapse-stop",
-        "synapse-compact",
-        "synapse-instructions-loaded",
-    ] {
+    for hook in common::HOOK_BINARIES {
         let found = server_functions(&common::binary(hook));
         assert_eq!(
             found, 0,

@@ -498,25 +498,13 @@ fn on_a_terminal(env: &Place, args: &[&str], typed: &str) -> Output {
         .map(|w| format!("'{w}'"))
         .collect::<Vec<_>>()
         .join(" ");
-    let mut child = std::process::Command::new("script")
-        .args(["-qec", &command, "/dev/null"])
+    let mut terminal = common::on_a_terminal(&command);
+    terminal
         .env("SYNAPSE_DATA", &env.data)
         .env("HOME", common::test_home(&env.data))
         .env_remove("CLAUDE_CONFIG_DIR")
-        .current_dir(&env.repo)
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("run script (util-linux)");
-    use std::io::Write as _;
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(typed.as_bytes())
-        .unwrap();
-    child.wait_with_output().unwrap()
+        .current_dir(&env.repo);
+    common::typed(&mut terminal, typed)
 }
 
 #[test]

@@ -406,6 +406,25 @@ pub fn memory_folder(home: &Path, repo: &Path) -> PathBuf {
     folder
 }
 
+/// Claude Code's auto memory of the project at `repo` under `home` holding one topic, how the
+/// team deploys (`deploy.md`, and its line in `MEMORY.md`): what a prompt about deploying to
+/// production should reach.
+pub fn write_deploy_topic(home: &Path, repo: &Path) {
+    let memory = memory_folder(home, repo);
+    fs::write(
+        memory.join("MEMORY.md"),
+        "- [Deploy](deploy.md): how we deploy to production\n",
+    )
+    .unwrap();
+    fs::write(
+        memory.join("deploy.md"),
+        "---\nname: deploy\ndescription: how we deploy to production\nmetadata:\n  type: \
+         project\n---\n\nWe deploy to production with `make ship` from main after the canary \
+         passes for 30 minutes.\n",
+    )
+    .unwrap();
+}
+
 /// The client's key for a project folder: every UTF-16 unit that is not an ASCII letter or digit
 /// becomes `-`; past 200 characters, the first 200, `-` and a base-36 hash of the whole path
 /// (Java's `String.hashCode`, made positive), so long paths sharing a start stay apart.

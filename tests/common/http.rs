@@ -1,7 +1,10 @@
 //! The end-to-end tests' stand-in servers on 127.0.0.1 (the Messages API for Claude Code, the
-//! Gemini API for Gemini CLI): a minimal HTTP/1.1 server that records every request and lets the
-//! test answer it. Each connection carries one request and is closed after the answer.
+//! Gemini API for Gemini CLI, the Responses API for Codex CLI): a minimal HTTP/1.1 server that
+//! records every request and lets the test answer it, and a stand-in model API over it that
+//! answers with the replies a test scripts. Each connection carries one request and is closed
+//! after the answer.
 
+use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::sync::{Arc, Mutex};
@@ -59,6 +62,52 @@ impl Server {
     pub fn requests(&self) -> Vec<Request> {
         self.requests.lock().unwrap().clone()
     }
+}
+
+/// The replies a test scripted, in order, that a stand-in has not given yet.
+pub type Replies<R> = Mutex<VecDeque<R>>;
+
+/// A stand-in model API: a `Server` that answers each request with `answer`, which takes the
+/// next scripted reply of type `R` when the request is a model call.
+pub struct StandIn<R> {
+    server: Server,
+    replies: Arc<Replies<R>>,
+}
+
+impl<R: Send + 'static> StandIn<R> {
+    pub fn start(
+        answer: fn(&Request, &mut TcpStream, &Replies<R>) -> std::io::Result<()>,
+    ) -> StandIn<R> {
+        let replies = Arc::new(Mutex::new(VecDeque::new()));
+        let queue = Arc::clone(&replies);
+        let server = Server::start("stand-in API", move |request, out| {
+            answer(request, out, &queue)
+        });
+        StandIn { server, replies }
+    }
+}
+
+impl<R> StandIn<R> {
+    /// The server's `http://127.0.0.1:PORT`.
+    pub fn base_url(&self) -> String {
+        self.server.base_url()
+    }
+
+    /// Queue `reply` as the next model call's.
+    pub fn push(&self, reply: R) {
+        self.replies.lock().unwrap().push_back(reply);
+    }
+
+    /// Every request received so far, in order.
+    pub fn requests(&self) -> Vec<Request> {
+        self.server.requests()
+    }
+}
+
+/// The next scripted reply of `replies`, or `otherwise` when none is left.
+pub fn next_reply<R>(replies: &Replies<R>, otherwise: impl FnOnce() -> R) -> R {
+    let next = replies.lock().unwrap().pop_front();
+    next.unwrap_or_else(otherwise)
 }
 
 /// Answer one connection: read its request, record it, let `answer` respond, close.
@@ -144,4 +193,19 @@ pub fn write_json(out: &mut impl Write, value: &Value) -> std::io::Result<()> {
          Connection: close\r\n\r\n{data}",
         data.len()
     )
+}
+
+/// A `200 OK` stream of server-sent events, each of `events` as one event named by its `type`;
+/// the body ends when the connection closes.
+pub fn write_events(out: &mut impl Write, events: &[Value]) -> std::io::Result<()> {
+    out.write_all(
+        b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\n\
+          Connection: close\r\n\r\n",
+    )?;
+    for event in events {
+        let name = event["type"].as_str().expect("an event has a type");
+        write!(out, "event: {name}\ndata: {event}\n\n")?;
+        out.flush()?;
+    }
+    Ok(())
 }

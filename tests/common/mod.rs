@@ -1,9 +1,13 @@
 //! What the test files that drive the real binaries share: running `synapse`, a hook, and git,
-//! and Claude Code's own memory beside a repository (`claude_memory`).
-//! (Each test file compiles this module on its own and uses some of it.)
+//! here; the fixture most tests start from (`place`); Claude Code's own memory beside a
+//! repository (`claude_memory`); the real clients' runs (`client`) against stand-in model APIs
+//! (`http`); the release archive (`release`); a terminal in tmux (`tmux`).
+//! (`store_machine.rs`, a test binary of its own, compiles this module too and uses little of
+//! it.)
 #![allow(dead_code)]
 
 pub mod claude_memory;
+pub mod client;
 pub mod http;
 pub mod place;
 pub mod release;
@@ -13,7 +17,6 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-/// Run the built `synapse` with `data` as its data folder, from `cwd`, feeding `stdin`.
 /// The MCP server's tools, in the order `tools/list` gives them.
 pub const MCP_TOOLS: [&str; 7] = [
     "recall",
@@ -25,6 +28,7 @@ pub const MCP_TOOLS: [&str; 7] = [
     "drift",
 ];
 
+/// Run the built `synapse` with `data` as its data folder, from `cwd`, feeding `stdin`.
 pub fn run_synapse(data: &Path, cwd: &Path, args: &[&str], stdin: &[u8]) -> Output {
     run_synapse_with(data, cwd, args, stdin, &[])
 }
@@ -101,7 +105,6 @@ pub fn binary(name: &str) -> PathBuf {
     bin_dir().join(name)
 }
 
-/// Run the hook binary `name` over the data folder `data`, feeding it `stdin`, with the user's
 /// The model's context in what a Claude Code hook printed: plain output as it is, or, when the
 /// hook printed JSON beside the person's line, its `additionalContext` with the last newline
 /// the JSON leaves off (see `plugin::hook`).
@@ -115,6 +118,22 @@ pub fn context_of(printed: &str) -> String {
         .map_or(String::new(), |c| format!("{c}\n"))
 }
 
+/// The context a hook's stdout hands a client that takes JSON (Gemini CLI, Codex CLI) for
+/// `event`; fails unless stdout is that JSON alone, for that event.
+pub fn hook_context(stdout: &str, event: &str) -> String {
+    let value: serde_json::Value = serde_json::from_str(stdout)
+        .unwrap_or_else(|e| panic!("stdout is not JSON alone ({e}): {stdout:?}"));
+    assert_eq!(
+        value["hookSpecificOutput"]["hookEventName"], event,
+        "{value}"
+    );
+    value["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no additionalContext: {value}"))
+        .to_owned()
+}
+
+/// Run the hook binary `name` over the data folder `data`, feeding it `stdin`, with the user's
 /// own hook settings cleared and `env` set.
 pub fn run_hook(name: &str, data: &Path, stdin: &[u8], env: &[(&str, &str)]) -> Output {
     // Only a debug build reads the switch that makes a hook panic: cargo's own, whatever the
@@ -162,6 +181,15 @@ pub fn git(dir: &Path, args: &[&str]) {
     assert!(out.status.success(), "git {args:?}: {out:?}");
 }
 
+/// The hook binaries beside `synapse`, one per kind of hook.
+pub const HOOK_BINARIES: [&str; 5] = [
+    "synapse-session-start",
+    "synapse-prompt-submit",
+    "synapse-stop",
+    "synapse-compact",
+    "synapse-instructions-loaded",
+];
+
 /// Make `dir` a git repository on branch `branch` with a first commit of what it holds.
 pub fn git_repo(dir: &Path, branch: &str) {
     std::fs::create_dir_all(dir).unwrap();
@@ -196,14 +224,7 @@ pub fn install_plugin(home: &Path, enabled: bool) {
     // Where the launchers install the binaries (`synapse_data` in bin/synapse-find).
     let bin = home.join(".local/share/synapse-plugin/bin");
     std::fs::create_dir_all(&bin).unwrap();
-    for name in [
-        "synapse-session-start",
-        "synapse-prompt-submit",
-        "synapse-stop",
-        "synapse-compact",
-        "synapse-instructions-loaded",
-        "synapse-mcp",
-    ] {
+    for name in HOOK_BINARIES.iter().chain(&["synapse-mcp"]) {
         let link = bin.join(name);
         if !link.exists() {
             std::os::unix::fs::symlink(binary(name), link).unwrap();
@@ -275,37 +296,14 @@ pub fn claude_client(newest: bool) -> PathBuf {
     } else {
         ("SYNAPSE_CLAUDE", ".ci/node", "pinned")
     };
-    let path = match std::env::var_os(variable) {
-        Some(p) if !p.is_empty() => PathBuf::from(p),
-        _ => Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join(prefix)
-            .join("node_modules/.bin/claude"),
-    };
-    assert!(
-        path.is_file(),
-        "the {which} Claude Code client not found at {}: this test runs the real client and \
-         cannot run without it; run the README's test command (.ci/test), which installs both \
-         clients, or set {variable}",
-        path.display()
-    );
-    path
+    let package = format!("the {which} Claude Code client");
+    client::executable(variable, prefix, "claude", &package)
 }
 
 /// `synapse ARGS` over the data folder `data`, run from `cwd`: what it printed, as JSON. Fails,
 /// saying why, unless it succeeds and prints JSON.
 pub fn synapse_json(data: &Path, cwd: &Path, args: &[&str]) -> serde_json::Value {
-    let out = run_synapse(data, cwd, args, b"");
-    assert!(
-        out.status.success(),
-        "synapse {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!(
-            "synapse {args:?} printed no JSON ({e}): {}",
-            String::from_utf8_lossy(&out.stdout)
-        )
-    })
+    place::json_of(args, &run_synapse(data, cwd, args, b""))
 }
 
 /// The bodies of the live memories of the project at `repo` (with the global ones).
@@ -318,6 +316,71 @@ pub fn project_bodies(data: &Path, repo: &Path) -> Vec<String> {
         .iter()
         .filter_map(|m| m["body"].as_str().map(str::to_owned))
         .collect()
+}
+
+/// The ids of the `results` of a recall's JSON answer (the CLI's or the MCP tool's), in order.
+pub fn result_ids(found: &serde_json::Value) -> Vec<i64> {
+    found["results"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no results: {found}"))
+        .iter()
+        .map(|r| r["id"].as_i64().unwrap())
+        .collect()
+}
+
+/// The supersede actions of a memory's `history --json`, each naming the memory that replaced
+/// it (`other_id`).
+pub fn supersedes(history: &serde_json::Value) -> Vec<serde_json::Value> {
+    history["history"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no history: {history}"))
+        .iter()
+        .filter(|e| e["action"] == "supersede")
+        .map(|e| e["other_id"].clone())
+        .collect()
+}
+
+/// Every file under `dir`, recursively (a link is listed, not followed); none when it is
+/// missing.
+pub fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        if entry.file_type().is_ok_and(|t| t.is_dir()) {
+            files.extend(files_under(&entry.path()));
+        } else {
+            files.push(entry.path());
+        }
+    }
+    files
+}
+
+/// Every file named `name` under `dir`.
+pub fn files_named(dir: &Path, name: &str) -> Vec<PathBuf> {
+    let mut files = files_under(dir);
+    files.retain(|f| f.file_name().is_some_and(|n| n == name));
+    files
+}
+
+/// A command running the shell command line `line` on a terminal of its own (util-linux
+/// `script`), for what asks its questions only on a terminal (`typed` answers them).
+pub fn on_a_terminal(line: &str) -> Command {
+    let mut command = Command::new("script");
+    command.args(["-qec", line, "/dev/null"]);
+    command
+}
+
+/// Run `command`, typing `typed` on its standard input; what it printed.
+pub fn typed(command: &mut Command, typed: &str) -> Output {
+    let mut child = command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("could not run {:?}: {e}", command.get_program()));
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(typed.as_bytes()).unwrap();
+    drop(stdin);
+    child.wait_with_output().unwrap()
 }
 
 /// Wait for `child`, started in a process group of its own, at most `timeout`; past it, kill the

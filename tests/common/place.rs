@@ -3,7 +3,7 @@
 //! checks), and the real binaries run over them.
 
 use std::path::{Path, PathBuf};
-use std::process::Output;
+use std::process::{Command, Output, Stdio};
 
 use serde_json::Value;
 use tempfile::TempDir;
@@ -37,6 +37,15 @@ impl Place {
     pub fn with_live_file() -> Place {
         let place = Place::new("main");
         place.write("src/live.rs", "fn main() {}");
+        place
+    }
+
+    /// A place on `feature/webhook-retries` whose repository changes `src/webhooks/retry.rs`
+    /// (not committed), with its home folder made: the task a client's hooks read.
+    pub fn on_webhook_retries() -> Place {
+        let place = Place::new(super::client::BRANCH);
+        place.write("src/webhooks/retry.rs", "pub const MAX: u32 = 5;\n");
+        std::fs::create_dir_all(place.home()).unwrap();
         place
     }
 
@@ -99,6 +108,52 @@ impl Place {
         assert_eq!(out.status.code(), Some(1), "synapse {args:?}: {stderr}");
         assert!(stderr.starts_with("synapse: "), "message: {stderr}");
         stderr
+    }
+
+    /// Remember `text` in the repository's project; its id.
+    pub fn remember_here(&self, text: &str) -> i64 {
+        super::client::remember(&self.data, &self.repo, text)
+    }
+
+    /// The bodies of the project's live memories (with the global ones).
+    pub fn bodies(&self) -> Vec<String> {
+        super::project_bodies(&self.data, &self.repo)
+    }
+
+    /// The lines of `synapse.log`, where a hook says why it failed.
+    pub fn log(&self) -> Vec<String> {
+        std::fs::read_to_string(self.data.join("synapse.log"))
+            .unwrap_or_default()
+            .lines()
+            .map(str::to_owned)
+            .collect()
+    }
+
+    /// Run hook `name` through its launcher, `bin/synapse-hook`, as a client's command line
+    /// runs it (`args` after the name), from the repository, with the system's PATH and the
+    /// binaries the tests run; feed it `stdin`.
+    pub fn launch(&self, name: &str, args: &[&str], stdin: &[u8]) -> Output {
+        let launcher = Path::new(env!("CARGO_MANIFEST_DIR")).join("bin/synapse-hook");
+        let mut child = Command::new(launcher)
+            .arg(name)
+            .args(args)
+            .current_dir(&self.repo)
+            .env_clear()
+            .env("PATH", "/usr/bin:/bin")
+            .env("HOME", self.home())
+            .env("SYNAPSE_DATA", &self.data)
+            .env("SYNAPSE_BIN_DIR", super::bin_dir())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // A hook refusing its arguments exits before reading its payload: a broken pipe then
+        // is the hook's answer, not the test's failure.
+        if let Err(e) = std::io::Write::write_all(&mut child.stdin.take().unwrap(), stdin) {
+            assert_eq!(e.kind(), std::io::ErrorKind::BrokenPipe, "{e}");
+        }
+        child.wait_with_output().unwrap()
     }
 
     /// Run the hook binary `name` over the data folder with `payload` as its input.
