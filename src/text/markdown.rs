@@ -31,13 +31,6 @@ pub enum Kind {
     Comment,
 }
 
-impl Kind {
-    /// Whether the line is code, shown rather than said.
-    pub fn is_code(self) -> bool {
-        matches!(self, Kind::Opening | Kind::Fenced | Kind::Indented)
-    }
-}
-
 /// One line as `Reader` read it.
 #[derive(Debug)]
 pub struct Line<'a> {
@@ -183,15 +176,15 @@ pub fn dedent(line: &str, columns: usize) -> &str {
 
 /// An open code fence: its character and the length of its run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Fence {
-    pub mark: char,
-    pub length: usize,
+struct Fence {
+    mark: char,
+    length: usize,
 }
 
 impl Fence {
     /// The fence `rest` (a line without its indentation) opens: three or more backticks (whose
     /// info string has none: ```` ```x``` ```` is inline code) or tildes.
-    pub fn opens(rest: &str) -> Option<Fence> {
+    fn opens(rest: &str) -> Option<Fence> {
         let mark = rest.chars().next().filter(|c| matches!(c, '`' | '~'))?;
         let info = rest.trim_start_matches(mark);
         let length = rest.len() - info.len();
@@ -199,7 +192,7 @@ impl Fence {
     }
 
     /// Whether `rest` closes the fence: a run of its mark at least as long, and nothing after.
-    pub fn closes(&self, rest: &str) -> bool {
+    fn closes(&self, rest: &str) -> bool {
         let after = rest.trim_start_matches(self.mark);
         rest.len() - after.len() >= self.length && after.trim().is_empty()
     }
@@ -208,8 +201,6 @@ impl Fence {
 /// A list item's marker, as `list_item` finds it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Item<'a> {
-    /// The marker's width in bytes (`-`, `12.`).
-    pub marker: usize,
     /// The marker and the spaces after it that the content is indented by (one when the item
     /// is empty or starts with more than four: the rest are the content's own).
     pub width: usize,
@@ -241,7 +232,6 @@ pub fn list_item(rest: &str) -> Option<Item<'_>> {
         spaces
     };
     Some(Item {
-        marker,
         width: marker + gap,
         content,
     })
@@ -323,7 +313,7 @@ pub fn code_spans(line: &str) -> Vec<Range<usize>> {
 
 /// `line` without its HTML comments: `<!--` up to `-->`, across lines (`in_comment` carries
 /// one that runs past the line). A `<!--` inside an inline code span opens nothing.
-pub fn without_comments<'a>(line: &'a str, in_comment: &mut bool) -> Cow<'a, str> {
+fn without_comments<'a>(line: &'a str, in_comment: &mut bool) -> Cow<'a, str> {
     const OPEN: &str = "<!--";
     const CLOSE: &str = "-->";
     if !*in_comment && !line.contains(OPEN) {
@@ -478,17 +468,17 @@ mod tests {
     }
 
     #[rstest]
-    #[case::dash("- x", Some((1, 2, "x")))]
-    #[case::number("12. x", Some((3, 4, "x")))]
-    #[case::paren("3) x", Some((2, 3, "x")))]
-    #[case::wide_gap("-  x", Some((1, 3, "x")))]
-    #[case::code_in_an_item("-      x", Some((1, 2, "x")))]
-    #[case::empty("-", Some((1, 2, "")))]
-    #[case::tab("-\tx", Some((1, 2, "x")))]
+    #[case::dash("- x", Some((2, "x")))]
+    #[case::number("12. x", Some((4, "x")))]
+    #[case::paren("3) x", Some((3, "x")))]
+    #[case::wide_gap("-  x", Some((3, "x")))]
+    #[case::code_in_an_item("-      x", Some((2, "x")))]
+    #[case::empty("-", Some((2, "")))]
+    #[case::tab("-\tx", Some((2, "x")))]
     #[case::no_space("-x", None)]
     #[case::ten_digits("1234567890. x", None)]
-    fn list_items(#[case] rest: &str, #[case] want: Option<(usize, usize, &str)>) {
-        let got = list_item(rest).map(|i| (i.marker, i.width, i.content));
+    fn list_items(#[case] rest: &str, #[case] want: Option<(usize, &str)>) {
+        let got = list_item(rest).map(|i| (i.width, i.content));
         assert_eq!(got, want);
     }
 
