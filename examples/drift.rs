@@ -102,7 +102,7 @@ fn main() -> Result<()> {
     let mut findings = Vec::new();
     for _ in 0..3 {
         let started = Instant::now();
-        findings = drift::audit(&store, &scope)?;
+        findings = drift::audit(&store, &scope, &store.settings()?.drift.ignore)?;
         times.push(started.elapsed().as_secs_f64() * 1e3);
     }
     times.sort_by(f64::total_cmp);

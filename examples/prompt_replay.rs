@@ -249,7 +249,15 @@ fn prompt_rule(store: &Store, scope: &Scope, prompt: &str, signal: Signal) -> Re
     let unasked::Prompted { found, hits, whole } =
         unasked::for_prompt(store, scope, prompt, &signal, &Default::default())?;
     let over_floor: Vec<i64> = hits.iter().map(|h| h.id).collect();
-    let offer = unasked::offer(store, scope, &Default::default(), hits, PROMPT_MEMORIES)?;
+    let ignore = &store.settings()?.drift.ignore;
+    let offer = unasked::offer(
+        store,
+        scope,
+        &Default::default(),
+        hits,
+        PROMPT_MEMORIES,
+        ignore,
+    )?;
     let whole = offer.whole_with_pairs(whole);
     let unasked::Offer {
         hits: kept,

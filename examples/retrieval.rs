@@ -52,9 +52,9 @@ fn main() -> Result<()> {
         ..Options::default()
     };
     let recall_op = |query: &'static str| {
-        let (store, scope) = (&store, &scope);
+        let (store, scope, options) = (&store, &scope, &options);
         move || -> Result<usize> {
-            let found = recall::recall(store, scope, query, &options)?;
+            let found = recall::recall(store, scope, query, options)?;
             if found.results.is_empty() {
                 bail!("recall of {query:?} found nothing");
             }

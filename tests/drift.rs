@@ -10,6 +10,7 @@ use std::collections::{BTreeSet, HashMap};
 
 use serde::Deserialize;
 use serde_json::Value;
+use synapse::config::Ignore;
 use synapse::drift::{self, Certainty, Finding, Kind, Partners};
 use synapse::store::write::NewMemory;
 use synapse::store::{Scope, Store};
@@ -249,14 +250,14 @@ fn assert_thresholds(loaded: &Loaded, findings: &[Finding], label: &str) {
 #[test]
 fn audit_meets_the_thresholds_on_the_fixture() {
     let loaded = load();
-    let findings = drift::audit(&loaded.store, &loaded.scope).unwrap();
+    let findings = drift::audit(&loaded.store, &loaded.scope, &Ignore::default()).unwrap();
     assert_thresholds(&loaded, &findings, "audit");
 }
 
 #[test]
 fn audit_meets_the_thresholds_on_the_second_fixture() {
     let loaded = load_from("tests/fixtures/drift_holdout.toml");
-    let findings = drift::audit(&loaded.store, &loaded.scope).unwrap();
+    let findings = drift::audit(&loaded.store, &loaded.scope, &Ignore::default()).unwrap();
     // A second fixture, read while tuning: not a held-out measure.
     assert_thresholds(&loaded, &findings, "second fixture audit");
 }
@@ -272,6 +273,7 @@ fn checking_each_memory_finds_what_the_audit_finds() {
             &loaded.scope,
             std::slice::from_ref(m),
             Partners::Newer,
+            &Ignore::default(),
         )
         .unwrap()
         {
@@ -298,7 +300,14 @@ fn hooks_leave_out_only_the_stale_and_the_older_repeat() {
         .iter()
         .map(|&id| loaded.store.require(id, &loaded.scope).unwrap())
         .collect();
-    let findings = drift::check(&loaded.store, &loaded.scope, &memories, Partners::Newer).unwrap();
+    let findings = drift::check(
+        &loaded.store,
+        &loaded.scope,
+        &memories,
+        Partners::Newer,
+        &Ignore::default(),
+    )
+    .unwrap();
     let out = drift::leave_out(&findings, &offered);
     // The conflict is a rule's guess: both of its sides are shown, not left out.
     assert_eq!(out.ids, [stale, dup_old], "{findings:?}");
@@ -340,8 +349,10 @@ fn an_offered_stale_memory_is_left_out_without_being_paired() {
     );
     assert_ne!(older, newer);
     let memory = loaded.store.require(older, &scope).unwrap();
+    let ignore = Ignore::default();
     let kinds = |side| {
-        let found = drift::check(&loaded.store, &scope, std::slice::from_ref(&memory), side);
+        let one = std::slice::from_ref(&memory);
+        let found = drift::check(&loaded.store, &scope, one, side, &ignore);
         let mut kinds: Vec<Kind> = found.unwrap().iter().map(|f| f.kind).collect();
         kinds.sort();
         kinds

@@ -239,6 +239,23 @@ fn only_certain_findings_leave_a_memory_out() {
     assert_eq!(left.matches("; ").count(), 1, "{left}");
 }
 
+/// `[drift] ignore` in config.toml reaches the hooks: a memory naming a gone path it matches is
+/// offered, not left out as stale; one naming another gone path still is.
+#[test]
+fn the_drift_ignore_list_reaches_the_hooks() {
+    let repo = Repo::new();
+    std::fs::create_dir_all(&repo.data).unwrap();
+    let config = "[drift]\nignore = [\"src/legacy/\"]\n";
+    std::fs::write(repo.data.join("config.toml"), config).unwrap();
+    let ignored = repo.remember("The webhook retries parser lives in src/legacy/webhook_parser.rs");
+    let stale = repo.remember("The webhook retries queue lives in src/gone/webhook_queue.rs");
+    let block = repo.start("s1", "startup");
+    assert!(block.contains(&format!("[{ignored}] ")), "{block}");
+    assert!(!block.contains(&format!("[{stale}] ")), "{block}");
+    let left = block.lines().find(|l| l.starts_with("Left out:")).unwrap();
+    assert!(left.contains(&format!("{stale} is stale")), "{left}");
+}
+
 /// The prompt hook, too: a guessed conflict whose two sides both bear on the prompt is shown
 /// whole, the newer first and the older marked, within the prompt's three places.
 #[test]

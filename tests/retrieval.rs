@@ -897,7 +897,7 @@ fn without_substrings_words_inside_identifiers_are_not_searched_but_cjk_is() {
     };
     let global = Scope::global();
     assert_eq!(ids(&ask(&store, &global, "webhook")), [handler]);
-    assert!(ids(&recall_with(&store, &global, "webhook", lean)).is_empty());
+    assert!(ids(&recall_with(&store, &global, "webhook", lean.clone())).is_empty());
     assert_eq!(ids(&recall_with(&store, &global, "连接池", lean)), [pool]);
 }
 

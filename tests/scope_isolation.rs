@@ -238,7 +238,7 @@ fn answers(store: &Store, folder: &Path, questions: &[String]) -> Vec<String> {
         }
         out.push(format!("export: {line}"));
     }
-    for f in synapse::drift::audit(store, &scope).unwrap() {
+    for f in synapse::drift::audit(store, &scope, &Default::default()).unwrap() {
         out.push(format!("audit: {:?} {:?}", body_of(f.id), f.kind));
     }
     let cases: Vec<Case> = questions

@@ -277,11 +277,25 @@ impl World {
             Step::Refresh | Step::Sync if locked => {}
             Step::Refresh => {
                 let place = self.place();
-                sources::refresh(&mut self.store, &place, &[], sources::HOOK).map_err(fail)?;
+                sources::refresh(
+                    &mut self.store,
+                    &place,
+                    &[],
+                    sources::HOOK,
+                    &Default::default(),
+                )
+                .map_err(fail)?;
             }
             Step::Sync => {
                 let place = self.place();
-                sources::refresh(&mut self.store, &place, &[], sources::SYNC).map_err(fail)?;
+                sources::refresh(
+                    &mut self.store,
+                    &place,
+                    &[],
+                    sources::SYNC,
+                    &Default::default(),
+                )
+                .map_err(fail)?;
                 self.check_files()?;
             }
             // Hooks run while the lock is held wait for it (a quarter of a second a write):

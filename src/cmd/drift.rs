@@ -127,7 +127,7 @@ fn audit(path: &Path, writable: bool) -> Result<Audited> {
     // An audit covers Claude Code's files as they are now, every one of them.
     super::fold_sources(&mut store, &scope, sources::SYNC);
     let visible = store.count_live(&scope)?;
-    let findings = drift::audit(&store, &scope)?;
+    let findings = drift::audit(&store, &scope, &store.settings()?.drift.ignore)?;
     Ok(Audited {
         store,
         scope,
@@ -179,7 +179,7 @@ fn audit_file(path: &Path, mut store: Store) -> Result<Audited> {
             file.display()
         );
     }
-    let findings: Vec<Finding> = drift::audit(&store, &scope)?
+    let findings: Vec<Finding> = drift::audit(&store, &scope, &store.settings()?.drift.ignore)?
         .into_iter()
         .filter(|f| pieces.contains(&f.id) || f.newer.is_some_and(|n| pieces.contains(&n)))
         .collect();
@@ -225,7 +225,8 @@ fn fold(store: &mut Store, here: Place, file: &Path) -> Result<(Scope, SourceFil
         .map(|rest| rest.to_string_lossy().into_owned())
         .into_iter()
         .collect();
-    let known = sources::refresh(store, &place, &near, sources::SYNC)
+    let settings = store.settings()?.sources.clone();
+    let known = sources::refresh(store, &place, &near, sources::SYNC, &settings)
         .with_context(|| format!("could not read the sources of {}", place.cwd.display()))?;
     let rows = store.source_files_at(&file.to_string_lossy())?;
     let mine = rows

@@ -57,6 +57,7 @@ pub fn run(args: Args, json: bool) -> Result<()> {
         unasked: false,
         // Eval scores the ranking; drift findings do not change it.
         drift: false,
+        ignore: crate::config::Ignore::default(),
         substrings: !args.no_substrings,
         common: args.common,
     };

@@ -56,7 +56,7 @@ pub fn run(args: Args, json: bool) -> Result<()> {
     let since = args.since.as_deref().map(|w| since(w, now)).transpose()?;
     let (store, scope) = args.place.open_to_read()?;
     let ids = if args.stale {
-        let findings = drift::audit(&store, &scope)?;
+        let findings = drift::audit(&store, &scope, &store.settings()?.drift.ignore)?;
         let mut ids: Vec<i64> = findings
             .iter()
             .filter(|f| f.kind == Kind::Stale)

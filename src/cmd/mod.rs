@@ -343,7 +343,8 @@ fn try_fold_sources(
     } else {
         Vec::new()
     };
-    crate::sources::refresh(store, &place, &near, limits).map(Some)
+    let settings = store.settings()?.sources.clone();
+    crate::sources::refresh(store, &place, &near, limits, &settings).map(Some)
 }
 
 /// The current folder.

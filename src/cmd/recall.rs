@@ -38,6 +38,7 @@ pub fn run(args: Args, json: bool) -> Result<()> {
         budget: args.budget,
         limit: args.limit,
         explain: args.explain,
+        ignore: store.settings()?.drift.ignore.clone(),
         ..Options::default()
     };
     let query = if args.query == ["-"] {

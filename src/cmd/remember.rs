@@ -73,7 +73,8 @@ pub fn run(args: Args, json: bool) -> Result<()> {
         }
     };
     let id = outcome.id;
-    let drift = crate::drift::of_remembered(&store, &visible, &outcome)?;
+    let ignore = &store.settings()?.drift.ignore;
+    let drift = crate::drift::of_remembered(&store, &visible, &outcome, ignore)?;
     let similar = record::similar(&store, &visible, &outcome)?;
     if json {
         return super::print_json(&json!({

@@ -145,11 +145,11 @@ pub fn line_hashes(body: &str) -> impl Iterator<Item = i64> + '_ {
         .map(duplicate::hash)
 }
 
-/// Every finding among the live memories `scope` sees, grouped by kind, then by id.
-pub fn audit(store: &Store, scope: &Scope) -> Result<Vec<Finding>> {
+/// Every finding among the live memories `scope` sees, grouped by kind, then by id; a path
+/// `ignore` matches (the settings' `[drift] ignore`) is never stale.
+pub fn audit(store: &Store, scope: &Scope, ignore: &Ignore) -> Result<Vec<Finding>> {
     let memories = store.live_heads(scope)?;
     let home = home();
-    let ignore = &store.settings()?.drift.ignore;
     let origins = Origins::all(store, scope)?;
     let mut findings = Vec::new();
     for m in &memories {
@@ -253,15 +253,15 @@ pub enum Partners {
 
 /// The findings that involve `memories`: stale ones among them, and the pairs each forms with
 /// live memories `scope` sees on the side `partners` says. A newer memory that the caller was
-/// not handed is quoted in its finding.
+/// not handed is quoted in its finding. A path `ignore` matches is never stale.
 pub fn check(
     store: &Store,
     scope: &Scope,
     memories: &[Memory],
     side: Partners,
+    ignore: &Ignore,
 ) -> Result<Vec<Finding>> {
     let home = home();
-    let ignore = &store.settings()?.drift.ignore;
     let stemmer = WordStemmer::default();
     let handed: HashSet<i64> = memories.iter().map(|m| m.id).collect();
     let mut findings = Vec::new();
@@ -368,9 +368,13 @@ fn certainly_stale(
 /// The stale findings on `memories` alone (a path each names that is gone), a piece of one of
 /// Claude Code's files at the line that names the path, as `check` finds them, without looking
 /// for pairs: what a session is told of the files the client loads into it.
-pub fn stale_among(store: &Store, scope: &Scope, memories: &[Memory]) -> Result<Vec<Finding>> {
+pub fn stale_among(
+    store: &Store,
+    scope: &Scope,
+    memories: &[Memory],
+    ignore: &Ignore,
+) -> Result<Vec<Finding>> {
     let home = home();
-    let ignore = &store.settings()?.drift.ignore;
     let gone: Vec<(&Memory, Vec<Gone>)> = memories
         .iter()
         .map(|m| (m, gone_in(m, home.as_deref(), ignore)))
@@ -392,12 +396,17 @@ pub fn stale_among(store: &Store, scope: &Scope, memories: &[Memory]) -> Result<
 /// What a memory just remembered finds among the older ones `visible` sees (what it
 /// contradicts or repeats, paths it names that are gone): nothing for a repeat, which stored
 /// nothing. Every write path that reports on a new memory (CLI, slash command, MCP) asks here.
-pub fn of_remembered(store: &Store, visible: &Scope, outcome: &Remembered) -> Result<Vec<Finding>> {
+pub fn of_remembered(
+    store: &Store,
+    visible: &Scope,
+    outcome: &Remembered,
+    ignore: &Ignore,
+) -> Result<Vec<Finding>> {
     if outcome.duplicate {
         return Ok(Vec::new());
     }
     let stored = store.head(outcome.id, visible)?;
-    check(store, visible, &[stored], Partners::Older)
+    check(store, visible, &[stored], Partners::Older, ignore)
 }
 
 /// Live memories visible from `scope`, written on `side` of `m`, that may pair with it: the

@@ -77,9 +77,12 @@ impl Here {
     /// what was folded before.
     fn fold_sources(&mut self) {
         let near: &[String] = &[];
-        if let Err(e) =
-            crate::sources::refresh(&mut self.store, &self.place, near, crate::sources::HOOK)
-        {
+        let sources = self.store.settings().map(|s| s.sources.clone());
+        let refreshed = sources.and_then(|sources| {
+            let (store, place) = (&mut self.store, &self.place);
+            crate::sources::refresh(store, place, near, crate::sources::HOOK, &sources)
+        });
+        if let Err(e) = refreshed {
             let line = format!(
                 "{} mcp could not fold Claude Code's memory files: {e:#}",
                 crate::store::today()
@@ -238,7 +241,7 @@ impl Server {
     )]
     async fn recall(&self, args: JsonObject) -> CallToolResult {
         self.call("recall", args, |h, args| {
-            tools::recall(&h.store, &h.scope, args)
+            tools::recall(&h.store, &h.scope, h.store.settings()?, args)
         })
         .await
     }
@@ -252,7 +255,7 @@ impl Server {
     )]
     async fn readmemory(&self, args: JsonObject) -> CallToolResult {
         self.call("readmemory", args, |h, args| {
-            tools::read(&h.store, &h.scope, args)
+            tools::read(&h.store, &h.scope, h.store.settings()?, args)
         })
         .await
     }
@@ -273,7 +276,14 @@ impl Server {
     )]
     async fn remember(&self, args: JsonObject) -> CallToolResult {
         self.call("remember", args, |h, args| {
-            tools::remember(&mut h.store, &h.scope, h.checkout.as_deref(), args)
+            let settings = h.store.settings()?.clone();
+            tools::remember(
+                &mut h.store,
+                &h.scope,
+                h.checkout.as_deref(),
+                &settings,
+                args,
+            )
         })
         .await
     }
@@ -345,7 +355,7 @@ impl Server {
     )]
     async fn drift(&self, args: JsonObject) -> CallToolResult {
         self.call("drift", args, |h, NoArgs {}| {
-            tools::audit(&h.store, &h.scope)
+            tools::audit(&h.store, &h.scope, h.store.settings()?)
         })
         .await
     }

@@ -17,7 +17,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
-use crate::config::Budget;
+use crate::config::{Budget, Settings};
 use crate::drift::{self, Finding, Kind};
 use crate::recall::{self, Options};
 use crate::record::{self, Recorded, Recording, Shared};
@@ -196,7 +196,12 @@ fn check_id(id: i64, what: &str) -> Result<()> {
 }
 
 /// `recall`: ranked memories for a question, with the drift findings on them.
-pub fn recall(store: &Store, scope: &Scope, args: RecallArgs) -> Result<Value> {
+pub fn recall(
+    store: &Store,
+    scope: &Scope,
+    settings: &Settings,
+    args: RecallArgs,
+) -> Result<Value> {
     let limit = match args.limit {
         Some(n) if n < 1 => bail!("limit {n} is below 1; leave it out for the budget's count"),
         Some(n) => Some(usize::try_from(n).context("limit does not fit this machine")?),
@@ -204,11 +209,12 @@ pub fn recall(store: &Store, scope: &Scope, args: RecallArgs) -> Result<Value> {
     };
     let budget = match args.budget {
         Some(name) => name.into(),
-        None => store.settings()?.budget,
+        None => settings.budget,
     };
     let options = Options {
         budget,
         limit,
+        ignore: settings.drift.ignore.clone(),
         ..Options::default()
     };
     let found = recall::recall(store, scope, &args.query, &options)?;
@@ -261,7 +267,7 @@ fn findings(found: &[Finding]) -> Result<Vec<Value>> {
 }
 
 /// `readmemory`: one page of a memory's exact text.
-pub fn read(store: &Store, scope: &Scope, args: ReadArgs) -> Result<Value> {
+pub fn read(store: &Store, scope: &Scope, settings: &Settings, args: ReadArgs) -> Result<Value> {
     check_id(args.id, "id")?;
     let Ok(offset) = usize::try_from(args.offset) else {
         bail!(
@@ -269,7 +275,7 @@ pub fn read(store: &Store, scope: &Scope, args: ReadArgs) -> Result<Value> {
             args.offset
         );
     };
-    let page_bytes = store.settings()?.budget.page_bytes();
+    let page_bytes = settings.budget.page_bytes();
     let Some(page) = crate::read::read(store, scope, args.id, offset, page_bytes)? else {
         bail!(
             "no readable memory {} here: it is missing, superseded or forgotten (recall gives \
@@ -309,6 +315,7 @@ pub fn remember(
     store: &mut Store,
     scope: &Scope,
     checkout: Option<&Path>,
+    settings: &Settings,
     args: RememberArgs,
 ) -> Result<Value> {
     for &old in &args.supersedes {
@@ -338,7 +345,7 @@ pub fn remember(
         }
     };
     let id = outcome.id;
-    let found = drift::of_remembered(store, scope, &outcome)?;
+    let found = drift::of_remembered(store, scope, &outcome, &settings.drift.ignore)?;
     let similar = record::similar(store, scope, &outcome)?;
     let mut said = vec![if outcome.duplicate {
         format!("already remembered as memory {id}; nothing was stored")
@@ -428,9 +435,9 @@ pub fn restore(store: &mut Store, scope: &Scope, args: IdArgs) -> Result<Value> 
 }
 
 /// `drift`: audit every memory this project sees.
-pub fn audit(store: &Store, scope: &Scope) -> Result<Value> {
+pub fn audit(store: &Store, scope: &Scope, settings: &Settings) -> Result<Value> {
     let visible = store.count_live(scope)?;
-    let found = drift::audit(store, scope)?;
+    let found = drift::audit(store, scope, &settings.drift.ignore)?;
     let chains = drift::chains(&found);
     let of = |kind: Kind| -> Result<Vec<Value>> {
         let picked: Vec<Finding> = found.iter().filter(|f| f.kind == kind).cloned().collect();

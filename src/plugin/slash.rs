@@ -14,7 +14,7 @@ use std::path::Path;
 use anyhow::Result;
 
 use super::voice::Voice;
-use crate::config::Budget;
+use crate::config::{Budget, Ignore};
 use crate::drift;
 use crate::recall::{self, Options};
 use crate::record::{self, Recorded, Recording};
@@ -97,19 +97,19 @@ pub fn run(
     store: &mut Store,
     scope: &Scope,
     command: &Command,
-    (budget, voice): (Budget, &Voice),
+    (budget, ignore, voice): (Budget, &Ignore, &Voice),
     checkout: Option<&Path>,
 ) -> Result<Ran> {
     let name = command.verb.name();
     let mut recorded = Vec::new();
     let (said, shown) = match command.verb {
         Verb::Remember => {
-            let kept = remember(store, scope, command.text, checkout)?;
+            let kept = remember(store, scope, command.text, checkout, ignore)?;
             recorded.extend(kept.recorded);
             (kept.lines.join("\n"), kept.shown)
         }
         Verb::Share => (share(store, scope, command.text, checkout)?, Vec::new()),
-        Verb::Recall => recall(store, scope, command.text, budget, voice)?,
+        Verb::Recall => recall(store, scope, command.text, (budget, ignore), voice)?,
         Verb::Read => read(store, scope, command.text, budget)?,
         Verb::Forget => (forget(store, scope, command.text)?, Vec::new()),
     };
@@ -120,11 +120,18 @@ pub fn run(
     })
 }
 
-fn remember(store: &mut Store, scope: &Scope, text: &str, checkout: Option<&Path>) -> Result<Kept> {
+/// A path `ignore` matches (`[drift] ignore`) is never called stale in what is said of it.
+fn remember(
+    store: &mut Store,
+    scope: &Scope,
+    text: &str,
+    checkout: Option<&Path>,
+    ignore: &Ignore,
+) -> Result<Kept> {
     let source = format!("slash-command {}", crate::store::today());
     let mut kept = keep(store, scope, text, source, checkout)?;
     if let Some(Recorded::Stored { outcome, .. }) = &kept.recorded {
-        let findings = drift::of_remembered(store, scope, outcome)?;
+        let findings = drift::of_remembered(store, scope, outcome, ignore)?;
         kept.lines
             .extend(findings.iter().map(|f| f.about_new(outcome.id)));
         kept.shown.extend(findings.iter().map(|f| f.id));
@@ -199,11 +206,12 @@ fn recall(
     store: &Store,
     scope: &Scope,
     query: &str,
-    budget: Budget,
+    (budget, ignore): (Budget, &Ignore),
     voice: &Voice,
 ) -> Result<(String, Vec<i64>)> {
     let options = Options {
         budget,
+        ignore: ignore.clone(),
         ..Options::default()
     };
     let found = recall::recall(store, scope, query, &options)?;

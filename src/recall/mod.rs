@@ -19,7 +19,7 @@ use std::collections::HashSet;
 use anyhow::Result;
 use serde::Serialize;
 
-use crate::config::Budget;
+use crate::config::{Budget, Ignore};
 use crate::drift::Finding;
 use crate::store::{Memory, Scope, Store};
 use crate::text::WordStemmer;
@@ -29,7 +29,7 @@ use pack::{Cut, Item, Limits, Packed};
 use terms::Terms;
 
 /// How much recall may return.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct Options {
     pub budget: Budget,
     /// Caps the count below the budget's.
@@ -47,6 +47,8 @@ pub struct Options {
     pub unasked: bool,
     /// Check what is returned for drift (off where only the ranking matters, as in eval).
     pub drift: bool,
+    /// The paths that check never calls stale: the caller's settings (`[drift] ignore`).
+    pub ignore: Ignore,
     /// Search the trigram index for every term, which finds words inside identifiers
     /// (`webhook` in `StripeWebhookHandler`). Off in the hooks, whose few milliseconds cannot
     /// pay for trigram phrases: they search it only for words the word index lacks in scripts
@@ -76,6 +78,7 @@ impl Default for Options {
             floor: true,
             unasked: false,
             drift: true,
+            ignore: Ignore::default(),
             substrings: true,
             common: lanes::COMMON_DF,
         }
@@ -301,7 +304,13 @@ fn recall_in(
             .filter(|(_, decision)| !matches!(decision, Packed::Cut(_)))
             .map(|(c, _)| c.memory)
             .collect();
-        crate::drift::check(store, scope, &returned, crate::drift::Partners::Newer)?
+        crate::drift::check(
+            store,
+            scope,
+            &returned,
+            crate::drift::Partners::Newer,
+            &options.ignore,
+        )?
     } else {
         Vec::new()
     };

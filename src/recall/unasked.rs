@@ -10,7 +10,7 @@ use anyhow::Result;
 use super::fuse::Matcher;
 use super::terms::Terms;
 use super::{recall_except, Hit, Options, Recalled};
-use crate::config::Budget;
+use crate::config::{Budget, Ignore};
 use crate::drift::{self, Arranged, Certainty, Finding, LeftOut, Mark};
 use crate::signal::Signal;
 use crate::store::{Scope, Store};
@@ -223,13 +223,15 @@ impl Offer {
 /// Each hit is checked for drift once, and only when it could be shown: the hits are checked
 /// `most` places at a time, fewer as places fill, so a session without drift pays for `most`
 /// checks (each costs an index search), and drift's rarity is judged among the memories checked
-/// together, as it always was.
+/// together, as it always was. A path `ignore` matches (the settings' `[drift] ignore`) is never
+/// stale.
 pub fn offer(
     store: &Store,
     scope: &Scope,
     given: &foldhash::HashSet<i64>,
     hits: Vec<Hit>,
     most: usize,
+    ignore: &Ignore,
 ) -> Result<Offer> {
     store.read(|| {
         let mut fresh = hits.into_iter().filter(|h| !given.contains(&h.id));
@@ -248,7 +250,7 @@ pub fn offer(
             }
             let ids: Vec<i64> = batch.iter().map(|h| h.id).collect();
             let memories = store.live_openings_by_ids(&ids, scope, drift::READ_BYTES)?;
-            let found = drift::check(store, scope, &memories, drift::Partners::Offered)?;
+            let found = drift::check(store, scope, &memories, drift::Partners::Offered, ignore)?;
             let certain = |h: &Hit| {
                 found
                     .iter()

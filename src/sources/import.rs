@@ -230,7 +230,7 @@ mod tests {
         let place = place(&top, &memory);
         let data = tempfile::tempdir().unwrap();
         let mut store = Store::open(data.path()).unwrap();
-        crate::sources::refresh(&mut store, &place, &[], SYNC).unwrap();
+        crate::sources::refresh(&mut store, &place, &[], SYNC, &Default::default()).unwrap();
         let scope = Scope::project(top.to_string_lossy());
         let mut folded: Vec<(String, String, i64)> = store
             .list(&scope, false)

@@ -243,13 +243,19 @@ impl Known {
     /// The lines of the files the client loads into this session (`loaded`, the memories
     /// `loaded_memories` gives) that name a path drift is certain is gone, by file and line: the
     /// model was told to follow them. At most `STALE_PIECES` pieces are read.
-    pub fn stale_lines(store: &Store, scope: &Scope, loaded: &HashSet<i64>) -> Result<Stale> {
+    /// A path `ignore` matches (the settings' `[drift] ignore`) is never stale.
+    pub fn stale_lines(
+        store: &Store,
+        scope: &Scope,
+        loaded: &HashSet<i64>,
+        ignore: &crate::config::Ignore,
+    ) -> Result<Stale> {
         let mut ids: Vec<i64> = loaded.iter().copied().collect();
         ids.sort_unstable();
         let unread = ids.len().saturating_sub(STALE_PIECES);
         ids.truncate(STALE_PIECES);
         let memories = store.live_openings_by_ids(&ids, scope, crate::drift::READ_BYTES)?;
-        let found = crate::drift::stale_among(store, scope, &memories)?;
+        let found = crate::drift::stale_among(store, scope, &memories, ignore)?;
         Ok(Stale {
             lines: crate::drift::stale_lines(&found),
             unread,

@@ -157,10 +157,17 @@ impl Place {
 
 /// Fold what changed among the source files `place` can see, within `limits`; the files known
 /// afterwards. `near` are folders (relative to the top) where the session works on files: a
-/// `CLAUDE.md` in one of them or above it is looked for.
-pub fn refresh(store: &mut Store, place: &Place, near: &[String], limits: Limits) -> Result<Known> {
+/// `CLAUDE.md` in one of them or above it is looked for. `settings` are the caller's
+/// `[sources]`: turned off, what was folded is taken out.
+pub fn refresh(
+    store: &mut Store,
+    place: &Place,
+    near: &[String],
+    limits: Limits,
+    settings: &crate::config::Sources,
+) -> Result<Known> {
     let scope = place.scope();
-    if !store.settings()?.sources.read {
+    if !settings.read {
         return turned_off(store, place, limits);
     }
     let rows = store.source_files(&scope)?;

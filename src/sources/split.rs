@@ -1,8 +1,11 @@
 //! Cutting a source file's text into memories: frontmatter, sections at headings and list items,
 //! topic files, and `@path` imports. Pure text work; nothing here touches the disk.
 //!
-//! The Markdown read here is the subset instruction files use (ATX headings, lists, fences, HTML
-//! comments), read line by line in one pass, so any input costs time linear in its length.
+//! What is code, a heading or a list item is read by the one Markdown reader, `text::markdown`,
+//! line by line in one pass, so any input costs time linear in its length.
+
+use crate::text::markdown::{code_spans, dedent, heading, indentation, list_item, thematic_break};
+use crate::text::markdown::{Kind, Reader};
 
 /// The most text one chunk keeps: a section longer than this is a pasted document rather than an
 /// instruction, and a memory that size would crowd everything else out of a recall budget.
@@ -242,8 +245,8 @@ pub fn sections(body: &str, first_line: usize, limit: usize) -> Vec<Chunk> {
         open: None,
         heading: None,
         heading_line: None,
-        fence: None,
-        in_comment: false,
+        reader: Reader::default(),
+        fence_dedent: 0,
         blank_before: false,
     };
     for (index, line) in body.split('\n').enumerate() {
@@ -268,9 +271,11 @@ struct Cutter {
     /// The nearest heading's line number and line, while nothing has come under it yet: the next
     /// paragraph starts with it.
     heading_line: Option<(usize, String)>,
-    fence: Option<Fence>,
-    /// Inside an HTML comment that began on an earlier line.
-    in_comment: bool,
+    /// What each line is: text, code, a comment.
+    reader: Reader,
+    /// How many columns the lines of the open code fence lose (an item's content indent, for a
+    /// fence inside an item).
+    fence_dedent: usize,
     /// The previous line was blank (a line that only held a comment does not count).
     blank_before: bool,
 }
@@ -303,59 +308,45 @@ impl Open {
     }
 }
 
-/// An open code fence: its character, its length, and how many columns its lines lose (an item's
-/// content indent, for a fence inside an item).
-struct Fence {
-    mark: char,
-    length: usize,
-    dedent: usize,
-}
-
 impl Cutter {
-    fn line(&mut self, number: usize, line: &str) {
-        if let Some(fence) = &self.fence {
-            let dedented = dedent(line, fence.dedent);
-            if fence_closes(fence, dedented.trim_start()) {
-                self.fence = None;
-            }
-            if let Some(open) = &mut self.open {
-                open.push(dedented);
-            }
-            return;
-        }
-        let uncommented;
-        let line = if self.in_comment || line.contains("<!--") {
-            uncommented = strip_comments(line, &mut self.in_comment);
-            if uncommented.trim().is_empty() && !line.trim().is_empty() {
+    fn line(&mut self, number: usize, raw: &str) {
+        let read = self.reader.line(raw);
+        match read.kind {
+            Kind::Fenced => {
+                if let Some(open) = &mut self.open {
+                    open.push(dedent(raw, self.fence_dedent));
+                }
                 return;
             }
-            uncommented.as_str()
-        } else {
-            line
-        };
-        if line.trim().is_empty() {
-            if let Some(open) = &mut self.open {
-                open.blank_pending = true;
+            Kind::Comment => return,
+            Kind::Blank => {
+                if let Some(open) = &mut self.open {
+                    open.blank_pending = true;
+                }
+                self.blank_before = true;
+                return;
             }
-            self.blank_before = true;
-            return;
+            Kind::Text | Kind::Opening | Kind::Indented | Kind::Quote => {}
         }
+        let line: &str = &read.text;
+        let opens = read.kind == Kind::Opening;
+        // Code and quotes hold no heading, rule or list item.
+        let structure = matches!(read.kind, Kind::Text | Kind::Opening);
         let blank_before = std::mem::replace(&mut self.blank_before, false);
         let (indent, rest) = indentation(line);
 
         if let Some(item_indent) = self.open.as_ref().and_then(|open| open.item_indent) {
             if indent >= item_indent {
-                let dedented = dedent(line, item_indent);
-                self.open_fence(dedented.trim_start(), item_indent);
-                self.push(dedented);
+                self.fence_opened(opens, item_indent);
+                self.push(dedent(line, item_indent));
                 return;
             }
         }
-        if indent < 4 && thematic_break(rest) {
+        if structure && indent < 4 && thematic_break(rest) {
             self.close();
             return;
         }
-        if indent < 4 {
+        if structure && indent < 4 {
             if let Some(text) = heading(rest) {
                 self.close();
                 self.heading = (!text.is_empty()).then(|| text.to_owned());
@@ -363,16 +354,10 @@ impl Cutter {
                 return;
             }
         }
-        if let Some((marker_width, content)) = list_marker(rest) {
+        if let Some(item) = list_item(rest).filter(|_| structure) {
             self.close();
             self.heading_line = None;
-            let spaces = rest.len() - marker_width - content.len();
-            let gap = if content.is_empty() || spaces > 4 {
-                1
-            } else {
-                spaces
-            };
-            let item_indent = indent + marker_width + gap;
+            let item_indent = indent + item.width;
             self.open = Some(Open {
                 line: number,
                 text: String::new(),
@@ -380,8 +365,8 @@ impl Cutter {
                 item_indent: Some(item_indent),
                 blank_pending: false,
             });
-            self.open_fence(content, item_indent);
-            self.push(content);
+            self.fence_opened(opens, item_indent);
+            self.push(item.content);
             return;
         }
         let in_item = self
@@ -390,7 +375,7 @@ impl Cutter {
             .is_some_and(|open| open.item_indent.is_some());
         if in_item && !blank_before {
             // A lazy continuation of the item (or a fence written flush under it).
-            self.open_fence(rest, indent);
+            self.fence_opened(opens, indent);
             self.push(rest);
             return;
         }
@@ -408,9 +393,7 @@ impl Cutter {
                 blank_pending: false,
             });
         }
-        if indent < 4 {
-            self.open_fence(rest, 0);
-        }
+        self.fence_opened(opens, 0);
         self.push(line);
     }
 
@@ -420,14 +403,10 @@ impl Cutter {
         }
     }
 
-    /// Opens a fence when `rest` (a line without its indentation) starts one.
-    fn open_fence(&mut self, rest: &str, dedent: usize) {
-        if let Some((mark, length)) = fence_opens(rest) {
-            self.fence = Some(Fence {
-                mark,
-                length,
-                dedent,
-            });
+    /// Notes how many columns the lines of a fence lose, when the line `opens` one.
+    fn fence_opened(&mut self, opens: bool, dedent: usize) {
+        if opens {
+            self.fence_dedent = dedent;
         }
     }
 
@@ -455,132 +434,6 @@ impl Cutter {
                 heading: open.heading,
                 cut,
             });
-        }
-    }
-}
-
-/// A line's indentation in columns (a tab reaches the next multiple of 4) and the rest of it.
-fn indentation(line: &str) -> (usize, &str) {
-    let rest = line.trim_start_matches([' ', '\t']);
-    let columns = line
-        .chars()
-        .take_while(|c| matches!(c, ' ' | '\t'))
-        .fold(0, |column, c| {
-            if c == '\t' {
-                column + 4 - column % 4
-            } else {
-                column + 1
-            }
-        });
-    (columns, rest)
-}
-
-/// `line` without up to `columns` columns of its indentation.
-fn dedent(line: &str, columns: usize) -> &str {
-    let mut column = 0;
-    for (at, c) in line.char_indices() {
-        if column >= columns || !matches!(c, ' ' | '\t') {
-            return line.get(at..).unwrap_or("");
-        }
-        column = if c == '\t' {
-            column + 4 - column % 4
-        } else {
-            column + 1
-        };
-    }
-    ""
-}
-
-/// The text of an ATX heading (`#` to `######`, a space, the text, an optional closing run of
-/// `#`s), or `None` when `rest` is not one.
-fn heading(rest: &str) -> Option<&str> {
-    let text = rest.trim_start_matches('#');
-    let level = rest.len() - text.len();
-    if !(1..=6).contains(&level) || !(text.is_empty() || text.starts_with([' ', '\t'])) {
-        return None;
-    }
-    let text = text.trim();
-    let unclosed = text.trim_end_matches('#');
-    if unclosed.is_empty() {
-        return Some(unclosed);
-    }
-    // `# C#` keeps its `#`; only a run after a space closes the heading.
-    Some(if unclosed.ends_with([' ', '\t']) {
-        unclosed.trim_end()
-    } else {
-        text
-    })
-}
-
-/// A line of three or more `-`, `*` or `_` (spaces allowed between): a rule, not a list item.
-fn thematic_break(rest: &str) -> bool {
-    let Some(mark) = rest.chars().next().filter(|c| matches!(c, '-' | '*' | '_')) else {
-        return false;
-    };
-    rest.chars().all(|c| c == mark || matches!(c, ' ' | '\t'))
-        && rest.chars().filter(|&c| c == mark).count() >= 3
-}
-
-/// A list item's marker width in bytes and its content, or `None` when `rest` is not an item:
-/// `-`, `*` or `+`, or up to nine digits and `.` or `)`, then a space or the end of the line.
-fn list_marker(rest: &str) -> Option<(usize, &str)> {
-    let after_digits = rest.trim_start_matches(|c: char| c.is_ascii_digit());
-    let digits = rest.len() - after_digits.len();
-    let after = if digits == 0 {
-        rest.strip_prefix(['-', '*', '+'])?
-    } else if digits <= 9 {
-        after_digits.strip_prefix(['.', ')'])?
-    } else {
-        return None;
-    };
-    if !(after.is_empty() || after.starts_with([' ', '\t'])) {
-        return None;
-    }
-    Some((
-        rest.len() - after.len(),
-        after.trim_start_matches([' ', '\t']),
-    ))
-}
-
-/// The mark and length of the code fence `rest` opens: three or more backticks (whose info string
-/// has none) or tildes.
-fn fence_opens(rest: &str) -> Option<(char, usize)> {
-    let mark = rest.chars().next().filter(|c| matches!(c, '`' | '~'))?;
-    let info = rest.trim_start_matches(mark);
-    let length = rest.len() - info.len();
-    (length >= 3 && !(mark == '`' && info.contains('`'))).then_some((mark, length))
-}
-
-/// Whether `rest` closes `fence`: a run of its mark at least as long, and nothing after.
-fn fence_closes(fence: &Fence, rest: &str) -> bool {
-    let after = rest.trim_start_matches(fence.mark);
-    rest.len() - after.len() >= fence.length && after.trim().is_empty()
-}
-
-/// `line` without its HTML comments; `in_comment` carries a comment that runs past the line.
-fn strip_comments(line: &str, in_comment: &mut bool) -> String {
-    let mut kept = String::new();
-    let mut rest = line;
-    loop {
-        if *in_comment {
-            match rest.split_once("-->") {
-                Some((_, after)) => {
-                    *in_comment = false;
-                    rest = after;
-                }
-                None => return kept,
-            }
-        }
-        match rest.split_once("<!--") {
-            Some((before, after)) => {
-                kept.push_str(before);
-                *in_comment = true;
-                rest = after;
-            }
-            None => {
-                kept.push_str(rest);
-                return kept;
-            }
         }
     }
 }
@@ -632,39 +485,19 @@ pub fn linked_file(entry: &str) -> Option<&str> {
 
 /// The `@path` imports of instruction text, as Claude Code reads them (measured:
 /// docs/claude-code.md): `@` at the start of a line or after whitespace, then a path running to
-/// the next whitespace (`\ ` is a space in it) and cut at a `#`; outside code fences, code spans
-/// and HTML comments. The path is taken when it starts with `./`, `~/` or `/`, or with a letter,
+/// the next whitespace (`\ ` is a space in it) and cut at a `#`; outside code blocks (fenced or
+/// indented), code spans and HTML comments. The path is taken when it starts with `./`, `~/` or `/`, or with a letter,
 /// digit, `.`, `_` or `-`, so a bare `@someone` is an import when a file of that name is there, and
 /// a `.` ending a sentence is part of the path (which then names no file), as in the client.
 pub fn imports(body: &str) -> Vec<String> {
     let mut found = Vec::new();
-    let mut fence: Option<Fence> = None;
-    let mut in_comment = false;
+    let mut reader = Reader::default();
     for line in body.lines() {
-        let rest = line.trim_start();
-        if let Some(open) = &fence {
-            if fence_closes(open, rest) {
-                fence = None;
-            }
+        let read = reader.line(line);
+        if !matches!(read.kind, Kind::Text | Kind::Quote) {
             continue;
         }
-        if !in_comment {
-            if let Some((mark, length)) = fence_opens(rest) {
-                fence = Some(Fence {
-                    mark,
-                    length,
-                    dedent: 0,
-                });
-                continue;
-            }
-        }
-        let uncommented;
-        let line = if in_comment || line.contains("<!--") {
-            uncommented = strip_comments(line, &mut in_comment);
-            uncommented.as_str()
-        } else {
-            line
-        };
+        let line: &str = &read.text;
         let spans = code_spans(line);
         let mut span = spans.iter().peekable();
         let mut previous: Option<char> = None;
@@ -674,8 +507,8 @@ pub fn imports(body: &str) -> Vec<String> {
             if c != '@' || !after_space {
                 continue;
             }
-            while span.next_if(|&&(_, end)| end <= at).is_some() {}
-            if span.peek().is_some_and(|&&(start, _)| start <= at) {
+            while span.next_if(|s| s.end <= at).is_some() {}
+            if span.peek().is_some_and(|s| s.start <= at) {
                 continue;
             }
             if let Some(path) = line.get(at + 1..).and_then(import_path) {
@@ -710,41 +543,6 @@ fn import_path(tail: &str) -> Option<String> {
             .next()
             .is_some_and(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'));
     (taken && !path.is_empty()).then(|| path.to_owned())
-}
-
-/// The byte ranges of a line's inline code spans: a run of backticks up to the next run of the
-/// same length. Each run is matched to the next one of its length found by one backward pass, so
-/// a line of many unmatched runs costs no more than its length.
-fn code_spans(line: &str) -> Vec<(usize, usize)> {
-    let mut runs: Vec<(usize, usize)> = Vec::new();
-    for (at, c) in line.char_indices() {
-        if c != '`' {
-            continue;
-        }
-        match runs.last_mut() {
-            Some((start, length)) if *start + *length == at => *length += 1,
-            _ => runs.push((at, 1)),
-        }
-    }
-    let mut next_same = vec![None; runs.len()];
-    let mut last_of_length = std::collections::HashMap::new();
-    for (index, &(_, length)) in runs.iter().enumerate().rev() {
-        next_same[index] = last_of_length.insert(length, index);
-    }
-    let mut spans = Vec::new();
-    let mut index = 0;
-    while index < runs.len() {
-        match next_same[index] {
-            Some(close) => {
-                let (start, _) = runs[index];
-                let (close_start, close_length) = runs[close];
-                spans.push((start, close_start + close_length));
-                index = close + 1;
-            }
-            None => index += 1,
-        }
-    }
-    spans
 }
 
 #[cfg(test)]

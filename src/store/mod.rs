@@ -194,19 +194,14 @@ impl Store {
         })
     }
 
-    /// The settings of the data folder, read once.
+    /// The settings of the data folder, read once: for the front ends (a command, the MCP
+    /// server), which pass what each module below needs as arguments.
     pub fn settings(&self) -> Result<&Settings> {
         if let Some(settings) = self.settings.get() {
             return Ok(settings);
         }
         let settings = Settings::load(&self.dir)?;
         Ok(self.settings.get_or_init(|| settings))
-    }
-
-    /// Hand over settings already read, so `settings` does not read them again.
-    pub fn with_settings(mut self, settings: Settings) -> Store {
-        self.settings = std::cell::OnceCell::from(settings);
-        self
     }
 
     /// Run `change` in one write transaction, committed when it returns `Ok` and rolled back

@@ -1,5 +1,6 @@
 //! Text folding and stemming, shared by query terms and coverage counting, how common a word is
-//! in English at large (`english`), and text made safe to show (`visible`).
+//! in English at large (`english`), text made safe to show (`visible`), and the one reader of
+//! Markdown (`markdown`: what is code, a quote, a comment, a heading or a list item).
 //!
 //! SQLite's tokenizers decide what the indexes match; this module mirrors them closely enough to
 //! tell, for a handful of candidates, which query terms each one holds. It folds case and
@@ -13,6 +14,7 @@ pub mod age;
 pub mod duplicate;
 pub mod english;
 mod function_words;
+pub mod markdown;
 mod visible;
 
 pub use function_words::is_function_word;

@@ -503,7 +503,9 @@ fn on_read_key(
 
 /// Every finding among the memories `scope` sees, with the opening lines of the memories named.
 fn audit(store: &Store, scope: &Scope) -> Result<Drift> {
-    let findings = crate::drift::audit(store, scope).context("could not check for drift")?;
+    let ignore = &store.settings()?.drift.ignore;
+    let findings =
+        crate::drift::audit(store, scope, ignore).context("could not check for drift")?;
     let ids: Vec<i64> = findings
         .iter()
         .flat_map(|f| std::iter::once(f.id).chain(f.newer))

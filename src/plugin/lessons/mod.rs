@@ -4,8 +4,9 @@
 //! is stored (`record`).
 //!
 //! A reply also explains Synapse, shows config and quotes notes, so a mark counts only where the
-//! reader sees prose: not in a code fence, an indented code block, a block quote or an inline code
-//! span, the places Markdown keeps for text that is shown rather than said (`prose`). And what it
+//! reader sees prose: not in a code fence, an indented code block, a block quote, an HTML comment
+//! or an inline code span, the places Markdown keeps for text that is shown or hidden rather than
+//! said (`prose`, over the one Markdown reader, `text::markdown`). And what it
 //! marks must read as a lesson (`is_lesson`): a template's `<the lesson>`, an ellipsis or a
 //! config value such as `true` is the writer showing the syntax, not using it.
 
@@ -15,7 +16,8 @@ use std::ops::Range;
 
 use crate::recall::terms::unspaced;
 use crate::secrets;
-use prose::{list_marker, prose, without_code_spans, Line};
+use crate::text::markdown::list_item;
+use prose::{prose, without_code_spans, Line};
 
 /// One lesson marked in a reply: its text, and the memories the writer said it replaces
 /// (`remember (replaces #12): ...`, `<remember replaces="12">`).
@@ -72,8 +74,8 @@ const TAG: &str = "<remember";
 /// `*Remember: text*`).
 fn line_lesson(line: &str) -> Option<Lesson> {
     let mut rest = line.trim_start();
-    while let Some(width) = list_marker(rest) {
-        rest = rest.get(width..)?;
+    while let Some(item) = list_item(rest) {
+        rest = rest.get(item.width..)?;
     }
     let emphasis = |c: char| c == '*' || c == '_';
     let opened = rest.len() - rest.trim_start_matches(emphasis).len();

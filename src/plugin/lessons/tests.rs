@@ -233,3 +233,89 @@ fn a_prompt_keeps_only_its_own_plain_remember_lines() {
     assert_eq!(typed(prompt), ["we never deploy on Fridays", "pool is 20"]);
     assert!(typed("~~~\nremember: x\n~~~").is_empty());
 }
+
+/// The numbers of the notes `text` holds as `remember: note number N ...` lines that lessons,
+/// the cut of a source file into memories, and its imports (`@docs/N.md` on the same line) each
+/// see as text rather than code.
+fn seen_as_text(text: &str) -> [Vec<usize>; 3] {
+    let number = |s: &str| -> Option<usize> {
+        let rest = s.split("note number ").nth(1)?;
+        rest.split(' ').next()?.parse().ok()
+    };
+    let lessons = marked(text)
+        .iter()
+        .filter_map(|l| number(&l.text))
+        .collect();
+    let cut = crate::sources::split::sections(text, 1, 100)
+        .iter()
+        .filter(|c| c.text.starts_with("remember: note number"))
+        .filter_map(|c| number(&c.text))
+        .collect();
+    let imports = crate::sources::split::imports(text)
+        .iter()
+        .filter_map(|path| {
+            path.strip_prefix("docs/")?
+                .strip_suffix(".md")?
+                .parse()
+                .ok()
+        })
+        .collect();
+    [lessons, cut, imports]
+}
+
+/// One Markdown reader: a lesson is marked, a file's list item becomes a memory of its own and
+/// an import is followed on the same lines, and never in code. (A quote is shown, not said, so
+/// it holds no lesson and no memory of its own; the client follows imports there, so the
+/// quoted note names none.)
+#[rstest::rstest]
+#[case::a_fence_opened_by_a_nested_item(
+    "- Setup:\n  - ```sh\n    - remember: note number 1 in the fence @docs/1.md\n    ```\n\
+     - remember: note number 2 after the fence @docs/2.md",
+    &[2]
+)]
+#[case::a_fence_opened_by_an_item(
+    "- ```\n- remember: note number 1 in the fence @docs/1.md\n```\n\
+     - remember: note number 2 after it @docs/2.md",
+    &[2]
+)]
+#[case::tildes_and_backticks(
+    "~~~\n- remember: note number 1 in tildes @docs/1.md\n```\n\
+     - remember: note number 2 still in tildes @docs/2.md\n~~~\n\
+     - remember: note number 3 after them @docs/3.md",
+    &[3]
+)]
+#[case::an_unclosed_fence(
+    "- remember: note number 1 before it @docs/1.md\n\n```\n\
+     - remember: note number 2 in it @docs/2.md",
+    &[1]
+)]
+#[case::indented_code_after_a_list(
+    "- remember: note number 1 in the list @docs/1.md\n\nBack to text.\n\n\
+     \x20   - remember: note number 2 in indented code @docs/2.md\n\n\
+     - remember: note number 3 in a new list @docs/3.md",
+    &[1, 3]
+)]
+#[case::an_indented_fence_is_code_not_a_fence(
+    "Text.\n\n    ```\n- remember: note number 1 after the code @docs/1.md",
+    &[1]
+)]
+#[case::html_comments(
+    "<!-- hidden:\n- remember: note number 1 in the comment @docs/1.md\n-->\n\
+     - remember: note number 2 after it @docs/2.md",
+    &[2]
+)]
+#[case::a_comment_opening_in_a_code_span(
+    "Write `<!--` to hide a line.\n- remember: note number 1 not hidden @docs/1.md\n-->",
+    &[1]
+)]
+#[case::quotes(
+    "> - remember: note number 1 quoted\n> quoted text\nstill the quote\n\
+     - remember: note number 2 after the quote @docs/2.md",
+    &[2]
+)]
+fn lessons_and_source_files_agree_on_what_is_code(#[case] text: &str, #[case] want: &[usize]) {
+    let [lessons, cut, imports] = seen_as_text(text);
+    assert_eq!(lessons, want, "lessons of {text:?}");
+    assert_eq!(cut, want, "memories cut from {text:?}");
+    assert_eq!(imports, want, "imports of {text:?}");
+}

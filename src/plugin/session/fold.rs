@@ -56,7 +56,7 @@ pub(super) fn sources(store: &mut Store, turn: &Turn, signal: &Signal) -> Known 
     let place = sources::Place::new(&turn.scope, &turn.payload.cwd, turn.checkout());
     // The folders of the first changed files are looked in: a bounded number of `stat`s.
     let near = &signal.files[..signal.files.len().min(NEAR_FILES)];
-    let refreshed = match sources::refresh(store, &place, near, sources::HOOK) {
+    let refreshed = match sources::refresh(store, &place, near, sources::HOOK, &turn.sources) {
         Ok(known) => known,
         Err(e) => {
             log_failure(

@@ -9,20 +9,15 @@ use std::path::Path;
 use anyhow::{Context, Result};
 
 use super::{Answer, Payload};
-use crate::config::Settings;
 use crate::store::Store;
 
 /// Note the file `payload` reports loaded; answer nothing.
-pub(super) fn record(
-    dir: &Path,
-    settings: Settings,
-    payload: &Payload,
-) -> Result<(Answer, Option<Store>)> {
+pub(super) fn record(dir: &Path, payload: &Payload) -> Result<(Answer, Option<Store>)> {
     let (file, reason) = payload
         .loaded_file
         .as_ref()
         .context("the InstructionsLoaded payload names no file_path")?;
-    let mut store = Store::open_for_hook(dir)?.with_settings(settings);
+    let mut store = Store::open_for_hook(dir)?;
     store.mark_loaded(&payload.session_id, file, reason)?;
     Ok((Answer::default(), Some(store)))
 }

@@ -33,7 +33,7 @@ use anyhow::Result;
 
 use super::voice::Voice;
 use super::{lessons, slash};
-use crate::config::{data_dir, Budget, Notice, Settings};
+use crate::config::{data_dir, Budget, Ignore, Notice, Settings, Sources};
 use crate::signal::{Pending, Signal};
 use crate::sources::Known;
 use crate::store::{Scope, Store};
@@ -141,6 +141,10 @@ struct Turn<'a> {
     checkout: Option<PathBuf>,
     notice: Notice,
     budget: Budget,
+    /// The paths drift never calls stale (`[drift] ignore`).
+    drift_ignore: Ignore,
+    /// Whether the clients' own memory files are read (`[sources]`).
+    sources: Sources,
     /// The task signal, being read (none when the hook does not recall).
     pending: Option<Pending>,
 }
@@ -192,7 +196,7 @@ pub fn handle(
         return Ok((Answer::default(), None));
     }
     if event == Event::InstructionsLoaded {
-        return loaded::record(&dir, settings, &payload);
+        return loaded::record(&dir, &payload);
     }
     if event == Event::Compact {
         // Before a compaction: a constant request, nothing to open.
@@ -221,11 +225,12 @@ pub fn handle(
         checkout,
         notice: settings.hooks.notice,
         budget: settings.budget,
+        drift_ignore: settings.drift.ignore,
+        sources: settings.sources,
         pending,
     };
     let mut store = match Store::open_for_hook(&dir) {
-        // Drift reads `[drift] ignore` from the store's settings: not a second read of the file.
-        Ok(store) => store.with_settings(settings),
+        Ok(store) => store,
         // Even opening may wait on another process (one recovering the write-ahead log, say):
         // a lesson is never dropped for that.
         Err(e) if matches!(event, Event::Stop | Event::Compact) && crate::store::is_busy(&e) => {

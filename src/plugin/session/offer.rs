@@ -59,7 +59,14 @@ pub(super) fn offer(
     let session = &payload.session_id;
     let given = store.injected(session)?;
     let screened = known.screen(store, hits)?;
-    let mut offer = unasked::offer(store, scope, &given, screened.hits, most)?;
+    let mut offer = unasked::offer(
+        store,
+        scope,
+        &given,
+        screened.hits,
+        most,
+        &turn.drift_ignore,
+    )?;
     let repeats = screened.repeats.into_iter();
     for (id, why) in repeats.filter(|(id, _)| !given.contains(id)) {
         offer.left.add(Some(id), why, "already loaded");

@@ -61,7 +61,7 @@ pub(super) fn command(store: &mut Store, turn: &Turn, command: &slash::Command) 
         store,
         &turn.scope,
         command,
-        (turn.budget, &voice),
+        (turn.budget, &turn.drift_ignore, &voice),
         turn.checkout(),
     )?;
     mark_given(store, turn.payload, ran.shown)?;

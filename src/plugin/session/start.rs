@@ -53,7 +53,7 @@ fn session_start(
     // resumed session was told at its start, and the transcript has it).
     let stale = match source {
         "resume" => sources::Stale::default(),
-        _ => Known::stale_lines(store, scope, &loaded)?,
+        _ => Known::stale_lines(store, scope, &loaded, &turn.drift_ignore)?,
     };
     if signal.is_empty() {
         if source == "resume" {
