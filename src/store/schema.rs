@@ -366,12 +366,33 @@ pub fn migrate(conn: &mut Connection, path: &Path) -> Result<()> {
         if rebuilds {
             conn.pragma_update(None, "foreign_keys", "off")?;
         }
-        let stepped = step(conn, version, path);
+        // Several processes creating one store at once, on a busy machine, saw a step fail
+        // busy (its wait spent, or refused at once where SQLite would deadlock waiting): the
+        // step is tried again, a bounded time, since whoever held the lock may have done it.
+        let started = std::time::Instant::now();
+        let stepped = loop {
+            match step(conn, version, path) {
+                Err(e) if busy(&e) && started.elapsed() < STEP_RETRY => {
+                    std::thread::sleep(std::time::Duration::from_millis(5));
+                }
+                done => break done,
+            }
+        };
         if rebuilds {
             conn.pragma_update(None, "foreign_keys", "on")?;
         }
         stepped.with_context(|| format!("migration {next} failed on {}", path.display()))?;
     }
+}
+
+/// How long a migration step that found the store busy is tried again.
+const STEP_RETRY: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// Whether `error` is SQLite's busy or locked.
+fn busy(error: &anyhow::Error) -> bool {
+    error
+        .downcast_ref::<rusqlite::Error>()
+        .is_some_and(super::is_busy_error)
 }
 
 /// Run the migration after `version`, unless another process did so first.
