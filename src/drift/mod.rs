@@ -268,15 +268,12 @@ pub fn check(
     let mut seen: HashSet<(i64, i64)> = HashSet::new();
     let mut readings: HashMap<i64, Reading> = HashMap::new();
     let mut all_partners = Vec::with_capacity(memories.len());
-    let mut gone = Vec::new();
-    for m in memories {
-        let named = gone_in(m, home.as_deref(), ignore);
-        if !named.is_empty() {
-            gone.push((m, named));
-        }
-    }
-    let left_out = match side {
-        Partners::Offered => certainly_stale(store, scope, &gone, home.as_deref())?,
+    // The stale findings first: for memories on offer they say which ones drift leaves out
+    // for certain, which are then not paired.
+    let (mut stale, stale_origins) =
+        stale_findings(store, scope, memories, home.as_deref(), ignore)?;
+    let left_out: HashSet<i64> = match side {
+        Partners::Offered => stale.iter().map(|f| f.id).collect(),
         Partners::Newer | Partners::Older => HashSet::new(),
     };
     for m in memories {
@@ -326,43 +323,19 @@ pub fn check(
             }
         }
     }
-    // Where the memories of the findings are written, looked up once for the batch.
-    let mut ids: Vec<i64> = gone.iter().map(|(m, _)| m.id).collect();
-    ids.extend(
-        findings
-            .iter()
-            .flat_map(|f| [f.id].into_iter().chain(f.newer)),
-    );
+    // Where the memories of the pairs are written, looked up once for the batch.
+    let mut ids: Vec<i64> = findings
+        .iter()
+        .flat_map(|f| [f.id].into_iter().chain(f.newer))
+        .collect();
     ids.sort_unstable();
     ids.dedup();
-    let origins = Origins::of(store, &ids)?;
-    for (m, named) in gone {
-        findings.extend(origins.stale(m, named, home.as_deref()));
-    }
-    origins.annotate(&mut findings);
+    Origins::of(store, &ids)?.annotate(&mut findings);
     drop_dismissed(store, scope, &mut findings)?;
+    stale_origins.annotate(&mut stale);
+    findings.extend(stale);
     findings.sort_by_key(|f| (f.kind, f.id, f.newer));
     Ok(findings)
-}
-
-/// The memories of `gone` with a stale finding no person dismissed: drift leaves them out.
-fn certainly_stale(
-    store: &Store,
-    scope: &Scope,
-    gone: &[(&Memory, Vec<Gone>)],
-    home: Option<&Path>,
-) -> Result<HashSet<i64>> {
-    if gone.is_empty() {
-        return Ok(HashSet::new());
-    }
-    let ids: Vec<i64> = gone.iter().map(|(m, _)| m.id).collect();
-    let origins = Origins::of(store, &ids)?;
-    let mut findings: Vec<Finding> = gone
-        .iter()
-        .flat_map(|(m, named)| origins.stale(m, named.clone(), home))
-        .collect();
-    drop_dismissed(store, scope, &mut findings)?;
-    Ok(findings.iter().map(|f| f.id).collect())
 }
 
 /// The stale findings on `memories` alone (a path each names that is gone), a piece of one of
@@ -374,23 +347,34 @@ pub fn stale_among(
     memories: &[Memory],
     ignore: &Ignore,
 ) -> Result<Vec<Finding>> {
-    let home = home();
+    Ok(stale_findings(store, scope, memories, home().as_deref(), ignore)?.0)
+}
+
+/// The stale findings on `memories` (the paths each names that are gone) that no person
+/// dismissed, and where the memories with one are written.
+fn stale_findings(
+    store: &Store,
+    scope: &Scope,
+    memories: &[Memory],
+    home: Option<&Path>,
+    ignore: &Ignore,
+) -> Result<(Vec<Finding>, Origins)> {
     let gone: Vec<(&Memory, Vec<Gone>)> = memories
         .iter()
-        .map(|m| (m, gone_in(m, home.as_deref(), ignore)))
+        .map(|m| (m, gone_in(m, home, ignore)))
         .filter(|(_, gone)| !gone.is_empty())
         .collect();
     if gone.is_empty() {
-        return Ok(Vec::new());
+        return Ok((Vec::new(), Origins::default()));
     }
     let ids: Vec<i64> = gone.iter().map(|(m, _)| m.id).collect();
     let origins = Origins::of(store, &ids)?;
     let mut findings = Vec::new();
     for (m, named) in gone {
-        findings.extend(origins.stale(m, named, home.as_deref()));
+        findings.extend(origins.stale(m, named, home));
     }
     drop_dismissed(store, scope, &mut findings)?;
-    Ok(findings)
+    Ok((findings, origins))
 }
 
 /// What a memory just remembered finds among the older ones `visible` sees (what it
@@ -466,7 +450,6 @@ fn quoted_any(words_: &[&str]) -> Vec<String> {
 }
 
 /// A path a memory names that is gone, and why it is.
-#[derive(Clone)]
 struct Gone {
     named: stale::Named,
     /// The project top it is gone from; `None` for an absolute path that does not exist.

@@ -82,31 +82,24 @@ pub(super) fn topics(store: &Store, walk: &mut Walk) -> Result<()> {
     if next != cursor {
         walk.fold.cursor = Some((project.clone(), key, next));
     }
+    // A known file is offered again if it is there, and goes if not.
+    let mut look_again = |row: SourceFile, walk: &mut Walk| match Stat::of(Path::new(&row.path)) {
+        None => walk.fold.gone.push(row),
+        Some(stat) => offers.push(Offer {
+            path: row.path.clone(),
+            stat,
+            before: Some(row),
+        }),
+    };
     for row in rows {
-        if handled.contains(&row.path) {
-            continue;
-        }
-        match Stat::of(Path::new(&row.path)) {
-            None => walk.fold.gone.push(row),
-            Some(stat) => offers.push(Offer {
-                path: row.path.clone(),
-                stat,
-                before: Some(row),
-            }),
+        if !handled.contains(&row.path) {
+            look_again(row, walk);
         }
     }
     // Files found earlier and not read yet, newest first, as many as may still be read.
     for row in store.waiting_files(&project, walk.reads_left)? {
-        if !handled.insert(row.path.clone()) {
-            continue;
-        }
-        match Stat::of(Path::new(&row.path)) {
-            None => walk.fold.gone.push(row),
-            Some(stat) => offers.push(Offer {
-                path: row.path.clone(),
-                stat,
-                before: Some(row),
-            }),
+        if handled.insert(row.path.clone()) {
+            look_again(row, walk);
         }
     }
     offers.sort_by_key(|o| std::cmp::Reverse(o.stat.modified));
