@@ -526,28 +526,16 @@ fn write_response(out: &mut impl std::io::Write) -> std::io::Result<()> {
 /// binary pays nothing for them.
 #[test]
 fn the_hook_binaries_link_none_of_setup() {
+    let setup = ["toml_edit::", "sha2::", "synapse::setup::"];
     for hook in common::HOOK_BINARIES {
-        let out = Command::new("nm")
-            .args(["--demangle", "--defined-only"])
-            .arg(common::binary(hook))
-            .output()
-            .expect("run nm");
-        assert!(out.status.success(), "nm {hook}: {out:?}");
-        let symbols = String::from_utf8_lossy(&out.stdout);
-        for from in ["toml_edit::", "sha2::", "synapse::setup::"] {
-            let count = symbols.lines().filter(|l| l.contains(from)).count();
-            assert_eq!(count, 0, "{hook} links {count} functions of {from}");
-        }
+        let found = common::functions_naming(&common::binary(hook), &setup);
+        assert!(
+            found.is_empty(),
+            "{hook} links setup's functions: {found:#?}"
+        );
     }
-    let out = Command::new("nm")
-        .args(["--demangle", "--defined-only"])
-        .arg(env!("CARGO_BIN_EXE_synapse"))
-        .output()
-        .unwrap();
-    assert!(
-        String::from_utf8_lossy(&out.stdout).contains("synapse::setup::"),
-        "the check looks for the wrong names"
-    );
+    let found = common::functions_naming(&common::binary("synapse"), &["synapse::setup::"]);
+    assert!(!found.is_empty(), "the check looks for the wrong names");
 }
 
 /// On a terminal, a Codex setup without `--trust` asks, and `y` records the trust; any other

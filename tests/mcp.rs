@@ -1178,39 +1178,25 @@ fn the_launcher_says_nothing_on_stdout_while_the_server_is_not_built() {
 // What the hooks pay for
 // ---------------------------------------------------------------------------------------------
 
-/// The functions of `binary` (its symbol table, demangled) that come from the server's crates.
-fn server_functions(binary: &Path) -> usize {
-    let out = Command::new("nm")
-        .args(["--demangle", "--defined-only"])
-        .arg(binary)
-        .output()
-        .unwrap_or_else(|e| panic!("nm (binutils) is needed to read symbol tables: {e}"));
-    assert!(out.status.success(), "nm {}: {out:?}", binary.display());
-    String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .filter(|line| {
-            let kind = line.split_whitespace().nth(1).unwrap_or("");
-            matches!(kind, "T" | "t" | "W" | "w")
-        })
-        .filter(|line| {
-            ["tokio::", "rmcp::", "schemars::", "futures_util::"]
-                .iter()
-                .any(|krate| line.contains(krate))
-        })
-        .count()
+/// The functions of `binary` that come from the server's crates.
+fn server_functions(binary: &Path) -> Vec<String> {
+    common::functions_naming(
+        binary,
+        &["tokio::", "rmcp::", "schemars::", "futures_util::"],
+    )
 }
 
 /// The hook binaries link none of the MCP server's code: no function of tokio, rmcp, schemars or
 /// futures is in them (the server itself has thousands, which shows the check can see them).
 #[test]
 fn the_hook_binaries_link_none_of_the_servers_crates() {
-    let server = server_functions(&common::binary("synapse-mcp"));
+    let server = server_functions(&common::binary("synapse-mcp")).len();
     assert!(server > 100, "synapse-mcp has {server} such functions");
     for hook in common::HOOK_BINARIES {
         let found = server_functions(&common::binary(hook));
-        assert_eq!(
-            found, 0,
-            "{hook} links {found} functions of the server's crates"
+        assert!(
+            found.is_empty(),
+            "{hook} links functions of the server's crates: {found:#?}"
         );
     }
 }

@@ -190,6 +190,31 @@ pub const HOOK_BINARIES: [&str; 5] = [
     "synapse-instructions-loaded",
 ];
 
+/// The functions in `binary`'s symbol table (demangled) that name any of `paths` (`"tokio::"`),
+/// each as `nm` prints it. Drop glue (`core::ptr::drop_in_place<T>`) is left out: the compiler
+/// makes it for a type wherever the type is dropped, and without LTO across crates (CI's release
+/// build) a few stay linked beside the library code that shares their unit; it frees memory and
+/// runs none of the crate's code.
+pub fn functions_naming(binary: &Path, paths: &[&str]) -> Vec<String> {
+    let out = Command::new("nm")
+        .args(["--demangle", "--defined-only"])
+        .arg(binary)
+        .output()
+        .unwrap_or_else(|e| panic!("nm (binutils) is needed to read symbol tables: {e}"));
+    assert!(out.status.success(), "nm {}: {out:?}", binary.display());
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter(|line| {
+            let mut fields = line.splitn(3, ' ').skip(1);
+            let (kind, name) = (fields.next().unwrap_or(""), fields.next().unwrap_or(""));
+            matches!(kind, "T" | "t" | "W" | "w")
+                && !name.starts_with("core::ptr::drop_in_place<")
+                && paths.iter().any(|path| name.contains(path))
+        })
+        .map(str::to_owned)
+        .collect()
+}
+
 /// Make `dir` a git repository on branch `branch` with a first commit of what it holds.
 pub fn git_repo(dir: &Path, branch: &str) {
     std::fs::create_dir_all(dir).unwrap();
