@@ -106,7 +106,7 @@ impl Store {
         let mut conn = Connection::open_in_memory()?;
         conn.pragma_update(None, "foreign_keys", "on")?;
         rank::register(&conn)?;
-        schema::migrate(&mut conn, &path)?;
+        schema::migrate(&mut conn, &path, BUSY)?;
         Ok(Store {
             conn,
             path,
@@ -155,20 +155,12 @@ impl Store {
             .map_err(|e| explain_any(e, &path))
             .context("could not check its schema version")?;
         // Turning the log on can fail at once, not waiting, while another process creates the
-        // same new store: it is retried for as long as a lock would be waited for.
-        let started = std::time::Instant::now();
-        loop {
-            match conn.pragma_update_and_check(None, "journal_mode", "wal", |_| Ok(())) {
-                Err(e) if is_busy_error(&e) && started.elapsed() < busy => {
-                    std::thread::sleep(Duration::from_millis(5));
-                }
-                done => {
-                    done.map_err(|e| explain(e, &path))
-                        .context("could not turn on its write-ahead log")?;
-                    break;
-                }
-            }
-        }
+        // same new store.
+        while_busy(busy, is_busy_error, || {
+            conn.pragma_update_and_check(None, "journal_mode", "wal", |_| Ok(()))
+        })
+        .map_err(|e| explain(e, &path))
+        .context("could not turn on its write-ahead log")?;
         conn.pragma_update(None, "synchronous", "normal")?;
         conn.pragma_update(None, "foreign_keys", "on")?;
         conn.pragma_update(None, "mmap_size", 1i64 << 30)?;
@@ -181,7 +173,7 @@ impl Store {
         rank::register(&conn)?;
         // A store already at this schema was just checked whole; every hook starts here.
         if !current {
-            schema::migrate(&mut conn, &path)
+            schema::migrate(&mut conn, &path, busy)
                 .map_err(|e| explain_any(e, &path))
                 .context("could not check its schema version")?;
         }
@@ -475,6 +467,26 @@ pub(crate) fn is_fault(error: &anyhow::Error) -> bool {
                 )
             })
     })
+}
+
+/// `attempt`, tried again every 5 ms while it fails busy, for at most `limit`. Some of SQLite's
+/// busy answers come at once, without waiting for the lock (turning on the log while another
+/// process creates the store; a lock SQLite would deadlock waiting for), and whoever holds it
+/// may be doing the same work.
+fn while_busy<T, E>(
+    limit: Duration,
+    is_busy: impl Fn(&E) -> bool,
+    mut attempt: impl FnMut() -> std::result::Result<T, E>,
+) -> std::result::Result<T, E> {
+    let started = std::time::Instant::now();
+    loop {
+        match attempt() {
+            Err(e) if is_busy(&e) && started.elapsed() < limit => {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            done => return done,
+        }
+    }
 }
 
 fn is_busy_error(error: &rusqlite::Error) -> bool {

@@ -7,6 +7,7 @@
 //! helpers it calls and the tests that they still agree with the live rules.
 
 use std::path::Path;
+use std::time::Duration;
 
 use std::os::unix::fs::OpenOptionsExt;
 
@@ -342,8 +343,9 @@ pub const LATEST: i64 = MIGRATIONS.len() as i64;
 ///
 /// Many processes may open a store at once (a new session starts three hooks, and several
 /// sessions may start together), so each step takes the write lock first and reads the version
-/// again under it: the first process migrates, the others wait, then find nothing left to do.
-pub fn migrate(conn: &mut Connection, path: &Path) -> Result<()> {
+/// again under it: the first process migrates, the others wait, then find nothing left to do; a
+/// step that finds the store busy is tried again for at most `busy`, the opener's wait.
+pub fn migrate(conn: &mut Connection, path: &Path, busy: Duration) -> Result<()> {
     let version = user_version(conn)?;
     refuse_foreign(conn, path)?;
     refuse_newer(version, path)?;
@@ -366,18 +368,10 @@ pub fn migrate(conn: &mut Connection, path: &Path) -> Result<()> {
         if rebuilds {
             conn.pragma_update(None, "foreign_keys", "off")?;
         }
-        // Several processes creating one store at once, on a busy machine, saw a step fail
-        // busy (its wait spent, or refused at once where SQLite would deadlock waiting): the
-        // step is tried again, a bounded time, since whoever held the lock may have done it.
-        let started = std::time::Instant::now();
-        let stepped = loop {
-            match step(conn, version, path) {
-                Err(e) if busy(&e) && started.elapsed() < STEP_RETRY => {
-                    std::thread::sleep(std::time::Duration::from_millis(5));
-                }
-                done => break done,
-            }
-        };
+        // A step can fail busy at once where SQLite would deadlock waiting, while several
+        // processes create one store: it is tried again, since whoever held the lock may have
+        // done it.
+        let stepped = super::while_busy(busy, busy_error, || step(conn, version, path));
         if rebuilds {
             conn.pragma_update(None, "foreign_keys", "on")?;
         }
@@ -385,11 +379,8 @@ pub fn migrate(conn: &mut Connection, path: &Path) -> Result<()> {
     }
 }
 
-/// How long a migration step that found the store busy is tried again.
-const STEP_RETRY: std::time::Duration = std::time::Duration::from_secs(2);
-
 /// Whether `error` is SQLite's busy or locked.
-fn busy(error: &anyhow::Error) -> bool {
+fn busy_error(error: &anyhow::Error) -> bool {
     error
         .downcast_ref::<rusqlite::Error>()
         .is_some_and(super::is_busy_error)
